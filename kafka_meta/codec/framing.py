@@ -1,0 +1,100 @@
+"""How a message's version travels with its body, and what a reader does with versions it does not know.
+
+* :class:`Unframed`: the body alone; the caller knows the version (a spec with one version needs none).
+* :class:`Int16Prefixed`: an int16 version, then the body (consumer protocol, ``__consumer_offsets`` values).
+  Versions above the newest are handled by a :class:`ForwardPolicy`:
+
+  - ``CLAMP``: the consumer protocol's rule (``ConsumerProtocol.checkSubscriptionVersion``): read with the
+    newest layout, ignore what follows;
+  - ``RANGES``: Kafka's generated readers, every field range evaluated at the wire version (KIP-915 reading
+    of ``__consumer_offsets`` values);
+  - ``REFUSE``: a newer version is an error.
+"""
+
+from __future__ import annotations
+
+import enum
+import struct
+from dataclasses import dataclass
+
+from kafka_meta.errors import DecodeError, EncodeError
+from kafka_meta.spec.versions import Versions
+
+_I16 = struct.Struct(">h")
+
+
+class ForwardPolicy(enum.Enum):
+    CLAMP = "clamp"
+    RANGES = "ranges"
+    REFUSE = "refuse"
+
+
+@dataclass(frozen=True)
+class Header:
+    wire_version: int  # the version the bytes claim
+    layout_version: int  # the version whose layout reads them
+    body_offset: int
+
+
+class Framing:
+    """Base: reads and writes the version framing around a body."""
+
+    forward = ForwardPolicy.REFUSE
+
+    def read(self, buf: bytes, versions: Versions, version: int | None, type_name: str, strict: bool) -> Header:
+        raise NotImplementedError
+
+    def write(self, out: bytearray, version: int) -> None:
+        raise NotImplementedError
+
+    def layout_for(self, version: int, versions: Versions, type_name: str, strict: bool = False) -> int:
+        """The layout that reads (or writes) ``version``, applying the forward policy."""
+        if version < versions.low:
+            raise DecodeError(f"unsupported version {version} (lowest is {versions.low})", type_name=type_name,
+                              version=version, offset=0)
+        if version <= versions.high:
+            return version
+        if strict or self.forward is ForwardPolicy.REFUSE:
+            raise DecodeError(f"version {version} is newer than the newest known ({versions.high})",
+                              type_name=type_name, version=version, offset=0)
+        return versions.high if self.forward is ForwardPolicy.CLAMP else version
+
+    def write_layout(self, version: int, versions: Versions, type_name: str, keeps_forward: bool) -> int:
+        if versions.low <= version <= versions.high:
+            return version
+        if version > versions.high and keeps_forward and self.forward is not ForwardPolicy.REFUSE:
+            return versions.high if self.forward is ForwardPolicy.CLAMP else version
+        raise EncodeError(f"version {version} is outside the known versions {versions}", type_name=type_name,
+                          version=version)
+
+
+class Unframed(Framing):
+    """No version on the wire: the caller supplies it (or the spec has a single version)."""
+
+    def read(self, buf: bytes, versions: Versions, version: int | None, type_name: str, strict: bool) -> Header:
+        if version is None:
+            if versions.low != versions.high:
+                raise DecodeError(f"the version is not on the wire; pass one of {versions}", type_name=type_name)
+            version = versions.low
+        return Header(version, self.layout_for(version, versions, type_name, strict), 0)
+
+    def write(self, out: bytearray, version: int) -> None:
+        return None
+
+
+class Int16Prefixed(Framing):
+    def __init__(self, forward: ForwardPolicy) -> None:
+        self.forward = forward
+
+    def read(self, buf: bytes, versions: Versions, version: int | None, type_name: str, strict: bool) -> Header:
+        if len(buf) < 2:
+            raise DecodeError(f"needs a 2-byte version, got {len(buf)} bytes", type_name=type_name, offset=0)
+        wire = _I16.unpack_from(buf, 0)[0]
+        if version is not None and version != wire:
+            raise DecodeError(f"the bytes carry version {wire}, not {version}", type_name=type_name, offset=0)
+        if wire < 0:
+            raise DecodeError(f"unsupported version {wire}", type_name=type_name, version=wire, offset=0)
+        return Header(wire, self.layout_for(wire, versions, type_name, strict), 2)
+
+    def write(self, out: bytearray, version: int) -> None:
+        out += _I16.pack(version)

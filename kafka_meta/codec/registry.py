@@ -1,0 +1,128 @@
+"""The registry of decodable types: bundled specs (``schemas/``), hand-declared formats, and user specs.
+
+Bundled specs are grouped by directory; a directory's *family* decides the framing (see
+:data:`FAMILIES`). Adding a message to an existing family needs one spec file and no Python.
+"""
+
+from __future__ import annotations
+
+import difflib
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, Protocol
+
+from kafka_meta.codec.format import SpecFormat
+from kafka_meta.codec.framing import ForwardPolicy, Framing, Int16Prefixed, Unframed
+from kafka_meta.errors import SpecError, UnknownTypeError
+from kafka_meta.models.base import Message
+from kafka_meta.spec.loader import iter_spec_files, load_spec
+from kafka_meta.spec.model import MessageSpec
+
+
+class Format(Protocol):
+    name: str
+    family: str
+
+    def decode(self, data: bytes, version: int | None = None, strict: bool = False) -> Any: ...
+
+    def encode(self, message: Any, version: int | None = None) -> bytes: ...
+
+
+@dataclass(frozen=True)
+class Family:
+    """A directory of ``schemas/``: how its messages are framed and which model bases add derived views."""
+
+    framing: Callable[[MessageSpec], Framing]
+    model_bases: dict[str, type[Message]] = field(default_factory=dict)
+
+
+def _families() -> dict[str, Family]:
+    from kafka_meta.formats import consumer
+
+    return {
+        "consumer": Family(lambda spec: Int16Prefixed(ForwardPolicy.CLAMP), consumer.MODEL_BASES),
+    }
+
+
+def schema_root() -> Path:
+    """Where the bundled specs live (``kafka_meta/schemas``, a link to the top-level ``schemas/``)."""
+    return Path(str(resources.files("kafka_meta") / "schemas"))
+
+
+class Registry:
+    def __init__(self) -> None:
+        self._formats: dict[str, Format] = {}
+        self._loaders: list[Callable[[Registry], None]] = []
+        self._loaded = False
+        self._lock = threading.RLock()
+
+    def add_loader(self, loader: Callable[[Registry], None]) -> None:
+        """Register a function that adds formats on first use (keeps ``import kafka_meta`` cheap)."""
+        self._loaders.append(loader)
+
+    def _ensure_loaded(self) -> None:
+        if self._loaded:
+            return
+        with self._lock:
+            if self._loaded:
+                return
+            for loader in self._loaders:
+                loader(self)
+            self._loaded = True
+
+    def register(self, fmt: Format, replace: bool = False) -> Format:
+        with self._lock:
+            if fmt.name in self._formats and not replace:
+                raise ValueError(f"a type named {fmt.name} is already registered")
+            self._formats[fmt.name] = fmt
+        return fmt
+
+    def get(self, name: str) -> Format:
+        self._ensure_loaded()
+        fmt = self._formats.get(name)
+        if fmt is None:
+            close = difflib.get_close_matches(name, list(self._formats), n=3)
+            hint = f"; did you mean {', '.join(close)}?" if close else "; see kafka_meta.types()"
+            raise UnknownTypeError(f"unknown type {name!r}{hint}")
+        return fmt
+
+    def names(self) -> list[str]:
+        self._ensure_loaded()
+        return sorted(self._formats)
+
+    def formats(self) -> Iterable[Format]:
+        self._ensure_loaded()
+        return list(self._formats.values())
+
+
+def load_family_specs(registry: Registry, root: Path | None = None) -> None:
+    root = root or schema_root()
+    for name, family in _families().items():
+        directory = root / name
+        if not directory.is_dir():
+            continue
+        for path in iter_spec_files(directory):
+            spec = load_spec(path)
+            base = family.model_bases.get(spec.name, Message)
+            registry.register(SpecFormat(spec, family.framing(spec), family=name, model_base=base))
+
+
+def register_spec_files(registry: Registry, path: str | Path, framing: Framing | None = None,
+                        replace: bool = False) -> list[str]:
+    """Register user-supplied specs (e.g. Kafka's own files); unframed unless a framing is given."""
+    names = []
+    for file in iter_spec_files(path):
+        spec = load_spec(file)
+        fmt = SpecFormat(spec, framing or Unframed(), family="user")
+        registry.register(fmt, replace=replace)
+        names.append(fmt.name)
+    if not names:
+        raise SpecError("no .json spec files found", source=str(path), rule="io")
+    return names
+
+
+REGISTRY = Registry()
+REGISTRY.add_loader(load_family_specs)

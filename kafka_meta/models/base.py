@@ -1,0 +1,91 @@
+"""Base classes of the typed models that users see.
+
+Attributes are snake_case; each field also answers to Kafka's JSON name (``generationId``), which is what
+``model_dump(by_alias=True)`` and the CLI print, and to the spec's own name (``GenerationId``) on input.
+A message remembers the version it was read at (``.version``), and bytes that followed the last field it
+knows (``.unknown_trailing``, kept so that re-encoding reproduces the input exactly).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from pydantic import AliasGenerator, BaseModel, ConfigDict, Field, PrivateAttr, StrictInt, model_validator
+from pydantic.alias_generators import to_camel
+
+from kafka_meta.models.values import KafkaBytes
+
+MODEL_CONFIG = ConfigDict(
+    alias_generator=AliasGenerator(serialization_alias=to_camel),  # hand-written models; spec fields set their own
+    validate_by_name=True,
+    validate_by_alias=True,
+    extra="forbid",
+    revalidate_instances="never",
+)
+
+
+class KafkaModel(BaseModel):
+    """A struct of a Kafka message (also the base of whole messages)."""
+
+    model_config = MODEL_CONFIG
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_derived(cls, data: Any) -> Any:
+        """Derived views (computed fields) appear in dumps; accept such dumps back by ignoring them."""
+        computed = cls.__pydantic_decorators__.computed_fields
+        if computed and isinstance(data, dict):
+            names = set(computed) | {to_camel(n) for n in computed}
+            data = {k: v for k, v in data.items() if k not in names}
+        return data
+
+    def to_json_dict(self, views: bool = False) -> dict[str, Any]:
+        """Kafka's JSON rendering: Kafka field names, bytes as base64, uuids in Kafka's base64 form.
+
+        ``views`` adds the derived views (such as ``clientView``) beside the wire fields.
+        """
+        exclude = None if views else set(type(self).__pydantic_decorators__.computed_fields) or None
+        return self.model_dump(mode="json", by_alias=True, exclude=exclude)
+
+
+class UnknownTaggedField(KafkaModel):
+    """A tagged field this version of kafka_meta does not know; kept so it is written back unchanged."""
+
+    tag: StrictInt = Field(ge=0, le=0xFFFFFFFF)
+    data: KafkaBytes
+
+
+class Message(KafkaModel):
+    """A whole decoded message. ``version`` is the version on the wire (None until read or set)."""
+
+    kafka_type: ClassVar[str] = ""
+    newest_version: ClassVar[int] = -1
+
+    _version: int | None = PrivateAttr(default=None)
+    _trailing: bytes = PrivateAttr(default=b"")
+
+    @property
+    def version(self) -> int | None:
+        return self._version
+
+    @version.setter
+    def version(self, value: int | None) -> None:
+        self._version = value
+
+    @property
+    def unknown_trailing(self) -> bytes:
+        """Bytes after the last known field (a newer writer's additions); written back when re-encoding at
+        the same version."""
+        return self._trailing
+
+    @property
+    def read_forward(self) -> bool:
+        """True when the wire version is newer than any this library knows (read with the newest layout)."""
+        return self._version is not None and self._version > self.newest_version
+
+    def with_version(self, version: int) -> Message:
+        """A copy carrying ``version``, e.g. to re-encode a message at another version."""
+        copy = self.model_copy(deep=True)
+        copy._version = version
+        copy._trailing = b""
+        return copy

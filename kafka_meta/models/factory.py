@@ -1,0 +1,226 @@
+"""Build the pydantic models of a message spec, and the typed value mode the code generator uses.
+
+One model per struct type holds the union of the fields of every version, so a message read at any
+version is the same class; fields a version lacks hold their defaults. Decoding builds instances without
+validation (the bytes already fixed every type), through :func:`fast_maker`; validation runs when users
+build or load models themselves.
+"""
+
+from __future__ import annotations
+
+import copy
+import uuid
+from collections.abc import Callable
+from typing import Any, Optional
+
+from pydantic import AliasChoices, Field, StrictBool, StrictFloat, StrictStr, create_model
+
+from kafka_meta.models.base import KafkaModel, Message, UnknownTaggedField
+from kafka_meta.models.values import KafkaBytes, KafkaUuid, int_type
+from kafka_meta.spec.model import EMPTY_STRUCT, INT_RANGES, FieldSpec, FieldType, MessageSpec, StructSpec
+from kafka_meta.wire.codegen import UNKNOWN_KEY, CodeWriter, ValueMode
+
+UNKNOWN_FIELD = "unknown_tagged_fields"
+UNKNOWN_ALIAS = "_unknownTaggedFields"
+
+
+def fast_maker(cls: type[KafkaModel]) -> Callable[[dict[str, Any]], KafkaModel]:
+    """A constructor that trusts its input: what ``model_construct`` does, minus the per-field loop.
+
+    The dict must hold every field of ``cls``; decoders always produce such dicts.
+    """
+    new = object.__new__
+    setattr_ = object.__setattr__
+    names = frozenset(cls.model_fields)
+    private = {name: attr.get_default() for name, attr in cls.__private_attributes__.items()}
+
+    if private:
+        def make(values: dict[str, Any]) -> KafkaModel:
+            m = new(cls)
+            setattr_(m, "__dict__", values)
+            setattr_(m, "__pydantic_fields_set__", set(names))
+            setattr_(m, "__pydantic_extra__", None)
+            setattr_(m, "__pydantic_private__", dict(private))
+            return m
+    else:
+        def make(values: dict[str, Any]) -> KafkaModel:
+            m = new(cls)
+            setattr_(m, "__dict__", values)
+            setattr_(m, "__pydantic_fields_set__", set(names))
+            setattr_(m, "__pydantic_extra__", None)
+            setattr_(m, "__pydantic_private__", None)
+            return m
+
+    return make
+
+
+def _uuid_from_bytes(raw: bytes) -> uuid.UUID:
+    return uuid.UUID(bytes=raw)
+
+
+class ModelSet:
+    """The model classes of one message spec: ``root`` (a :class:`Message`) and one class per struct."""
+
+    def __init__(self, spec: MessageSpec, kafka_type: str | None = None, newest_version: int | None = None,
+                 root_base: type[Message] = Message) -> None:
+        self.spec = spec
+        self.root_base = root_base
+        self.unknown = spec.ever_flexible
+        self.classes: dict[str, type[KafkaModel]] = {}
+        self.kafka_type = kafka_type or spec.name
+        self.newest_version = spec.valid_versions.high if newest_version is None else newest_version
+        self.root: type[Message] = self._model(spec.root, root=True)  # type: ignore[assignment]
+
+    def _model(self, struct: StructSpec, root: bool = False) -> type[KafkaModel]:
+        if struct.name in self.classes:
+            return self.classes[struct.name]
+        fields: dict[str, Any] = {}
+        for f in struct.fields:
+            fields[f.py_name] = self._field(f)
+        if self.unknown:
+            fields[UNKNOWN_FIELD] = (list[UnknownTaggedField], Field(default_factory=list, alias=UNKNOWN_ALIAS))
+        base = self.root_base if root else KafkaModel
+        cls = create_model(struct.name, __base__=base, __module__="kafka_meta.models", **fields)
+        cls.__qualname__ = struct.name if root else f"{self.spec.name}.{struct.name}"
+        cls.__doc__ = f"{'Message' if root else 'Struct'} {cls.__qualname__} (versions {struct.versions})."
+        if root:
+            cls.kafka_type = self.kafka_type
+            cls.newest_version = self.newest_version
+        self.classes[struct.name] = cls
+        return cls
+
+    def _python_type(self, ftype: FieldType) -> Any:
+        kind = ftype.kind
+        if kind in INT_RANGES:
+            return int_type(kind)
+        if kind == "bool":
+            return StrictBool
+        if kind == "float64":
+            return StrictFloat
+        if kind == "string":
+            return StrictStr
+        if kind == "bytes":
+            return KafkaBytes
+        if kind == "uuid":
+            return KafkaUuid
+        if kind == "array":
+            assert ftype.element is not None
+            return list[self._python_type(ftype.element)]  # type: ignore[misc]
+        if kind == "struct":
+            return self._model(self.spec.structs[ftype.struct_name])  # type: ignore[index]
+        raise ValueError(f"no Python type for {ftype}")
+
+    def _field(self, f: FieldSpec) -> tuple[Any, Any]:
+        ann = self._python_type(f.type)
+        if f.ever_nullable:
+            ann = Optional[ann]  # noqa: UP007 - a runtime-built annotation
+        default = f.default_value()
+        names = AliasChoices(f.json_name, f.name)
+        kwargs: dict[str, Any] = {"serialization_alias": f.json_name, "validation_alias": names}
+        if f.about:
+            kwargs["description"] = f.about
+        if default is EMPTY_STRUCT:
+            return ann, Field(default_factory=self._python_type(f.type), **kwargs)
+        if isinstance(default, list):
+            return ann, Field(default_factory=list, **kwargs)
+        if f.type.kind == "uuid" and default is not None:
+            default = uuid.UUID(bytes=default)
+        return ann, Field(default=default, **kwargs)
+
+    def class_for(self, struct_name: str) -> type[KafkaModel]:
+        return self.classes[struct_name]
+
+
+class TypedMode(ValueMode):
+    """Code-generation mode producing and consuming pydantic models (see :class:`ValueMode`)."""
+
+    name = "typed"
+
+    def __init__(self, models: ModelSet) -> None:
+        self.models = models
+        self._makers: dict[str, Callable] = {}
+
+    def maker(self, struct_name: str) -> Callable:
+        if struct_name not in self._makers:
+            self._makers[struct_name] = fast_maker(self.models.class_for(struct_name))
+        return self._makers[struct_name]
+
+    def make_struct(self, em: CodeWriter, struct: Any, items: list[tuple[str, str]]) -> str:
+        make = em.const(self.maker(struct.shape.name), "_mk")
+        body = ", ".join(f"{(UNKNOWN_FIELD if k == UNKNOWN_KEY else k)!r}: {v}" for k, v in items)
+        return f"{make}({{{body}}})"
+
+    def make_uuid(self, em: CodeWriter, bytes_expr: str) -> str:
+        return f"{em.const(_uuid_from_bytes, '_uuid')}({bytes_expr})"
+
+    def make_unknown(self, em: CodeWriter, tag_expr: str, data_expr: str) -> str:
+        make = em.const(fast_maker(UnknownTaggedField), "_mku")
+        return f"{make}({{'tag': {tag_expr}, 'data': {data_expr}}})"
+
+    def default_value(self, member: Any) -> Any:
+        value = member.default
+        if value is None:
+            return None
+        if member.kind == "uuid":
+            return uuid.UUID(bytes=value)
+        if member.kind == "struct":
+            return self.models.class_for(member.struct.shape.name)()
+        return value
+
+    def fresh_default(self, em: CodeWriter, member: Any) -> str:
+        value = member.default
+        if member.kind == "struct" and value is not None:
+            return f"{em.const(self.models.class_for(member.struct.shape.name), '_cls')}()"
+        if isinstance(value, list):
+            return "[]"
+        if member.kind == "uuid" and value is not None:
+            return em.const(uuid.UUID(bytes=value))
+        return em.literal(value)
+
+    def get(self, obj: str, member: Any) -> str:
+        return f"{obj}.{member.py}"
+
+    def get_unknown(self, obj: str) -> str:
+        return f"{obj}.{UNKNOWN_FIELD}"
+
+    def uuid_bytes(self, expr: str) -> str:
+        return f"{expr}.bytes"
+
+    def unknown_pairs(self, expr: str) -> str:
+        return f"[(_u.tag, _u.data) for _u in {expr}]"
+
+
+def to_plain(value: Any) -> Any:
+    """A typed value as the plain values the wire layer works with (dicts, lists, uuid bytes)."""
+    if isinstance(value, KafkaModel):
+        out = {}
+        for name, item in value.__dict__.items():
+            if name == UNKNOWN_FIELD:
+                out[UNKNOWN_KEY] = [(u.tag, u.data) for u in item]
+            else:
+                out[name] = to_plain(item)
+        return out
+    if isinstance(value, list):
+        return [to_plain(v) for v in value]
+    if isinstance(value, uuid.UUID):
+        return value.bytes
+    return value
+
+
+def from_plain(cls: type[KafkaModel], value: dict[str, Any]) -> KafkaModel:
+    """Validate plain values (as a bulk decode returns them) into a model."""
+    return cls.model_validate(_rename_unknown(copy.copy(value)))
+
+
+def _rename_unknown(value: Any) -> Any:
+    if isinstance(value, dict):
+        out = {}
+        for k, v in value.items():
+            if k == UNKNOWN_KEY:
+                out[UNKNOWN_FIELD] = [{"tag": t, "data": d} for t, d in v]
+            else:
+                out[k] = _rename_unknown(v)
+        return out
+    if isinstance(value, list):
+        return [_rename_unknown(v) for v in value]
+    return value

@@ -1,0 +1,192 @@
+"""Generate straight-line Python from a tree of kafka_meta constructs.
+
+The constructs stay the single description of a format: each one knows how to parse and build itself
+(interpreted, the reference) and how to *emit* the equivalent Python source. The emitted functions are
+what hand-written code would be: ``struct`` unpacks on a ``bytes`` buffer, locals instead of a context
+object, nested structs inlined, no per-field dispatch. They raise a bare
+:class:`~kafka_meta.wire.runtime.Malformed` on bad input; the caller then re-reads with the interpreted
+constructs, which know the field path and offset, so the fast path carries no bookkeeping.
+
+Two modes share one emitter: *plain* values (dicts, lists, ``bytes`` for uuids; what bulk and Spark
+decoding use) and *typed* values (pydantic models), selected by a :class:`ValueMode`.
+"""
+
+from __future__ import annotations
+
+import copy
+import struct
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from kafka_meta.wire import runtime
+
+if TYPE_CHECKING:
+    from kafka_meta.wire.composite import KStruct, Member
+
+UNKNOWN_KEY = "_unknown_tagged_fields"
+
+
+def base_namespace(strict: bool) -> dict[str, Any]:
+    ns: dict[str, Any] = {
+        "_unpack_from": struct.unpack_from,
+        "_pack": struct.pack,
+        "_Bad": runtime.Malformed,
+        "_Unwritable": runtime.Unwritable,
+        "_uvt": runtime.uvarint_tail_strict if strict else runtime.uvarint_tail,
+        "_uv": runtime.uvarint_bytes,
+        "_wtag": runtime.write_tagged,
+    }
+    for kind, st in runtime.FIXED.items():
+        ns[f"_U_{kind}"] = st.unpack_from
+        ns[f"_P_{kind}"] = st.pack
+    return ns
+
+
+class CodeWriter:
+    def __init__(self, namespace: dict[str, Any]) -> None:
+        self.namespace = namespace
+        self.lines: list[str] = []
+        self.level = 1
+        self._counter = 0
+
+    def line(self, text: str) -> None:
+        self.lines.append("    " * self.level + text)
+
+    @contextmanager
+    def block(self, header: str) -> Iterator[None]:
+        self.line(header)
+        self.level += 1
+        yield
+        self.level -= 1
+
+    def var(self, prefix: str = "v") -> str:
+        self._counter += 1
+        return f"{prefix}{self._counter}"
+
+    def const(self, value: Any, prefix: str = "_k") -> str:
+        name = self.var(prefix)
+        self.namespace[name] = value
+        return name
+
+    def literal(self, value: Any) -> str:
+        """Source text for an immutable value (a constant reference when repr would not round-trip)."""
+        if value is None or isinstance(value, (bool, int, str, bytes)):
+            return repr(value)
+        if isinstance(value, float):
+            return repr(value) if value == value and value not in (float("inf"), float("-inf")) else self.const(value)
+        return self.const(value)
+
+    def source(self, header: str, footer: str) -> str:
+        return "\n".join([header, *self.lines, footer]) + "\n"
+
+
+class ValueMode:
+    """How decoded values are represented; the plain mode is the base, typed mode overrides it."""
+
+    name = "plain"
+
+    def make_struct(self, em: CodeWriter, struct: KStruct, items: list[tuple[str, str]]) -> str:
+        return "{" + ", ".join(f"{k!r}: {v}" for k, v in items) + "}"
+
+    def make_uuid(self, em: CodeWriter, bytes_expr: str) -> str:
+        return bytes_expr
+
+    def make_unknown(self, em: CodeWriter, tag_expr: str, data_expr: str) -> str:
+        return f"({tag_expr}, {data_expr})"
+
+    def default_value(self, member: Member) -> Any:
+        """The member's default in this mode (structs as dicts)."""
+        return member.default_plain()
+
+    def fresh_default(self, em: CodeWriter, member: Member) -> str:
+        """An expression giving a new default value each time (mutable defaults must not be shared)."""
+        value = self.default_value(member)
+        if isinstance(value, list):
+            return "[]"
+        if isinstance(value, dict):
+            return f"{em.const(copy.deepcopy, '_deepcopy')}({em.const(value)})"
+        return em.literal(value)
+
+    # encode side
+    def get(self, obj: str, member: Member) -> str:
+        return f"{obj}[{member.py!r}]"
+
+    def get_unknown(self, obj: str) -> str:
+        return f"{obj}.get({UNKNOWN_KEY!r})"
+
+    def uuid_bytes(self, expr: str) -> str:
+        return expr
+
+    def unknown_pairs(self, expr: str) -> str:
+        return expr
+
+    def is_default(self, em: CodeWriter, member: Member, expr: str) -> str:
+        value = self.default_value(member)
+        if value is None:
+            return f"{expr} is None"
+        if isinstance(value, bool):
+            return f"{expr} is {value!r}"
+        return f"{expr} == {em.literal(value) if not isinstance(value, (list, dict)) else em.const(value)}"
+
+
+PLAIN = ValueMode()
+
+
+class DecodeEmitter(CodeWriter):
+    def __init__(self, namespace: dict[str, Any], mode: ValueMode, strict: bool) -> None:
+        super().__init__(namespace)
+        self.mode = mode
+        self.strict = strict
+
+    def decode(self, con: Any, target: str) -> None:
+        con.emit_decode(self, target)
+
+    def uvarint(self, target: str) -> None:
+        self.line(f"{target} = buf[pos]; pos += 1")
+        self.line(f"if {target} > 127: {target}, pos = _uvt(buf, pos - 1)")
+
+
+class EncodeEmitter(CodeWriter):
+    def __init__(self, namespace: dict[str, Any], mode: ValueMode) -> None:
+        super().__init__(namespace)
+        self.mode = mode
+        self.out = "out"
+
+    def encode(self, con: Any, expr: str) -> None:
+        con.emit_encode(self, expr)
+
+    @contextmanager
+    def writing_to(self, name: str) -> Iterator[None]:
+        saved, self.out = self.out, name
+        yield
+        self.out = saved
+
+    def uvarint(self, expr: str) -> None:
+        """Write an unsigned varint for ``expr`` (a plain name or small expression, evaluated twice)."""
+        self.line(f"if 0 <= {expr} < 128: {self.out}.append({expr})")
+        self.line(f"else: {self.out} += _uv({expr})")
+
+
+def compile_decoder(root: Any, mode: ValueMode = PLAIN, strict: bool = False, name: str = "decode") -> Callable:
+    """``fn(buf: bytes, pos: int, blen: int) -> (value, end_pos)`` for a construct tree."""
+    ns = base_namespace(strict)
+    em = DecodeEmitter(ns, mode, strict)
+    em.decode(root, "result")
+    src = em.source("def decode(buf, pos, blen):", "    return result, pos")
+    exec(compile(src, f"<kafka_meta {mode.name} decoder {name}>", "exec"), ns)
+    fn = ns["decode"]
+    fn.__source__ = src
+    return fn
+
+
+def compile_encoder(root: Any, mode: ValueMode = PLAIN, name: str = "encode") -> Callable:
+    """``fn(value, out: bytearray) -> None`` appending the encoding of ``value``."""
+    ns = base_namespace(False)
+    em = EncodeEmitter(ns, mode)
+    em.encode(root, "value")
+    src = em.source("def encode(value, out):", "    return out")
+    exec(compile(src, f"<kafka_meta {mode.name} encoder {name}>", "exec"), ns)
+    fn = ns["encode"]
+    fn.__source__ = src
+    return fn

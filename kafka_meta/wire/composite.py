@@ -1,0 +1,402 @@
+"""Arrays, structs (with KIP-482 tagged-field sections) and nullable structs as ``construct`` classes.
+
+A :class:`KStruct` is one struct *at one version*: its inline fields in wire order, its tagged fields,
+and the fields the version lacks (filled with their defaults on decode, refused on encode when set to
+something else and not ``ignorable``, as Kafka's writers do). Decoded structs are dicts holding every
+field of every version, so one model serves all versions of a message.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from io import BytesIO
+from typing import Any
+
+from construct import ConstructError
+
+from kafka_meta.wire.codegen import UNKNOWN_KEY
+from kafka_meta.wire.errors import BuildError, WireError
+from kafka_meta.wire.primitives import Fixed, KafkaConstruct, _Sized
+from kafka_meta.wire.runtime import read_exact, read_uvarint, remaining, uvarint_bytes
+
+_ARRAY_FORMAT = {"int8": "b", "int16": "h", "int32": "i", "int64": "q", "uint16": "H", "uint32": "I",
+                 "float64": "d"}
+
+
+def _parse_child(con: Any, stream: Any, context: Any, path: str, segment: str) -> Any:
+    start = stream.tell()
+    try:
+        return con._parsereport(stream, context, path)
+    except WireError as e:
+        raise e.within(segment) from None
+    except ConstructError as e:
+        raise WireError(str(e), start).within(segment) from None
+
+
+def _build_child(con: Any, obj: Any, stream: Any, context: Any, path: str, segment: str) -> None:
+    try:
+        con._build(obj, stream, context, path)
+    except BuildError as e:
+        raise e.within(segment) from None
+    except ConstructError as e:
+        raise BuildError(str(e)).within(segment) from None
+
+
+class KArray(_Sized):
+    """An array of primitives or structs; elements of struct arrays carry no null marker."""
+
+    classic_kind = "int32"
+    what = "array"
+
+    def __init__(self, element: Any, compact: bool, nullable: bool) -> None:
+        super().__init__(compact, nullable)
+        self.element = element
+
+    def _parse(self, stream: Any, context: Any, path: str) -> list | None:
+        start = stream.tell()
+        n = self._read_length(stream, context)
+        if n is None:
+            return None
+        left = remaining(stream)
+        if n * max(self.element.min_size, 1) > left:
+            raise WireError(f"array of {n} elements cannot fit in the {left} bytes left", start)
+        return [_parse_child(self.element, stream, context, path, f"[{i}]") for i in range(n)]
+
+    def _build(self, obj: Any, stream: Any, context: Any, path: str) -> Any:
+        if obj is None:
+            if not self.nullable:
+                raise BuildError("null where the field is not nullable")
+            self._write_length(None, stream)
+            return obj
+        if not isinstance(obj, (list, tuple)):
+            raise BuildError(f"expected a list, got {type(obj).__name__}")
+        self._write_length(len(obj), stream)
+        for i, item in enumerate(obj):
+            _build_child(self.element, item, stream, context, path, f"[{i}]")
+        return obj
+
+    def emit_decode(self, em: Any, target: str) -> None:
+        n = em.var("n")
+        self.emit_length(em, n)
+        body = em.block(f"if {n} >= 0:") if self.nullable else None
+        if body:
+            body.__enter__()
+        min_size = max(self.element.min_size, 1)
+        em.line(f"if {n} * {min_size} > blen - pos: raise _Bad('count')" if min_size > 1
+                else f"if {n} > blen - pos: raise _Bad('count')")
+        if isinstance(self.element, Fixed):
+            fmt = _ARRAY_FORMAT[self.element.kind]
+            em.line(f"{target} = list(_unpack_from('>%d{fmt}' % {n}, buf, pos)); pos += {n} * {min_size}")
+        else:
+            item, append = em.var("x"), em.var("ap")
+            em.line(f"{target} = []; {append} = {target}.append")
+            with em.block(f"for _ in range({n}):"):
+                em.decode(self.element, item)
+                em.line(f"{append}({item})")
+        if body:
+            body.__exit__(None, None, None)
+            em.line(f"else: {target} = None")
+
+    def emit_encode(self, em: Any, expr: str) -> None:
+        lst = em.var("l")
+        em.line(f"{lst} = {expr}")
+        if self.nullable:
+            with em.block(f"if {lst} is None:"):
+                self.emit_write_null(em)
+            body = em.block("else:")
+        else:
+            body = em.block("if True:")
+        with body:
+            self.emit_write_length(em, f"len({lst})")
+            if isinstance(self.element, Fixed):
+                fmt = _ARRAY_FORMAT[self.element.kind]
+                em.line(f"{em.out} += _pack('>%d{fmt}' % len({lst}), *{lst})")
+            else:
+                item = em.var("x")
+                with em.block(f"for {item} in {lst}:"):
+                    em.encode(self.element, item)
+
+    def __repr__(self) -> str:
+        return f"KArray({self.element!r}, compact={self.compact}, nullable={self.nullable})"
+
+
+@dataclass(eq=False)
+class Member:
+    """One field of a struct at one version."""
+
+    py: str  # Python attribute / plain-dict key
+    json: str  # Kafka's JSON name, used in error paths
+    role: str  # "inline", "tagged" or "absent"
+    kind: str  # the spec type's kind: a primitive name, "array" or "struct"
+    default: Any  # plain default value (structs as dicts)
+    con: Any = None  # construct for inline and tagged members
+    tag: int | None = None
+    ignorable: bool = False
+    struct: KStruct | None = None  # the struct type (or array element type), for typed defaults
+
+    def default_plain(self) -> Any:
+        return self.default
+
+
+@dataclass(eq=False)
+class StructShape:
+    """Identity of a struct type across versions: the model a typed decode builds for it."""
+
+    owner: str  # message name
+    name: str  # struct type name (the message name for the root)
+    unknown_key: bool  # whether decoded dicts carry the unknown-tagged-fields list
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class KStruct(KafkaConstruct):
+    def __init__(self, shape: StructShape, version: int, members: list[Member], flexible: bool) -> None:
+        super().__init__()
+        self.shape = shape
+        self.version = version
+        self.members = members
+        self.flexible = flexible
+        self.inline = [m for m in members if m.role == "inline"]
+        self.tagged = sorted((m for m in members if m.role == "tagged"), key=lambda m: m.tag)
+        self.by_tag = {m.tag: m for m in self.tagged}
+        self.min_size = sum(m.con.min_size for m in self.inline) + (1 if flexible else 0)
+
+    def default_plain(self) -> dict[str, Any]:
+        out = {m.py: copy.deepcopy(m.default) for m in self.members}
+        if self.shape.unknown_key:
+            out[UNKNOWN_KEY] = []
+        return out
+
+    # ---------------------------------------------------------------- interpreted
+    def _parse(self, stream: Any, context: Any, path: str) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for m in self.members:
+            if m.role == "inline":
+                out[m.py] = _parse_child(m.con, stream, context, path, m.json)
+            else:
+                out[m.py] = copy.deepcopy(m.default)
+        if self.flexible:
+            out[UNKNOWN_KEY] = self._parse_tagged(stream, context, path, out)
+        elif self.shape.unknown_key:
+            out[UNKNOWN_KEY] = []
+        return out
+
+    def _parse_tagged(self, stream: Any, context: Any, path: str, out: dict[str, Any]) -> list:
+        strict = bool(context.get("_strict"))
+        try:
+            count = read_uvarint(stream, strict)
+        except WireError as e:
+            raise e.within("<tagged fields>") from None
+        unknown: list[tuple[int, bytes]] = []
+        last = -1
+        for _ in range(count):
+            at = stream.tell()
+            try:
+                tag = read_uvarint(stream, strict)
+                size = read_uvarint(stream, strict)
+            except WireError as e:
+                raise e.within("<tagged fields>") from None
+            left = remaining(stream)
+            if size > left:
+                raise WireError(f"tagged field {tag} has size {size} but only {left} bytes are left", at).within(
+                    "<tagged fields>")
+            if strict and tag <= last:
+                raise WireError(f"tagged field {tag} is out of order (after {last})", at).within("<tagged fields>")
+            last = tag
+            member = self.by_tag.get(tag)
+            if member is None:
+                if strict:
+                    raise WireError(f"unknown tagged field {tag} (strict reading)", at).within("<tagged fields>")
+                unknown.append((tag, stream.read(size)))
+                continue
+            begin = stream.tell()
+            out[member.py] = _parse_child(member.con, stream, context, path, member.json)
+            used = stream.tell() - begin
+            if used != size:
+                raise WireError(f"tagged field {tag} declares {size} bytes but its value takes {used}", at).within(
+                    member.json)
+        return unknown
+
+    def _build(self, obj: Any, stream: Any, context: Any, path: str) -> Any:
+        if not isinstance(obj, dict):
+            raise BuildError(f"expected a struct (dict), got {type(obj).__name__}")
+        for m in self.members:
+            value = obj[m.py] if m.py in obj else copy.deepcopy(m.default)
+            if m.role == "inline":
+                _build_child(m.con, value, stream, context, path, m.json)
+            elif m.role == "absent" and not m.ignorable and value != m.default:
+                raise BuildError(
+                    f"version {self.version} has no field {m.json}, so its non-default value {value!r} cannot be "
+                    "written").within(m.json)
+        unknown = obj.get(UNKNOWN_KEY) or []
+        if self.flexible:
+            entries: list[tuple[int, bytes]] = []
+            for m in self.tagged:
+                value = obj.get(m.py, m.default)
+                if value == m.default:
+                    continue
+                sub = BytesIO()
+                _build_child(m.con, value, sub, context, path, m.json)
+                entries.append((m.tag, sub.getvalue()))
+            for entry in unknown:
+                tag, payload = entry
+                if tag in self.by_tag:
+                    raise BuildError(f"unknown tagged field {tag} collides with known field "
+                                     f"{self.by_tag[tag].json}").within(UNKNOWN_KEY)
+                entries.append((int(tag), bytes(payload)))
+            entries.sort(key=lambda e: e[0])
+            for a, b in zip(entries, entries[1:]):
+                if a[0] == b[0]:
+                    raise BuildError(f"tagged field {a[0]} appears twice").within(UNKNOWN_KEY)
+            stream.write(uvarint_bytes(len(entries)))
+            for tag, payload in entries:
+                stream.write(uvarint_bytes(tag) + uvarint_bytes(len(payload)) + payload)
+        elif unknown:
+            raise BuildError(f"version {self.version} is not flexible, so it cannot carry tagged fields").within(
+                UNKNOWN_KEY)
+        return obj
+
+    # ---------------------------------------------------------------- generated
+    def emit_decode(self, em: Any, target: str) -> None:
+        names: dict[str, str] = {}
+        for m in self.inline:
+            names[m.py] = em.var("f")
+            em.decode(m.con, names[m.py])
+        unknown_expr = "[]"
+        if self.flexible:
+            for m in self.tagged:
+                names[m.py] = em.var("t")
+                em.line(f"{names[m.py]} = {em.mode.fresh_default(em, m)}")
+            unk, count, tag, size, end, last = (em.var(p) for p in ("unk", "tn", "tag", "sz", "te", "tl"))
+            unknown_expr = unk
+            em.line(f"{unk} = []")
+            em.uvarint(count)
+            if em.strict:
+                em.line(f"{last} = -1")
+            with em.block(f"for _ in range({count}):"):
+                em.uvarint(tag)
+                em.uvarint(size)
+                em.line(f"{end} = pos + {size}")
+                em.line(f"if {end} > blen: raise _Bad('tag size')")
+                if em.strict:
+                    em.line(f"if {tag} <= {last}: raise _Bad('tag order')")
+                    em.line(f"{last} = {tag}")
+                keyword = "if"
+                for m in self.tagged:
+                    with em.block(f"{keyword} {tag} == {m.tag}:"):
+                        em.decode(m.con, names[m.py])
+                        em.line(f"if pos != {end}: raise _Bad('tag size mismatch')")
+                    keyword = "elif"
+                with em.block("else:" if self.tagged else "if True:"):
+                    if em.strict:
+                        em.line("raise _Bad('unknown tag')")
+                    else:
+                        em.line(f"{unk}.append({em.mode.make_unknown(em, tag, f'buf[pos:{end}]')}); pos = {end}")
+        items = []
+        for m in self.members:
+            items.append((m.py, names[m.py] if m.py in names else em.mode.fresh_default(em, m)))
+        if self.shape.unknown_key:
+            items.append((UNKNOWN_KEY, unknown_expr))
+        em.line(f"{target} = {em.mode.make_struct(em, self, items)}")
+
+    def emit_encode(self, em: Any, expr: str) -> None:
+        mode = em.mode
+        v = em.var("s")
+        em.line(f"{v} = {expr}")
+        for m in self.members:
+            if m.role == "inline":
+                em.encode(m.con, mode.get(v, m))
+            elif m.role == "absent" and not m.ignorable:
+                em.line(f"if not ({mode.is_default(em, m, mode.get(v, m))}): raise _Unwritable('absent field')")
+        if not self.shape.unknown_key:
+            return  # never flexible: no tagged section, nothing unknown to carry
+        unk = em.var("u")
+        em.line(f"{unk} = {mode.get_unknown(v)}")
+        if not self.flexible:
+            em.line(f"if {unk}: raise _Unwritable('tagged fields in a non-flexible version')")
+            return
+        if not self.tagged:
+            em.line(f"if {unk}: _wtag({em.out}, list({mode.unknown_pairs(unk)}))")
+            em.line(f"else: {em.out}.append(0)")
+            return
+        entries = em.var("tg")
+        em.line(f"{entries} = []")
+        for m in self.tagged:
+            x, sub = em.var("x"), em.var("sub")
+            em.line(f"{x} = {mode.get(v, m)}")
+            with em.block(f"if not ({mode.is_default(em, m, x)}):"):
+                em.line(f"{sub} = bytearray()")
+                with em.writing_to(sub):
+                    em.encode(m.con, x)
+                em.line(f"{entries}.append(({m.tag}, {sub}))")
+        known = em.const(frozenset(self.by_tag), "_tags")
+        with em.block(f"if {unk}:"):
+            em.line(f"{entries}.extend({mode.unknown_pairs(unk)})")
+            em.line(f"if any(e[0] in {known} for e in {entries}[-len({unk}):]): raise _Unwritable('tag clash')")
+        em.line(f"if {entries}: _wtag({em.out}, {entries})")
+        em.line(f"else: {em.out}.append(0)")
+
+    def __repr__(self) -> str:
+        return f"KStruct({self.shape.owner}.{self.shape.name} v{self.version}, {len(self.members)} fields)"
+
+
+class Marked(KafkaConstruct):
+    """A nullable struct: a marker, then the struct when present.
+
+    Inline nullable structs use an int8 marker (-1 null, 1 present); tagged nullable structs use an
+    unsigned varint (0 null, 1 present).
+    """
+
+    def __init__(self, struct: KStruct, marker: str) -> None:
+        super().__init__()
+        self.struct = struct
+        self.marker = marker
+        self.min_size = 1
+
+    def _parse(self, stream: Any, context: Any, path: str) -> Any:
+        start = stream.tell()
+        if self.marker == "int8":
+            mark = read_exact(stream, 1, "the null marker")[0]
+            mark = mark - 256 if mark > 127 else mark
+            if mark == -1:
+                return None
+        else:
+            mark = read_uvarint(stream, bool(context.get("_strict")))
+            if mark == 0:
+                return None
+        if mark != 1:
+            raise WireError(f"null marker {mark} is neither null nor present", start)
+        return self.struct._parse(stream, context, path)
+
+    def _build(self, obj: Any, stream: Any, context: Any, path: str) -> Any:
+        if obj is None:
+            stream.write(b"\xff" if self.marker == "int8" else b"\x00")
+            return obj
+        stream.write(b"\x01")
+        return self.struct._build(obj, stream, context, path)
+
+    def emit_decode(self, em: Any, target: str) -> None:
+        mark = em.var("m")
+        if self.marker == "int8":
+            em.line(f"{mark}, = _U_int8(buf, pos); pos += 1")
+            null = -1
+        else:
+            em.uvarint(mark)
+            null = 0
+        with em.block(f"if {mark} == {null}:"):
+            em.line(f"{target} = None")
+        with em.block(f"elif {mark} == 1:"):
+            em.decode(self.struct, target)
+        em.line("else: raise _Bad('marker')")
+
+    def emit_encode(self, em: Any, expr: str) -> None:
+        x = em.var("x")
+        em.line(f"{x} = {expr}")
+        with em.block(f"if {x} is None:"):
+            em.line(f"{em.out}.append({255 if self.marker == 'int8' else 0})")
+        with em.block("else:"):
+            em.line(f"{em.out}.append(1)")
+            em.encode(self.struct, x)
+
+    def __repr__(self) -> str:
+        return f"Marked({self.struct!r}, {self.marker})"

@@ -1,0 +1,120 @@
+"""Helpers shared by interpreted constructs and by the Python code generated from them.
+
+Generated decoders inline the common case (a one-byte varint, a length that fits) and call these only for
+the rare cases, so they are kept small and branch-light.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Any
+
+from kafka_meta.wire.errors import WireError
+
+MAX_STRING = 0x7FFF  # Kafka refuses longer strings, even in compact form
+
+
+class Malformed(Exception):
+    """Raised by generated decoders; the caller re-reads with the interpreted constructs to explain it."""
+
+
+class Unwritable(Exception):
+    """Raised by generated encoders; the caller re-builds with the interpreted constructs to explain it."""
+
+
+def uvarint_tail(buf: bytes, pos: int) -> tuple[int, int]:
+    """Read a multi-byte unsigned varint at ``pos`` (Kafka allows at most 5 bytes, 32 bits)."""
+    value = 0
+    shift = 0
+    for i in range(5):
+        b = buf[pos + i]
+        value |= (b & 0x7F) << shift
+        if b < 0x80:
+            if value > 0xFFFFFFFF:
+                raise Malformed("varint does not fit in 32 bits")
+            return value, pos + i + 1
+        shift += 7
+    raise Malformed("varint longer than 5 bytes")
+
+
+def uvarint_tail_strict(buf: bytes, pos: int) -> tuple[int, int]:
+    """As :func:`uvarint_tail`, also refusing over-long encodings (trailing zero groups) that no writer emits."""
+    value, end = uvarint_tail(buf, pos)
+    if end - pos > 1 and buf[end - 1] == 0:
+        raise Malformed("over-long varint encoding")
+    return value, end
+
+
+def read_uvarint(stream: Any, strict: bool = False) -> int:
+    """Interpreted counterpart of the two functions above, reading from a stream."""
+    start = stream.tell()
+    value = 0
+    for i in range(5):
+        chunk = stream.read(1)
+        if not chunk:
+            raise WireError("input ends inside a varint", start)
+        b = chunk[0]
+        value |= (b & 0x7F) << (7 * i)
+        if b < 0x80:
+            if value > 0xFFFFFFFF:
+                raise WireError("varint does not fit in 32 bits", start)
+            if strict and i > 0 and b == 0:
+                raise WireError("over-long varint encoding", start)
+            return value
+    raise WireError("varint longer than 5 bytes", start)
+
+
+def uvarint_bytes(value: int) -> bytes:
+    if value < 0 or value > 0xFFFFFFFF:
+        raise Unwritable(f"{value} does not fit in an unsigned 32-bit varint")
+    out = bytearray()
+    while value > 0x7F:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def read_exact(stream: Any, n: int, what: str) -> bytes:
+    start = stream.tell()
+    data = stream.read(n)
+    if len(data) != n:
+        raise WireError(f"input ends inside {what}: needs {n} bytes, {len(data)} left", start)
+    return data
+
+
+def remaining(stream: Any) -> int:
+    here = stream.tell()
+    end = stream.seek(0, 2)
+    stream.seek(here)
+    return end - here
+
+
+def write_tagged(out: bytearray, entries: list[tuple[int, bytes]]) -> None:
+    """Write a tagged-field section: count, then (tag, size, payload) in ascending tag order."""
+    entries.sort(key=_first)
+    last = -1
+    for tag, _ in entries:
+        if tag <= last:
+            raise Unwritable(f"tagged field {tag} appears twice")
+        last = tag
+    out += uvarint_bytes(len(entries))
+    for tag, payload in entries:
+        out += uvarint_bytes(tag)
+        out += uvarint_bytes(len(payload))
+        out += payload
+
+
+def _first(entry: tuple[int, bytes]) -> int:
+    return entry[0]
+
+
+FIXED = {
+    "int8": struct.Struct(">b"),
+    "int16": struct.Struct(">h"),
+    "int32": struct.Struct(">i"),
+    "int64": struct.Struct(">q"),
+    "uint16": struct.Struct(">H"),
+    "uint32": struct.Struct(">I"),
+    "float64": struct.Struct(">d"),
+}
