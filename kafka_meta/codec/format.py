@@ -95,7 +95,7 @@ class SpecFormat:
         fn = self.decoder(header.layout_version, typed, strict)
         try:
             return fn(buf, header.body_offset, len(buf))
-        except Exception as exc:  # any failure of the fast path is explained by the reference reader
+        except Exception as exc:  # noqa: BLE001 - any fast-path failure is explained by the reference reader
             raise self.explain_decode(buf, header, strict, exc) from None
 
     def explain_decode(self, buf: bytes, header: Header, strict: bool, exc: BaseException) -> DecodeError:
@@ -151,7 +151,7 @@ class SpecFormat:
         fn = self.encoder(layout, typed)
         try:
             fn(message, out)
-        except Exception as exc:  # explained by the interpreted builder
+        except Exception as exc:  # noqa: BLE001 - explained by the interpreted builder
             raise self.explain_encode(message, layout, version, exc) from None
         if typed and version == own:
             out += message.unknown_trailing

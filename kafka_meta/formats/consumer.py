@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import computed_field
 
 from kafka_meta.models.base import KafkaModel, Message
+from kafka_meta.models.values import KafkaBytes
 
 
 class TopicPartitionRef(KafkaModel):
@@ -26,7 +27,7 @@ def flatten(groups: list[Any]) -> list[TopicPartitionRef]:
 
 class SubscriptionClientView(KafkaModel):
     topics: list[str]
-    user_data: bytes | None
+    user_data: KafkaBytes | None
     owned_partitions: list[TopicPartitionRef]
     generation_id: int
     rack_id: str | None
@@ -34,7 +35,7 @@ class SubscriptionClientView(KafkaModel):
 
 class AssignmentClientView(KafkaModel):
     partitions: list[TopicPartitionRef]
-    user_data: bytes | None
+    user_data: KafkaBytes | None
 
 
 class SubscriptionBase(Message):

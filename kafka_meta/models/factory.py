@@ -113,7 +113,7 @@ class ModelSet:
     def _field(self, f: FieldSpec) -> tuple[Any, Any]:
         ann = self._python_type(f.type)
         if f.ever_nullable:
-            ann = Optional[ann]  # noqa: UP007 - a runtime-built annotation
+            ann = Optional[ann]  # noqa: UP045 - built at run time
         default = f.default_value()
         names = AliasChoices(f.json_name, f.name)
         kwargs: dict[str, Any] = {"serialization_alias": f.json_name, "validation_alias": names}

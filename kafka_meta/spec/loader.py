@@ -180,7 +180,8 @@ class _SpecReader:
         elif not tagged.empty:
             versions = tagged  # Kafka's rule: a tagged field without 'versions' exists in its tagged versions
         else:
-            raise self.fail("'versions' is required (or 'taggedVersions' for a tagged field)", path, "missing-attribute")
+            raise self.fail("'versions' is required (or 'taggedVersions' for a tagged field)", path,
+                            "missing-attribute")
         nullable = self.versions(raw.get("nullableVersions"), path, "nullableVersions")
         if not nullable.empty and not ftype.nullable_kind:
             raise self.fail(f"type {ftype} cannot be nullable", path, "nullable-type")
@@ -247,7 +248,8 @@ class _SpecReader:
         struct_name = ftype.struct_ref
         if "fields" in raw:
             if struct_name is None:
-                raise self.fail(f"type {ftype} is not a struct, so it cannot have 'fields'", path, "fields-on-primitive")
+                raise self.fail(f"type {ftype} is not a struct, so it cannot have 'fields'", path,
+                                "fields-on-primitive")
             struct = StructSpec(struct_name, versions, [])
             self.define(struct, path)
             struct.fields = self.fields(raw["fields"], f"{path}", versions)

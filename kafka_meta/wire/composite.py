@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 from io import BytesIO
+from itertools import pairwise
 from typing import Any
 
 from construct import ConstructError
@@ -245,7 +246,7 @@ class KStruct(KafkaConstruct):
                                      f"{self.by_tag[tag].json}").within(UNKNOWN_KEY)
                 entries.append((int(tag), bytes(payload)))
             entries.sort(key=lambda e: e[0])
-            for a, b in zip(entries, entries[1:]):
+            for a, b in pairwise(entries):
                 if a[0] == b[0]:
                     raise BuildError(f"tagged field {a[0]} appears twice").within(UNKNOWN_KEY)
             stream.write(uvarint_bytes(len(entries)))

@@ -165,7 +165,7 @@ class _Sized(KafkaConstruct):
         elif self.compact:
             stream.write(uvarint_bytes(n + 1))
         else:
-            low, high = INT_BOUNDS[self.classic_kind]
+            high = INT_BOUNDS[self.classic_kind][1]
             if n > high:
                 raise BuildError(f"{self.what} of length {n} is too long")
             stream.write(FIXED[self.classic_kind].pack(n))
@@ -353,7 +353,7 @@ class KUuid(KafkaConstruct):
     def emit_decode(self, em: Any, target: str) -> None:
         raw = em.var("q")
         em.line(f"{raw} = buf[pos:pos + 16]; pos += 16")
-        em.line(f"if pos > blen: raise _Bad('short')")
+        em.line("if pos > blen: raise _Bad('short')")
         em.line(f"{target} = {em.mode.make_uuid(em, raw)}")
 
     def emit_encode(self, em: Any, expr: str) -> None:

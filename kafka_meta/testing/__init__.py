@@ -1,0 +1,1 @@
+"""Helpers for testing code that uses kafka_meta (and kafka_meta itself): hypothesis strategies."""

@@ -1,0 +1,244 @@
+"""Bad input: a clear DecodeError (type, version, field path, byte offset), never another exception, a hang
+or a large allocation; and the fast reader agrees with the reference (interpreted) reader on every input."""
+
+from __future__ import annotations
+
+import tracemalloc
+from io import BytesIO
+
+import pytest
+from conftest import SHARED_REASON, golden_cases
+from construct import Container
+from formats import ids, registered_formats, upstream_formats, versioned
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import kafka_meta as km
+from kafka_meta.codec.format import SpecFormat
+from kafka_meta.codec.framing import Unframed
+from kafka_meta.spec import load_spec_text
+from kafka_meta.testing.strategies import values_for
+from kafka_meta.wire.errors import WireError
+
+SUB = "ConsumerProtocolSubscription"
+
+
+def fails(type_name, hex_text, **kw) -> km.DecodeError:
+    with pytest.raises(km.DecodeError) as info:
+        km.decode(type_name, bytes.fromhex(hex_text), **kw)
+    return info.value
+
+
+# ---------------------------------------------------------------- what each kind of damage reports
+def test_truncated_length():
+    e = fails(SUB, "00010000")
+    assert (e.type_name, e.version, e.path, e.offset) == (SUB, 1, "topics", 2)
+    assert "needs 4 bytes" in e.reason
+
+
+def test_negative_length():
+    e = fails(SUB, "0000fffffffe")
+    assert e.path == "topics" and "negative length -2" in e.reason
+
+
+def test_null_where_not_nullable():
+    e = fails(SUB, "0000ffffffff")
+    assert e.path == "topics" and "not nullable" in e.reason
+
+
+def test_oversized_string_length():
+    e = fails(SUB, "00000000000100ff6162")
+    assert e.path == "topics[0]" and e.offset == 6 and "exceeds the 2 bytes left" in e.reason
+
+
+def test_invalid_utf8():
+    e = fails(SUB, "0000000000010002c328ffffffff")
+    assert e.path == "topics[0]" and "invalid UTF-8" in e.reason
+
+
+def test_bad_version_and_short_header():
+    assert "unsupported version -1" in fails(SUB, "ffff").reason
+    assert "2-byte version" in fails(SUB, "00").reason
+    assert "newer than the newest" in fails(SUB, "0009" + "00000000ffffffff", strict=True).reason
+
+
+def test_trailing_bytes_are_kept_or_refused():
+    data = bytes.fromhex("000000000000ffffffff" + "abcd")
+    message = km.decode(SUB, data)
+    assert message.unknown_trailing == b"\xab\xcd" and km.encode(message) == data
+    assert km.encode(message, 0) == data  # same version: the tail is written back
+    assert km.encode(message.with_version(0)) == data[:-2]
+    e = fails(SUB, data.hex(), strict=True)
+    assert e.offset == 10 and "2 bytes follow" in e.reason
+
+
+def test_not_bytes():
+    with pytest.raises(km.DecodeError, match="expected bytes"):
+        km.decode(SUB, "00000000")  # type: ignore[arg-type]
+    assert km.decode(SUB, bytearray.fromhex("000000000000ffffffff")).topics == []
+    assert km.decode(SUB, memoryview(bytes.fromhex("000000000000ffffffff"))).topics == []
+
+
+@pytest.mark.parametrize("count_hex", ["7fffffff", "00100000"])
+def test_lying_array_count_fails_before_allocating(count_hex):
+    tracemalloc.start()
+    try:
+        e = fails(SUB, "0001" + count_hex + "0001")
+    finally:
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+    assert "cannot fit" in e.reason and e.path == "topics"
+    assert peak < 2_000_000
+
+
+def test_lying_bytes_length_fails_before_allocating():
+    tracemalloc.start()
+    try:
+        e = fails(SUB, "000000000000" + "7ffffff0" + "00")
+    finally:
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+    assert e.path == "userData" and "exceeds the 1 bytes left" in e.reason
+    assert peak < 2_000_000
+
+
+# ---------------------------------------------------------------- flexible versions (a spec of our own)
+PROBE = load_spec_text("""{
+  "type": "data", "name": "Probe", "validVersions": "0-1", "flexibleVersions": "1+",
+  "fields": [
+    { "name": "Name", "type": "string", "versions": "0+" },
+    { "name": "Items", "type": "[]Item", "versions": "0+", "fields": [
+        { "name": "Id", "type": "int32", "versions": "0+" },
+        { "name": "Note", "type": "string", "versions": "1+", "nullableVersions": "1+", "default": "null",
+          "taggedVersions": "1+", "tag": 0 } ]},
+    { "name": "Extra", "type": "int64", "versions": "1+", "taggedVersions": "1+", "tag": 3, "default": -1 }
+  ]
+}""")
+PROBE_FMT = SpecFormat(PROBE, Unframed(), name="Probe")
+
+
+def probe_fails(hex_text: str, strict: bool = False) -> km.DecodeError:
+    with pytest.raises(km.DecodeError) as info:
+        PROBE_FMT.decode(bytes.fromhex(hex_text), version=1, strict=strict)
+    return info.value
+
+
+def test_flexible_encoding_and_tags():
+    value = {"name": "n", "items": [{"id": 1, "note": "x", "_unknown_tagged_fields": []}], "extra": 5,
+             "_unknown_tagged_fields": [(9, b"\x01")]}
+    data = PROBE_FMT.encode(value, 1)
+    # compact name | 1 item: id, tags{0:"x"} | tags{3: 5, 9: 01}
+    assert data.hex() == "026e" + "02" + "00000001" + "01" + "00" + "02" + "0278" + "02" + "0308" + \
+        "0000000000000005" + "0901" + "01"
+    assert PROBE_FMT.decode_plain(data, 1)[0] == value
+
+
+def test_bad_varint():
+    e = probe_fails("ffffffffff7f")
+    assert e.path == "name" and e.offset == 0 and "varint" in e.reason
+
+
+def test_unknown_tag_strict_and_lenient():
+    data = "026e" + "01" + "01" + "0501aa"  # one unknown tag 5 at the top level
+    message = PROBE_FMT.decode(bytes.fromhex(data), version=1)
+    assert [(u.tag, u.data) for u in message.unknown_tagged_fields] == [(5, b"\xaa")]
+    assert PROBE_FMT.encode(message).hex() == data
+    e = probe_fails(data, strict=True)
+    assert "unknown tagged field 5" in e.reason and e.offset == 4
+
+
+def test_tag_size_lies():
+    e = probe_fails("026e" + "01" + "01" + "0309" + "00")  # tag 3 claims 9 bytes, 1 left
+    assert "size 9" in e.reason
+    e = probe_fails("026e" + "01" + "01" + "0302" + "0000000000000005")  # int64 in a 2-byte tag
+    assert e.path == "extra" and "declares 2 bytes" in e.reason
+
+
+def test_null_in_tagged_nullable_and_compact_null():
+    value = PROBE_FMT.decode_plain(bytes.fromhex("026e" + "02" + "00000007" + "00" + "00"), 1)[0]
+    assert value["items"] == [{"id": 7, "note": None, "_unknown_tagged_fields": []}]
+    e = probe_fails("00" + "01" + "00")
+    assert e.path == "name" and "not nullable" in e.reason
+
+
+def test_encode_errors_name_the_field():
+    with pytest.raises(km.EncodeError) as info:
+        PROBE_FMT.encode({"name": "n", "items": [{"id": 2**31, "note": None}], "extra": -1}, 1)
+    assert info.value.path == "items[0].id" and "does not fit in int32" in info.value.reason
+    with pytest.raises(km.EncodeError) as info:
+        PROBE_FMT.encode({"name": "n", "items": [], "extra": 4}, 0)
+    assert info.value.path == "extra" and "has no field extra" in info.value.reason
+    with pytest.raises(km.EncodeError) as info:
+        PROBE_FMT.encode({"name": "n", "items": [], "extra": -1, "_unknown_tagged_fields": [(3, b"")]}, 1)
+    assert "collides with known field extra" in info.value.reason
+
+
+# ---------------------------------------------------------------- every golden vector, cut short
+JAVA = [c for c in golden_cases("java/consumer-protocol.jsonl") if not c.get("decodeOnly")]
+
+
+@pytest.mark.skipif(not JAVA, reason=SHARED_REASON)
+def test_every_prefix_of_every_vector_is_a_decode_error():
+    for case in JAVA:
+        data = bytes.fromhex(case["hex"])
+        for cut in range(len(data)):
+            with pytest.raises(km.DecodeError) as info:
+                km.decode(case["type"], data[:cut])
+            assert info.value.offset is not None and info.value.offset <= cut
+
+
+# ---------------------------------------------------------------- the fast reader agrees with the reference
+def reference(fmt: SpecFormat, data: bytes, version: int, strict: bool):
+    header = fmt.header(data, version, strict)
+    stream = BytesIO(data)
+    stream.seek(header.body_offset)
+    try:
+        value = fmt.construct(header.layout_version)._parse(stream, Container(_strict=strict), "")
+    except WireError:
+        return None
+    return value, stream.tell()
+
+
+def fast(fmt: SpecFormat, data: bytes, version: int, strict: bool):
+    header = fmt.header(data, version, strict)
+    try:
+        return fmt.decoder(header.layout_version, False, strict)(data, header.body_offset, len(data))
+    except Exception:  # noqa: BLE001 - the fast path signals any malformation by raising
+        return None
+
+
+def mutate(data: bytes, draw) -> bytes:
+    kind = draw(st.sampled_from(["flip", "cut", "insert", "set"]))
+    if not data:
+        return bytes(draw(st.binary(max_size=8)))
+    at = draw(st.integers(0, len(data) - 1))
+    if kind == "flip":
+        return data[:at] + bytes([data[at] ^ draw(st.integers(1, 255))]) + data[at + 1:]
+    if kind == "cut":
+        return data[:at]
+    if kind == "insert":
+        return data[:at] + draw(st.binary(min_size=1, max_size=4)) + data[at:]
+    return data[:at] + draw(st.sampled_from([b"\xff\xff\xff\xff", b"\x7f\xff", b"\x80\x80\x80\x80\x80\x01",
+                                             b"\x00\x00\x00\x00"])) + data[at + 1:]
+
+
+AGREEMENT = versioned(registered_formats()) + versioned([PROBE_FMT]) + versioned(upstream_formats())[::3]
+
+
+@pytest.mark.parametrize("pair", AGREEMENT, ids=ids)
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_fast_reader_agrees_with_reference_on_damaged_input(pair, data):
+    fmt, version = pair
+    good = fmt.encode(data.draw(values_for(fmt.construct(version))), version)
+    damaged = mutate(good, data.draw)
+    for strict in (False, True):
+        try:
+            fmt.header(damaged, version, strict)
+        except km.DecodeError:
+            continue
+        assert fast(fmt, damaged, version, strict) == reference(fmt, damaged, version, strict)
+        try:
+            fmt.decode(damaged, version=version, strict=strict)
+        except km.DecodeError as e:
+            assert e.type_name == fmt.name and e.offset is not None
