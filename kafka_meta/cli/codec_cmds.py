@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import sys
 from typing import Any
@@ -46,7 +47,12 @@ def run_types(args: argparse.Namespace) -> int:
 
 
 def render(type_name: str, message: Any, views: bool) -> dict[str, Any]:
-    return {"type": type_name, "version": message.version, "data": message.to_json_dict(views=views)}
+    out = {"type": type_name, "version": message.version, "data": message.to_json_dict(views=views)}
+    if message.read_forward:
+        out["readForward"] = True  # newer than any version we know: read with the newest layout
+    if message.unknown_trailing:
+        out["unknownTrailing"] = base64.b64encode(message.unknown_trailing).decode()
+    return out
 
 
 def run_decode(args: argparse.Namespace) -> int:
@@ -111,8 +117,6 @@ def run_encode(args: argparse.Namespace) -> int:
         return fail(f"the JSON does not fit {args.type}:\n{e}")
     data = kafka_meta.encode(message, version)
     if args.base64:
-        import base64
-
         print(base64.b64encode(data).decode())
     else:
         print(data.hex())

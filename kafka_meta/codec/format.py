@@ -38,7 +38,10 @@ class SpecFormat:
         self.builder = SpecBuilder(spec)
         self._models: ModelSet | None = None
         self._typed: TypedMode | None = None
-        self._codecs: dict[tuple, Callable] = {}
+        # compiled codecs by layout version, one table per (direction, mode, strictness)
+        self._codecs: dict[tuple[str, bool, bool], dict[int, Callable]] = {}
+        self._plain = self._table("d", False, False)  # the bulk path's table, looked up on every call
+        self._typed_table = self._table("d", True, False)
 
     # ------------------------------------------------------------------ descriptive
     @property
@@ -71,20 +74,23 @@ class SpecFormat:
         self.models  # noqa: B018 - builds the typed mode
         return self._typed
 
+    def _table(self, direction: str, typed: bool, strict: bool) -> dict[int, Callable]:
+        return self._codecs.setdefault((direction, typed, strict), {})
+
     def decoder(self, version: int, typed: bool, strict: bool = False) -> Callable:
-        key = ("d", version, typed, strict)
-        fn = self._codecs.get(key)
+        table = self._table("d", typed, strict)
+        fn = table.get(version)
         if fn is None:
             fn = compile_decoder(self.construct(version), self._mode(typed), strict, f"{self.name} v{version}")
-            self._codecs[key] = fn
+            table[version] = fn
         return fn
 
     def encoder(self, version: int, typed: bool) -> Callable:
-        key = ("e", version, typed)
-        fn = self._codecs.get(key)
+        table = self._table("e", typed, False)
+        fn = table.get(version)
         if fn is None:
             fn = compile_encoder(self.construct(version), self._mode(typed), f"{self.name} v{version}")
-            self._codecs[key] = fn
+            table[version] = fn
         return fn
 
     # ------------------------------------------------------------------ reading
@@ -92,7 +98,9 @@ class SpecFormat:
         return self.framing.read(buf, self.versions, version, self.name, strict)
 
     def decode_body(self, buf: bytes, header: Header, typed: bool, strict: bool) -> tuple[Any, int]:
-        fn = self.decoder(header.layout_version, typed, strict)
+        fn = None if strict else (self._typed_table if typed else self._plain).get(header[1])
+        if fn is None:
+            fn = self.decoder(header.layout_version, typed, strict)
         try:
             return fn(buf, header.body_offset, len(buf))
         except Exception as exc:  # noqa: BLE001 - any fast-path failure is explained by the reference reader
@@ -114,7 +122,7 @@ class SpecFormat:
 
     def decode(self, data: bytes, version: int | None = None, strict: bool = False) -> Message:
         buf = data if type(data) is bytes else _as_bytes(data, self.name)
-        header = self.header(buf, version, strict)
+        header = self.framing.read(buf, self.spec.valid_versions, version, self.name, strict)
         message, end = self.decode_body(buf, header, True, strict)
         tail = buf[end:]
         if tail and strict:
@@ -128,7 +136,7 @@ class SpecFormat:
     def decode_plain(self, data: bytes, version: int | None = None, strict: bool = False) -> tuple[Any, int]:
         """The bulk path: plain Python values (dicts, lists, uuid bytes) and the wire version."""
         buf = data if type(data) is bytes else _as_bytes(data, self.name)
-        header = self.header(buf, version, strict)
+        header = self.framing.read(buf, self.spec.valid_versions, version, self.name, strict)
         value, end = self.decode_body(buf, header, False, strict)
         if strict and end != len(buf):
             raise DecodeError(f"{len(buf) - end} bytes follow the last field (strict reading)", type_name=self.name,
@@ -140,7 +148,7 @@ class SpecFormat:
         """Encode a model of this format (or plain values) at ``version`` (default: the message's own
         version, else the newest)."""
         typed = isinstance(message, Message)
-        if typed and not isinstance(message, self.model):
+        if typed and type(message).kafka_type != self.name:
             raise EncodeError(f"a {type(message).__qualname__} cannot be encoded as {self.name}", type_name=self.name)
         own = message.version if typed else None
         if version is None:

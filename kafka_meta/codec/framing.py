@@ -14,13 +14,10 @@
 from __future__ import annotations
 
 import enum
-import struct
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from kafka_meta.errors import DecodeError, EncodeError
 from kafka_meta.spec.versions import Versions
-
-_I16 = struct.Struct(">h")
 
 
 class ForwardPolicy(enum.Enum):
@@ -29,11 +26,23 @@ class ForwardPolicy(enum.Enum):
     REFUSE = "refuse"
 
 
-@dataclass(frozen=True)
-class Header:
-    wire_version: int  # the version the bytes claim
-    layout_version: int  # the version whose layout reads them
+class Header(NamedTuple):
+    """What the framing says: the version on the wire, the layout that reads it, where the body starts.
+
+    Built with ``tuple.__new__`` on the hot path (a NamedTuple's own constructor costs more than the
+    rest of the framing).
+    """
+
+    wire_version: int
+    layout_version: int
     body_offset: int
+
+
+def _header(wire: int, layout: int, offset: int) -> Header:
+    return _tuple_new(Header, (wire, layout, offset))
+
+
+_tuple_new = tuple.__new__
 
 
 class Framing:
@@ -76,7 +85,7 @@ class Unframed(Framing):
             if versions.low != versions.high:
                 raise DecodeError(f"the version is not on the wire; pass one of {versions}", type_name=type_name)
             version = versions.low
-        return Header(version, self.layout_for(version, versions, type_name, strict), 0)
+        return _header(version, self.layout_for(version, versions, type_name, strict), 0)
 
     def write(self, out: bytearray, version: int) -> None:
         return None
@@ -89,12 +98,15 @@ class Int16Prefixed(Framing):
     def read(self, buf: bytes, versions: Versions, version: int | None, type_name: str, strict: bool) -> Header:
         if len(buf) < 2:
             raise DecodeError(f"needs a 2-byte version, got {len(buf)} bytes", type_name=type_name, offset=0)
-        wire = _I16.unpack_from(buf, 0)[0]
+        wire = buf[0] << 8 | buf[1]
+        if wire & 0x8000:
+            raise DecodeError(f"unsupported version {wire - 0x10000}", type_name=type_name, version=wire - 0x10000,
+                              offset=0)
         if version is not None and version != wire:
             raise DecodeError(f"the bytes carry version {wire}, not {version}", type_name=type_name, offset=0)
-        if wire < 0:
-            raise DecodeError(f"unsupported version {wire}", type_name=type_name, version=wire, offset=0)
-        return Header(wire, self.layout_for(wire, versions, type_name, strict), 2)
+        if versions.low <= wire <= versions.high:
+            return _header(wire, wire, 2)
+        return _header(wire, self.layout_for(wire, versions, type_name, strict), 2)
 
     def write(self, out: bytearray, version: int) -> None:
-        out += _I16.pack(version)
+        out += version.to_bytes(2, "big", signed=True)

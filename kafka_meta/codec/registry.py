@@ -81,6 +81,9 @@ class Registry:
         return fmt
 
     def get(self, name: str) -> Format:
+        fmt = self._formats.get(name)
+        if fmt is not None:  # the hot path: one dict lookup
+            return fmt
         self._ensure_loaded()
         fmt = self._formats.get(name)
         if fmt is None:

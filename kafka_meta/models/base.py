@@ -21,6 +21,7 @@ MODEL_CONFIG = ConfigDict(
     validate_by_alias=True,
     extra="forbid",
     revalidate_instances="never",
+    validate_assignment=True,
 )
 
 
@@ -64,24 +65,27 @@ class Message(KafkaModel):
     _version: int | None = PrivateAttr(default=None)
     _trailing: bytes = PrivateAttr(default=b"")
 
+    # Private attributes are read from pydantic's dict directly: going through pydantic's __getattr__ would
+    # cost more than encoding a small message.
     @property
     def version(self) -> int | None:
-        return self._version
+        return self.__pydantic_private__["_version"]  # type: ignore[index]
 
     @version.setter
     def version(self, value: int | None) -> None:
-        self._version = value
+        self.__pydantic_private__["_version"] = value  # type: ignore[index]
 
     @property
     def unknown_trailing(self) -> bytes:
         """Bytes after the last known field (a newer writer's additions); written back when re-encoding at
         the same version."""
-        return self._trailing
+        return self.__pydantic_private__["_trailing"]  # type: ignore[index]
 
     @property
     def read_forward(self) -> bool:
         """True when the wire version is newer than any this library knows (read with the newest layout)."""
-        return self._version is not None and self._version > self.newest_version
+        version = self.version
+        return version is not None and version > self.newest_version
 
     def with_version(self, version: int) -> Message:
         """A copy carrying ``version``, e.g. to re-encode a message at another version."""
