@@ -6,11 +6,9 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from kafka_meta.cli import codec_cmds
+from kafka_meta.cli.commands import command_modules
 from kafka_meta.cli.output import fail
 from kafka_meta.errors import KafkaMetaError
-
-COMMAND_GROUPS = [codec_cmds]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -21,7 +19,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--specs", action="append", default=[], metavar="PATH",
                         help="also load message specs (Kafka's JSON dialect) from a file or directory")
     sub = parser.add_subparsers(dest="command", required=True)
-    for group in COMMAND_GROUPS:
+    for group in command_modules():
         group.add_parsers(sub)
     return parser
 

@@ -1,7 +1,8 @@
 """The registry of decodable types: bundled specs (``schemas/``), hand-declared formats, and user specs.
 
-Bundled specs are grouped by directory; a directory's *family* decides the framing (see
-:data:`FAMILIES`). Adding a message to an existing family needs one spec file and no Python.
+Bundled specs are grouped by directory; a directory's *family* (declared by a module of
+:mod:`kafka_meta.formats`) decides the framing. Adding a message to an existing family needs one spec
+file and no Python.
 """
 
 from __future__ import annotations
@@ -9,17 +10,15 @@ from __future__ import annotations
 import difflib
 import threading
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol
 
 from kafka_meta.codec.format import SpecFormat
-from kafka_meta.codec.framing import ForwardPolicy, Framing, Int16Prefixed, Unframed
+from kafka_meta.codec.framing import Framing, Unframed
 from kafka_meta.errors import SpecError, UnknownTypeError
 from kafka_meta.models.base import Message
 from kafka_meta.spec.loader import iter_spec_files, load_spec
-from kafka_meta.spec.model import MessageSpec
 
 
 class Format(Protocol):
@@ -29,22 +28,6 @@ class Format(Protocol):
     def decode(self, data: bytes, version: int | None = None, strict: bool = False) -> Any: ...
 
     def encode(self, message: Any, version: int | None = None) -> bytes: ...
-
-
-@dataclass(frozen=True)
-class Family:
-    """A directory of ``schemas/``: how its messages are framed and which model bases add derived views."""
-
-    framing: Callable[[MessageSpec], Framing]
-    model_bases: dict[str, type[Message]] = field(default_factory=dict)
-
-
-def _families() -> dict[str, Family]:
-    from kafka_meta.formats import consumer
-
-    return {
-        "consumer": Family(lambda spec: Int16Prefixed(ForwardPolicy.CLAMP), consumer.MODEL_BASES),
-    }
 
 
 def schema_root() -> Path:
@@ -101,16 +84,27 @@ class Registry:
         return list(self._formats.values())
 
 
-def load_family_specs(registry: Registry, root: Path | None = None) -> None:
+def load_bundled(registry: Registry, root: Path | None = None) -> None:
+    """Register every spec of every family directory, then the hand-declared formats."""
+    from kafka_meta.formats import format_modules
+
     root = root or schema_root()
-    for name, family in _families().items():
-        directory = root / name
-        if not directory.is_dir():
-            continue
-        for path in iter_spec_files(directory):
-            spec = load_spec(path)
-            base = family.model_bases.get(spec.name, Message)
-            registry.register(SpecFormat(spec, family.framing(spec), family=name, model_base=base))
+    modules = format_modules()
+    for module in modules:
+        for name, family in getattr(module, "FAMILIES", {}).items():
+            directory = root / name
+            if not directory.is_dir():
+                continue
+            for path in iter_spec_files(directory):
+                spec = load_spec(path)
+                base = family.model_bases.get(spec.name, Message)
+                type_name = family.type_names.get(spec.name, spec.name)
+                registry.register(SpecFormat(spec, family.framing(spec), name=type_name, family=name,
+                                             model_base=base))
+    for module in modules:
+        register = getattr(module, "register", None)
+        if register is not None:
+            register(registry)
 
 
 def register_spec_files(registry: Registry, path: str | Path, framing: Framing | None = None,
@@ -128,4 +122,4 @@ def register_spec_files(registry: Registry, path: str | Path, framing: Framing |
 
 
 REGISTRY = Registry()
-REGISTRY.add_loader(load_family_specs)
+REGISTRY.add_loader(load_bundled)

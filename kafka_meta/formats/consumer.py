@@ -12,6 +12,8 @@ from typing import Any
 
 from pydantic import computed_field
 
+from kafka_meta.codec.framing import ForwardPolicy, Int16Prefixed
+from kafka_meta.formats.family import Family
 from kafka_meta.models.base import KafkaModel, Message
 from kafka_meta.models.values import KafkaBytes
 
@@ -66,3 +68,5 @@ MODEL_BASES: dict[str, type[Message]] = {
     "ConsumerProtocolSubscription": SubscriptionBase,
     "ConsumerProtocolAssignment": AssignmentBase,
 }
+
+FAMILIES = {"consumer": Family(lambda spec: Int16Prefixed(ForwardPolicy.CLAMP), MODEL_BASES)}
