@@ -92,7 +92,15 @@ class ValueMode:
     def make_uuid(self, em: CodeWriter, bytes_expr: str) -> str:
         return bytes_expr
 
-    def make_unknown(self, em: CodeWriter, tag_expr: str, data_expr: str) -> str:
+    def make_string(self, em: CodeWriter, bytes_expr: str) -> str:
+        """A string from its UTF-8 bytes (invalid UTF-8 raises, which the reference reader explains)."""
+        return f"{bytes_expr}.decode()"
+
+    def make_fixed_array(self, em: CodeWriter, kind: str, fmt: str, size: int, n: str) -> str:
+        """``n`` fixed-width numbers starting at ``pos`` (the caller advances ``pos``)."""
+        return f"list(_unpack_from('>%d{fmt}' % {n}, buf, pos))"
+
+    def make_unknown(self, em: CodeWriter, struct: KStruct, tag_expr: str, data_expr: str) -> str:
         return f"({tag_expr}, {data_expr})"
 
     def default_value(self, member: Member) -> Any:
