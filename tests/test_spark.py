@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 from conftest import SHARED_REASON, golden_cases
-from spark_session import spark  # noqa: F401 - the session fixture
 
 import kafka_meta as km
 
@@ -107,7 +106,8 @@ def test_explode_members_gives_one_row_per_member(spark):
     ledger = rows[("ledger", "s1-ccc")]
     assert ledger.protocol == "sticky" and ledger.decoded.subscriptionStickyAssignorUserData.generation == 3
     audit = rows[("audit", "a1-eee")]
-    assert audit.decoded.subscription.rackId == "rack-a" and audit.decoded.assignment.assignedPartitions[0].partitions == [0, 1]
+    assert audit.decoded.subscription.rackId == "rack-a"
+    assert audit.decoded.assignment.assignedPartitions[0].partitions == [0, 1]
     assert rows[("connect-cluster", "w1-ggg")].decoded is None  # Kafka Connect keeps its own bytes
 
 
