@@ -6,14 +6,14 @@ from __future__ import annotations
 from conftest import SPEC_DIR
 
 import kafka_meta as km
-from kafka_meta.codec.format import SpecFormat
+from kafka_meta.codec.format import MessageFormat, SpecFormat
 from kafka_meta.codec.framing import Unframed
 from kafka_meta.spec import load_spec
 from kafka_meta.spec.loader import iter_spec_files
 
 
-def registered_formats() -> list[SpecFormat]:
-    return [f for f in (km.get_format(n) for n in km.types()) if isinstance(f, SpecFormat)]
+def registered_formats() -> list[MessageFormat]:
+    return [f for f in (km.get_format(n) for n in km.types()) if isinstance(f, MessageFormat)]
 
 
 def upstream_formats() -> list[SpecFormat]:
@@ -27,9 +27,9 @@ def upstream_formats() -> list[SpecFormat]:
     return out
 
 
-def versioned(formats: list[SpecFormat]) -> list[tuple[SpecFormat, int]]:
+def versioned(formats: list[MessageFormat]) -> list[tuple[MessageFormat, int]]:
     return [(f, v) for f in formats for v in f.versions]
 
 
-def ids(pair: tuple[SpecFormat, int]) -> str:
+def ids(pair: tuple[MessageFormat, int]) -> str:
     return f"{pair[0].name}-v{pair[1]}"
