@@ -173,7 +173,8 @@ STANDBY_TASK = DeclaredStruct(TYPE_NAME, "StandbyTask", [
 HOST_PARTITIONS = DeclaredStruct(TYPE_NAME, "HostPartitions", [
     wire_field("host", ALL, lambda v: ModifiedUtf8(), "", "string"),
     wire_field("port", ALL, fixed("int32"), 0),
-    wire_field("partitions", ALL, array_of(lambda v: INDEXED_TOPIC_PARTITION if v >= 5 else TOPIC_PARTITION), [], "array"),
+    wire_field("partitions", ALL, array_of(lambda v: INDEXED_TOPIC_PARTITION if v >= 5 else TOPIC_PARTITION), [],
+               "array"),
 ])
 TOPIC_INDEX = DeclaredStruct(TYPE_NAME, "TopicIndex", [
     wire_field("index", ALL, fixed("int32"), 0),
@@ -184,7 +185,8 @@ ROOT = DeclaredStruct(TYPE_NAME, TYPE_NAME, [
     wire_field("commonly_supported_version", since(3), fixed("int32"), UNKNOWN),
     wire_field("active_tasks", ALL, array_of(TASK_ID), [], "array"),
     wire_field("standby_tasks", ALL, array_of(STANDBY_TASK), [], "array"),
-    wire_field("topic_dictionary", since(5), lambda v: Dictionary(TOPIC_INDEX.at(v), "index", "topic", TOPICS), [], "array"),
+    wire_field("topic_dictionary", since(5), lambda v: Dictionary(TOPIC_INDEX.at(v), "index", "topic", TOPICS), [],
+               "array"),
     wire_field("partitions_by_host", since(2), array_of(HOST_PARTITIONS), [], "array"),
     wire_field("standby_partitions_by_host", since(6), array_of(HOST_PARTITIONS), [], "array"),
     wire_field("err_code", since(4), fixed("int32"), 0),
