@@ -19,6 +19,7 @@ UPSTREAM = {
     "ConsumerProtocolAssignment": ["clients/ConsumerProtocolAssignment.json",
                                    "newer/clients/ConsumerProtocolAssignment.json"],
     "SubscriptionInfoData": ["streams/SubscriptionInfoData.json", "newer/streams/SubscriptionInfoData.json"],
+    "FeatureLevelRecord": ["metadata/FeatureLevelRecord.json"],
 }
 
 
