@@ -182,7 +182,7 @@ class LeadingVersion(Framing):
         return None
 
     def _rule(self, c: Companion, version: int) -> str:
-        return f"{c.json_name} may not be below the version {version} it accompanies (Kafka refuses it)"
+        return f"Kafka refuses a {c.json_name} below the version it accompanies ({version})"
 
     # ---------------------------------------------------------------- version probing
     def read_probe(self, buf: bytes, wire: int, type_name: str) -> tuple[list[int], int]:
@@ -195,7 +195,7 @@ class LeadingVersion(Framing):
             start = pos
             value, pos = read_number(c.kind, buf, pos, c.json_name, type_name)
             if c.at_least_version and value < wire:
-                raise DecodeError(f"{value} is below the version {wire}: {self._rule(c, wire)}", type_name=type_name,
+                raise DecodeError(f"{value} is below {wire}: {self._rule(c, wire)}", type_name=type_name,
                                   version=wire, path=c.json_name, offset=start)
             values.append(value)
         return values, pos

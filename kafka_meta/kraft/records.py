@@ -138,10 +138,13 @@ def metadata_record_format(record_formats: RecordFormats) -> DeclaredFormat:
                       lambda v: Dispatch(API_KEY, RECORD_VERSION, record_formats, "metadata record apiKey"), None,
                       "record"),
     ])
-    MetadataRecord.record_formats = staticmethod(record_formats)  # type: ignore[assignment]
-    MetadataRecord.kafka_type = TYPE_NAME
-    MetadataRecord.newest_version = FRAME_VERSION
-    models = DeclaredModels(MetadataRecord, {TYPE_NAME: MetadataRecord})
+    # a class per registry, knowing that registry's record formats
+    model = type(TYPE_NAME, (MetadataRecord,), {"record_formats": staticmethod(record_formats),
+                                                "__module__": MetadataRecord.__module__,
+                                                "__doc__": MetadataRecord.__doc__})
+    model.kafka_type = TYPE_NAME
+    model.newest_version = FRAME_VERSION
+    models = DeclaredModels(model, {TYPE_NAME: model})
     fmt = DeclaredFormat(TYPE_NAME, FRAMING, VERSIONS, root.at, models, family="metadata-log")
     fmt.keeps_trailing = False  # "Found N byte(s) of garbage after <apiKey>"
     return fmt
