@@ -118,3 +118,11 @@ def test_loaded_metadata_specs_are_framed_too(tmp_path):
         1000, "LoadedProbeRecord", 7, "n")
     assert km.encode(framed).hex() == "01e80701" + "00000007" + "026e" + "00"
     assert km.decode("MetadataRecord", bytes.fromhex("010c00" + MV21)).record_type == "FeatureLevelRecord"
+
+
+def test_json_without_views_has_only_wire_fields_at_every_level():
+    framed = km.decode("MetadataRecord", bytes.fromhex("010c00" + MV21))
+    assert framed.to_json_dict() == {"frameVersion": 1, "apiKey": 12, "recordVersion": 0, "record": {
+        "name": "metadata.version", "featureLevel": 21, "_unknownTaggedFields": []}}
+    with_views = framed.to_json_dict(views=True)
+    assert with_views["recordType"] == "FeatureLevelRecord" and with_views["record"]["release"] == "3.9-IV0"

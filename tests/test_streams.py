@@ -292,3 +292,26 @@ def test_the_streams_bytes_travel_inside_the_consumer_protocol():
     read = km.decode("ConsumerProtocolAssignment", km.encode(outer, 3))
     pairs = active_task_partitions(km.decode(ASG, read.user_data), read)
     assert [(p.task, p.topic, p.partition) for p in pairs] == [("2_5", "in", 5)]
+
+
+def test_command_line_decode_and_encode(capsys):
+    from kafka_meta.cli.main import main
+
+    info = km.model(ASG)(commonly_supported_version=11, active_tasks=[{"topic_group_id": 1, "partition": 0}],
+                         topic_dictionary=[{"index": 0, "topic": "t"}],
+                         partitions_by_host=[{"host": "h", "port": 9, "partitions": [{"topic": "t", "partition": 0}]}])
+    data = km.encode(info, 11)
+    assert main(["decode", ASG, "--hex", data.hex(), "--views"]) == 0
+    printed = capsys.readouterr().out
+    assert '"activeTasks": [\n        "1_0"' in printed and '"h:9"' in printed
+
+    import io
+    import sys
+
+    stdin = sys.stdin
+    sys.stdin = io.StringIO(printed)
+    try:
+        assert main(["encode", ASG]) == 0
+    finally:
+        sys.stdin = stdin
+    assert capsys.readouterr().out.strip() == data.hex()
