@@ -8,12 +8,21 @@ from conftest import SPEC_DIR
 import kafka_meta as km
 from kafka_meta.codec.format import MessageFormat, SpecFormat
 from kafka_meta.codec.framing import Unframed
+from kafka_meta.codec.variants import VariantFormat
 from kafka_meta.spec import load_spec
 from kafka_meta.spec.loader import iter_spec_files
 
 
 def registered_formats() -> list[MessageFormat]:
-    return [f for f in (km.get_format(n) for n in km.types()) if isinstance(f, MessageFormat)]
+    """Every layout reachable by name (spec-described or declared), including each layout of a variant format."""
+    out: dict[int, MessageFormat] = {}
+    for fmt in (km.get_format(n) for n in km.types()):
+        if isinstance(fmt, MessageFormat):
+            out[id(fmt)] = fmt
+        elif isinstance(fmt, VariantFormat):
+            for variant in fmt.variants:
+                out[id(variant.format)] = variant.format
+    return list(out.values())
 
 
 def upstream_formats() -> list[SpecFormat]:
@@ -32,4 +41,4 @@ def versioned(formats: list[MessageFormat]) -> list[tuple[MessageFormat, int]]:
 
 
 def ids(pair: tuple[MessageFormat, int]) -> str:
-    return f"{pair[0].name}-v{pair[1]}"
+    return f"{pair[0].name}-{type(pair[0].framing).__name__}-v{pair[1]}"

@@ -123,6 +123,6 @@ def test_loaded_metadata_specs_are_framed_too(tmp_path):
 def test_json_without_views_has_only_wire_fields_at_every_level():
     framed = km.decode("MetadataRecord", bytes.fromhex("010c00" + MV21))
     assert framed.to_json_dict() == {"frameVersion": 1, "apiKey": 12, "recordVersion": 0, "record": {
-        "name": "metadata.version", "featureLevel": 21, "_unknownTaggedFields": []}}
+        "name": "metadata.version", "featureLevel": 21}}
     with_views = framed.to_json_dict(views=True)
     assert with_views["recordType"] == "FeatureLevelRecord" and with_views["record"]["release"] == "3.9-IV0"

@@ -44,9 +44,12 @@ def test_the_version_is_read_as_a_field_and_written_as_the_version():
 
 def test_probe_policy_and_the_others():
     data = bytes.fromhex("00000003" + "00000004" + "ffff")
-    probe = versioned(ForwardPolicy.PROBE).decode(data)
+    probing = versioned(ForwardPolicy.PROBE)
+    probe = probing.decode(data)
     assert isinstance(probe, km.VersionProbe) and (probe.version_, probe.latest) == (3, 4)
-    assert probe.unknown_trailing == b"\xff\xff" and versioned(ForwardPolicy.PROBE).encode(probe) == data
+    assert probe.unknown_trailing == b"\xff\xff" and probing.encode(probe) == data
+    with pytest.raises(km.EncodeError, match="cannot be encoded"):
+        versioned(ForwardPolicy.CLAMP).encode(probe)  # another format's probe
     with pytest.raises(km.DecodeError, match="newer than the newest known"):
         versioned(ForwardPolicy.REFUSE).decode(data)
     with pytest.raises(km.DecodeError, match="newer than the newest known"):
