@@ -49,6 +49,18 @@ class CodeWriter:
         self.lines: list[str] = []
         self.level = 1
         self._counter = 0
+        # values that later constructs refer to by name (see kafka_meta.wire.bindings): name -> local variable
+        self.bindings: dict[str, str] = {}
+
+    def bind(self, name: str, variable: str) -> None:
+        self.bindings[name] = variable
+
+    def bound(self, name: str) -> str:
+        """The variable bound to ``name`` earlier in the emitted function."""
+        try:
+            return self.bindings[name]
+        except KeyError:
+            raise ValueError(f"nothing is bound to {name!r} before it is used") from None
 
     def line(self, text: str) -> None:
         self.lines.append("    " * self.level + text)
