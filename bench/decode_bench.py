@@ -17,6 +17,7 @@ from construct import Container
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from subscription import VALUE, VERSION, hand_decode, hand_encode
+from timing import print_table
 
 import kafka_meta as km
 
