@@ -62,8 +62,12 @@ class CoordinatorRecord(RecordBase):
 
     @property
     def group_id(self) -> str | None:
-        key: Any = self.key
-        return getattr(key, "group", None) or getattr(key, "group_id", None)
+        """The key's group (``group`` in the older specs' naming, ``GroupId`` in the newer); may be empty."""
+        fields = type(self.key).model_fields
+        for name in ("group", "group_id"):
+            if name in fields:
+                return getattr(self.key, name)
+        return None
 
 
 class UnknownRecord(RecordBase):
