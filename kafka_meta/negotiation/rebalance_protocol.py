@@ -50,6 +50,13 @@ _CLASS_NAMES = {
     "StreamsPartitionAssignor": STREAMS_ASSIGNOR,
 }
 
+# Section 2.2: the consumer-protocol version a consumer's Java code writes (its newest).
+CONSUMER_PROTOCOL_VERSION: ReleaseTable[int] = ReleaseTable("consumer protocol version written", [
+    ("0.10.0", 0),
+    ("2.4", 1),    # KIP-429 ownedPartitions
+    ("3.4", 3),    # KIP-792 generationId, KIP-881 rackId
+])
+
 # Section 6.3: which assignors a COOPERATIVE leader validates (KAFKA-13406 skips cooperative-sticky by name).
 VALIDATION_SKIPS_COOPERATIVE_STICKY: ReleaseTable[bool] = ReleaseTable("cooperative validation skip", [
     ("2.4", False),
