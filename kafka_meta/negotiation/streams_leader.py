@@ -240,7 +240,9 @@ def decide_leader(leader_release: ReleaseLike, subscriptions: Sequence[StreamsSu
         steps.append(f"version probing: {', '.join(sorted(future))} pooled into one client; everyone gets version "
                      f"{min_received} with commonly supported version {c}")
     elif min_received >= EARLIEST_PROBEABLE_VERSION:
-        steps.append(f"everyone gets version {min_received} with {'commonly supported' if rules.commonly_supported is CommonlySupported.MIN_SUPPORTED else 'leader latest'} version {c}")  # noqa: E501
+        minimum = rules.commonly_supported is CommonlySupported.MIN_SUPPORTED
+        what = "commonly supported" if minimum else "leader's latest"
+        steps.append(f"everyone gets version {min_received} with the {what} version {c}")
     else:
         steps.append(f"everyone gets version {min_received} (no commonly supported version below version 3)")
     return LeaderDecision(rel, L, rules, Outcome.ASSIGNED, plans, min_received,
