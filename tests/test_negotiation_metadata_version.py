@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kafka_meta.negotiation.metadata_version import (
-    BY_NAME,
+    BY_RELEASE,
     METADATA_VERSIONS,
     Cluster,
     Node,
@@ -29,7 +29,7 @@ def cluster(release="3.9", current=14, broker_max=21, controller_max=21, **kw):
 
 def test_table_matches_the_names():
     assert [mv.level for mv in METADATA_VERSIONS] == list(range(1, 26))
-    assert metadata_version("3.7-IV0").level == 15 and metadata_version(21).name == "3.9-IV0"
+    assert metadata_version("3.7-IV0").level == 15 and metadata_version(21).release == "3.9-IV0"
     with pytest.raises(NegotiationError):
         metadata_version(99)
 
@@ -80,7 +80,7 @@ def test_direction_needs_the_right_type():
 ])
 def test_downgrade(current, target, kind, allowed):
     d = decide_feature_update(cluster(current=current), target, kind)
-    changed = [mv.name for mv in METADATA_VERSIONS if target < mv.level <= current and mv.changed_metadata]
+    changed = [mv.release for mv in METADATA_VERSIONS if target < mv.level <= current and mv.changes_metadata]
     assert d.allowed is (not changed) is allowed
     if not allowed:
         assert d.step == "5"
@@ -100,7 +100,7 @@ def test_3_x_floor_and_zk_migration_vs_4_x():
 
 
 def test_unknown_level_for_the_controller_release():
-    assert max(known_levels("3.8")) == BY_NAME["3.8-IV0"].level
+    assert max(known_levels("3.8")) == BY_RELEASE["3.8-IV0"].level
     d = decide_feature_update(cluster(release="3.8", broker_max=25, controller_max=25), 21, U)
     assert not d.allowed and d.step == "5" and "not a metadata.version" in d.reason
 

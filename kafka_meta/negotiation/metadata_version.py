@@ -1,8 +1,9 @@
 """KRaft ``metadata.version`` (KIP-778): can a level be finalized, or downgraded, and may a broker register
 (section 8 of the wire-format notes).
 
-The level table (8.2) is data: level, version name, and whether that version changed the metadata format
-(a downgrade across such a version may lose metadata). The checks follow ``FeatureControlManager`` in the
+The level table (8.2) is the FeatureLevelRecord codec's (:mod:`kafka_meta.kraft.metadata_version`): level,
+version name, and whether that version changed the metadata format (a downgrade across such a version may
+lose metadata). The checks follow ``FeatureControlManager`` in the
 order the controller applies them, stopping at the first failure; what differs between controller releases
 (3.x vs 4.x) is a :class:`ReleaseTable` of :class:`ControllerRules`.
 """
@@ -13,46 +14,30 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
 
+from kafka_meta.kraft.metadata_version import (
+    BY_LEVEL,
+    BY_RELEASE,
+    FEATURE_NAME,
+    FIRST_CONTROLLER_REGISTRATION_LEVEL,
+    METADATA_VERSIONS,
+    MINIMUM_BOOTSTRAP_LEVEL,
+    MINIMUM_KRAFT_LEVEL,
+    MetadataVersionLevel,
+)
 from kafka_meta.negotiation.outcomes import NegotiationError
 from kafka_meta.negotiation.releases import Release, ReleaseLike, ReleaseTable
 
-FEATURE_NAME = "metadata.version"
+# The level table is the one the FeatureLevelRecord codec uses (kafka_meta.kraft.metadata_version).
+CONTROLLERS_CHECKED_FROM_LEVEL = FIRST_CONTROLLER_REGISTRATION_LEVEL  # 3.7-IV0: controllers must support it too
 
 
-@dataclass(frozen=True)
-class MetadataVersion:
-    level: int
-    name: str
-    changed_metadata: bool
-
-    @property
-    def release_line(self) -> str:
-        return self.name.split("-")[0]
+def _line(mv: MetadataVersionLevel) -> str:
+    return mv.release.split("-")[0]
 
 
-_LEVELS: tuple[tuple[int, str, bool], ...] = (
-    (1, "3.0-IV1", True), (2, "3.1-IV0", False), (3, "3.2-IV0", True), (4, "3.3-IV0", False),
-    (5, "3.3-IV1", True), (6, "3.3-IV2", True), (7, "3.3-IV3", True), (8, "3.4-IV0", True),
-    (9, "3.5-IV0", False), (10, "3.5-IV1", False), (11, "3.5-IV2", True), (12, "3.6-IV0", False),
-    (13, "3.6-IV1", True), (14, "3.6-IV2", True), (15, "3.7-IV0", True), (16, "3.7-IV1", False),
-    (17, "3.7-IV2", True), (18, "3.7-IV3", False), (19, "3.7-IV4", False), (20, "3.8-IV0", False),
-    (21, "3.9-IV0", False),
-    # 4.0 levels as on the 2024 trunk the notes are based on
-    (22, "4.0-IV0", False), (23, "4.0-IV1", True), (24, "4.0-IV2", False), (25, "4.0-IV3", False),
-)
-METADATA_VERSIONS: tuple[MetadataVersion, ...] = tuple(MetadataVersion(*row) for row in _LEVELS)
-BY_LEVEL: dict[int, MetadataVersion] = {mv.level: mv for mv in METADATA_VERSIONS}
-BY_NAME: dict[str, MetadataVersion] = {mv.name: mv for mv in METADATA_VERSIONS}
-
-MINIMUM_KRAFT_LEVEL = 1            # 3.0-IV1: the level of a log without any metadata.version record
-MINIMUM_BOOTSTRAP_LEVEL = 4        # 3.3-IV0
-MINIMUM_4X_LEVEL = 7               # 3.3-IV3, MetadataVersion.MINIMUM_VERSION in 4.x
-CONTROLLERS_CHECKED_FROM_LEVEL = 15  # 3.7-IV0: controllers register and must support the new level
-
-
-def metadata_version(level_or_name: int | str) -> MetadataVersion:
+def metadata_version(level_or_name: int | str) -> MetadataVersionLevel:
     """A level (``21``) or name (``"3.9-IV0"``) from the table."""
-    found = BY_LEVEL.get(level_or_name) if isinstance(level_or_name, int) else BY_NAME.get(level_or_name)
+    found = BY_LEVEL.get(level_or_name) if isinstance(level_or_name, int) else BY_RELEASE.get(level_or_name)
     if found is None:
         raise NegotiationError(f"{level_or_name!r} is not a metadata.version kafka_meta knows "
                                f"(levels 1 - {METADATA_VERSIONS[-1].level})")
@@ -62,7 +47,7 @@ def metadata_version(level_or_name: int | str) -> MetadataVersion:
 def known_levels(controller_release: ReleaseLike) -> range:
     """The levels a controller's MetadataVersion enum defines: every version of its release line or older."""
     rel = Release.parse(controller_release)
-    known = [mv.level for mv in METADATA_VERSIONS if Release.parse(mv.release_line) <= rel]
+    known = [mv.level for mv in METADATA_VERSIONS if Release.parse(_line(mv)) <= rel]
     return range(1, max(known) + 1) if known else range(0)
 
 
@@ -223,24 +208,24 @@ def decide_feature_update(cluster: Cluster, level: int, upgrade_type: UpgradeTyp
     if rules.zk_migration_check and cluster.zk_migration_in_progress:
         return _refuse(feature, level, "5", "a ZooKeeper migration is in progress")
     if rules.floor is not None and level < rules.floor:
-        return _refuse(feature, level, "5", f"level {level} is below {BY_LEVEL[rules.floor].name} ({rules.floor}), "
+        return _refuse(feature, level, "5", f"level {level} is below {BY_LEVEL[rules.floor].release} ({rules.floor}), "
                        f"the lowest level controller {rel} can set")
     target = BY_LEVEL.get(level)
     if target is None:
         raise NegotiationError(f"metadata.version level {level}: kafka_meta's table ends at "
                                f"{METADATA_VERSIONS[-1].level}")
     if level < current:
-        changed = [mv.name for mv in METADATA_VERSIONS if level < mv.level <= current and mv.changed_metadata]
+        changed = [mv.release for mv in METADATA_VERSIONS if level < mv.level <= current and mv.changes_metadata]
         if changed:
             if kind is UpgradeType.SAFE_DOWNGRADE:
-                return _refuse(feature, level, "5", f"a downgrade from {BY_LEVEL[current].name} to {target.name} "
+                return _refuse(feature, level, "5", f"a downgrade from {BY_LEVEL[current].release} to {target.release} "
                                f"might delete metadata: {', '.join(changed)} changed the metadata format")
-            return _refuse(feature, level, "5", f"unsafe downgrade from {BY_LEVEL[current].name} to "
-                           f"{target.name} (across {', '.join(changed)}) is not implemented")
-        return FeatureUpdateDecision(feature, level, True, "5", f"downgrade to {target.name}: no version in "
+            return _refuse(feature, level, "5", f"unsafe downgrade from {BY_LEVEL[current].release} to "
+                           f"{target.release} (across {', '.join(changed)}) is not implemented")
+        return FeatureUpdateDecision(feature, level, True, "5", f"downgrade to {target.release}: no version in "
                                      f"({level}, {current}] changed the metadata format")
     verb = "stays at" if level == current else "upgraded to"
-    return FeatureUpdateDecision(feature, level, True, "5", f"metadata.version {verb} {target.name} ({level})")
+    return FeatureUpdateDecision(feature, level, True, "5", f"metadata.version {verb} {target.release} ({level})")
 
 
 @dataclass(frozen=True)

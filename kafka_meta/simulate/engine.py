@@ -175,7 +175,6 @@ class Simulation:
                 self.coordinator.leave(member.member_id)
             member.owned, member.tasks = frozenset(), frozenset()
             self.departed.add(step.member)
-            self.report.failures.pop(step.member, None)
         self._settle(step.describe(self.scenario.kind))
 
     def _bounce(self, bounce: Bounce) -> None:
@@ -190,7 +189,6 @@ class Simulation:
         member.generation = -1
         member.failure = None
         member.rejoin = None
-        self.report.failures.pop(member.name, None)
         self._start(member)
         self._settle(trigger)
 
@@ -207,7 +205,7 @@ class Simulation:
                 self.report.stuck.append(f"after '{trigger}': still rebalancing after {count} rounds "
                                          f"({', '.join(m.name for m in asking)} keep rejoining)")
                 break
-            reason = "rejoin: " + ", ".join(f"{m.name} ({m.rejoin})" for m in asking)
+            reason = "rejoin: " + ", ".join(m.name for m in asking)
         self.report.rebalances_per_step.append((trigger, count))
 
     def _round(self, trigger: str) -> None:

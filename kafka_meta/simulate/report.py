@@ -37,7 +37,8 @@ class Round:
 class Report:
     kind: str
     rounds: list[Round] = field(default_factory=list)
-    failures: dict[str, JavaFailure] = field(default_factory=dict)
+    failures: dict[str, JavaFailure] = field(default_factory=dict)   # the first failure of each member, kept
+    # even when a later bounce restarts it
     violations: list[str] = field(default_factory=list)
     stuck: list[str] = field(default_factory=list)
     converged: bool = False
@@ -88,9 +89,8 @@ def render_table(report: Report) -> str:
         out.append("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(line)).rstrip())
     out.append("")
     steps = len(report.rebalances_per_step)
-    extra = [f"{step}: {n}" for step, n in report.rebalances_per_step if n > 1]
-    out.append(f"{report.rebalances} rebalances for {steps} steps (start, bounces, joins, leaves)"
-               + (f"; more than one after {'; '.join(extra)}" if extra else ""))
+    extra = sum(n - 1 for _, n in report.rebalances_per_step if n > 1)
+    out.append(f"{report.rebalances} rebalances for {steps} steps (start, bounces, joins, leaves): {extra} extra")
     out.append(f"final: {report.convergence}")
     problems = report.problems()
     out.append("OK: invariants held, no member stuck, converged" if report.ok else "PROBLEMS:")

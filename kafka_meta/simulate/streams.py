@@ -47,6 +47,7 @@ TopicPartition = tuple[str, int]
 LATEST_OFFSET = -2           # Task.LATEST_OFFSET: a running active task in v7+ offset sums
 FIRST_OFFSET_SUM_VERSION = 7
 FIRST_NAMED_TOPOLOGY_VERSION = 10
+FIRST_UNIQUE_FIELD_VERSION = 8
 FIRST_OWNERSHIP_AWARE_LEADER = "2.4"
 
 
@@ -126,8 +127,9 @@ class StreamsBehaviour:
                 [{"topic_group_id": 0, "partition": p, "offset_sum": LATEST_OFFSET, "named_topology": None}
                  for p in active]
                 + [{"topic_group_id": 0, "partition": p, "offset_sum": 0, "named_topology": None} for p in standby])
-        state.unique = (state.unique + 1) % 128
-        fields["unique_field"] = state.unique
+        if version >= FIRST_UNIQUE_FIELD_VERSION:
+            state.unique = (state.unique + 1) % 128
+            fields["unique_field"] = state.unique
         model = kafka_meta.model("SubscriptionInfo")
         return kafka_meta.encode(model.model_validate(fields), version)
 
@@ -196,22 +198,25 @@ class StreamsBehaviour:
         facts = []
         owned: dict[str, frozenset[int]] = {}
         previous: dict[str, frozenset[int]] = {}
+        name_of = {mid: members[mid].name for mid in order}
+        mid_of = {name: mid for mid, name in name_of.items()}
         for mid, data in metadata.items():
             sub = kafka_meta.decode("ConsumerProtocolSubscription", data)
             info = kafka_meta.decode("SubscriptionInfo", bytes(sub.user_data or b""))
-            facts.append(subscription_facts(mid, info))
+            facts.append(subscription_facts(name_of[mid], info))
             owned[mid] = frozenset(p.partition for p in sub.client_view.owned_partitions)
             previous[mid] = frozenset(_previous_active(info))
         decision = decide_leader(leader.release, facts)
+        plans = {mid_of[name]: plan for name, plan in decision.members.items()}
         events = [f"leader {leader.name}: {step}" for step in decision.steps[1:]]
         if decision.outcome is Outcome.ASSIGN_FAILS:
             return LeaderResult(None, decision.failure, events)
         placed: dict[str, list[int]] = {mid: [] for mid in order}
         followup: set[str] = set()
         if decision.outcome is Outcome.ASSIGNED:
-            computed = [mid for mid in order if decision.members[mid].tasks in (TaskPlan.COMPUTED, TaskPlan.POOLED)]
+            computed = [mid for mid in order if plans[mid].tasks in (TaskPlan.COMPUTED, TaskPlan.POOLED)]
             for mid in order:
-                if decision.members[mid].tasks is TaskPlan.PREVIOUS:
+                if plans[mid].tasks is TaskPlan.PREVIOUS:
                     placed[mid] = sorted(previous[mid])
             free = [p for p in self.partitions if not any(p in placed[m] for m in order)]
             if leader.release < Release.parse(FIRST_OWNERSHIP_AWARE_LEADER):
@@ -228,7 +233,7 @@ class StreamsBehaviour:
         out = {}
         consumer_version = CONSUMER_PROTOCOL_VERSION[leader.release]
         for mid in order:
-            plan = decision.members[mid]
+            plan = plans[mid]
             tasks = sorted(placed[mid])
             next_ms = 0 if (mid in followup and plan.version >= FIRST_ASSIGNMENT_VERSION_WITH_NEXT_REBALANCE) \
                 else NO_FOLLOWUP_MS
@@ -277,6 +282,8 @@ def _previous_active(info: Any) -> list[int]:
 
 
 def _action_text(d: Any, version: int) -> str:
+    if d.action is Action.DOWNGRADE and d.next_version == d.used_version:
+        return f"rejoin (stays v{version})"
     if d.action is Action.DOWNGRADE:
         return f"downgrade -> v{version}" + (", not applied" if not d.applies_assignment else "")
     if d.action is Action.UPGRADE:
