@@ -76,7 +76,7 @@ def test_captured_assignments_are_judged_as_captured():
 
 def test_unknown_versions_and_leaders_are_refused():
     with pytest.raises(NegotiationError):
-        explain_streams([s("a", 15)])
+        explain_streams([s("a", 15)])      # nobody of a known release to lead
     with pytest.raises(NegotiationError):
         explain_streams([s("a", 11)], leader="zz")
 
@@ -151,3 +151,60 @@ def test_bad_capture():
         read_groups([{"member": "x"}])
     with pytest.raises(NegotiationError):
         explain_group(CapturedGroup("g", members=[CapturedMember("x", b"\x00")]))
+
+
+def golden_streams(kind: str, version: int, latest: int | None = None) -> bytes:
+    from conftest import golden_cases
+
+    for case in golden_cases(f"java/streams-{kind}.jsonl"):
+        fields = case["fields"]
+        second = fields.get("latestSupportedVersion", fields.get("commonlySupportedVersion"))
+        if case["version"] == version and (latest is None or second == latest) and not fields.get("errCode"):
+            return bytes.fromhex(case["hex"])
+    pytest.skip("golden Streams cases are not available")
+
+
+def wrap_subscription(info: bytes) -> str:
+    sub = km.model("ConsumerProtocolSubscription")(topics=["input"], user_data=info, owned_partitions=[],
+                                                   generation_id=-1, rack_id=None)
+    return km.encode(sub, 3).hex()
+
+
+def wrap_assignment(info: bytes) -> str:
+    return km.encode(km.model("ConsumerProtocolAssignment")(assigned_partitions=[], user_data=info), 3).hex()
+
+
+def test_from_java_streams_bytes():
+    from conftest import need_shared
+
+    need_shared()
+    v11 = golden_streams("subscription", 11, 11)
+    v8 = golden_streams("subscription", 8, 8)           # a 2.6.1 - 2.7 member
+    future = golden_streams("subscription", 12, 12)     # a member newer than any release
+    groups = read_groups([
+        {"group": "app", "member": "new", "subscription": wrap_subscription(v11), "protocol": "stream",
+         "leader": True, "release": "3.9"},
+        {"group": "app", "member": "old", "subscription": wrap_subscription(v8)},
+    ])
+    e = explain_group(groups[0])
+    assert e.kind == "streams"
+    assert e.summary.startswith("group app: 1 member on v11, 1 on v8: the leader (new, 3.9.0) encodes v8 for everyone")
+    assert "member new switches to v8 and rejoins" in e.summary
+    assert e.data["members"]["old"]["release"] == "2.6.1"
+    # the same with the assignments the leader sent (Java bytes at v8, commonly supported 8)
+    a8 = golden_streams("assignment", 8, 8)
+    groups = read_groups([
+        {"member": "new", "subscription": wrap_subscription(v11), "assignment": wrap_assignment(a8), "leader": True},
+        {"member": "old", "subscription": wrap_subscription(v8), "assignment": wrap_assignment(a8)},
+    ])
+    assert "member new switches to v8 and rejoins" in explain_group(groups[0]).summary
+    # a future subscription: the leader probes (2.4+: pooled)
+    groups = read_groups([
+        {"member": "lead", "subscription": wrap_subscription(v11), "leader": True, "release": "4.0"},
+        {"member": "next", "subscription": wrap_subscription(future)},
+    ])
+    e = explain_group(groups[0])
+    assert "pooled as one future client" in e.summary and e.data["probing"]
+    assert any("newer than any release kafka_meta knows" in d for d in e.details)
+    with pytest.raises(NegotiationError):
+        explain_group(groups[0], releases={"next": "4.4"})

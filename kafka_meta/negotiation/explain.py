@@ -30,6 +30,7 @@ from kafka_meta.negotiation.streams_versions import (
     UNKNOWN,
     AssignorError,
     describe_releases_speaking,
+    latest_supported_version,
     releases_speaking,
 )
 
@@ -110,15 +111,22 @@ def explain_streams(
     releases = dict(releases or {})
     details: list[str] = []
     inferred: dict[str, Release] = {}
+    unknown: dict[str, str] = {}      # members no known release could be: no member rules for them
     for s in subscriptions:
-        if s.member_id in releases:
-            inferred[s.member_id] = Release.parse(releases[s.member_id])
-            continue
         latest = s.latest_supported_version if s.latest_supported_version != UNKNOWN else s.used_version
+        if s.member_id in releases:
+            rel = Release.parse(releases[s.member_id])
+            if latest_supported_version(rel) < s.used_version:
+                raise NegotiationError(f"{s.member_id}: a {rel} member cannot send version {s.used_version}")
+            inferred[s.member_id] = rel
+            continue
         guess = release_for_latest(latest)
         if guess is None:
-            raise NegotiationError(f"{s.member_id}: no Kafka release speaks version {latest}")
+            unknown[s.member_id] = (f"{s.member_id}: version {s.used_version} (latest {latest}) is newer than any "
+                                    f"release kafka_meta knows; what it does with its assignment is not predicted")
+            continue
         inferred[s.member_id] = guess
+    details.extend(unknown.values())
     guessed = [m for m in inferred if m not in releases]
     if guessed:
         groups: dict[str, list[str]] = {}
@@ -137,10 +145,10 @@ def explain_streams(
         head += f" (latest supported: {census([s.latest_supported_version for s in subscriptions], 'member')})"
     leader_id = leader
     if leader_id is None:
-        leader_id = max(subscriptions, key=lambda s: (inferred[s.member_id], s.member_id)).member_id
+        leader_id = max(inferred, key=lambda m: (inferred[m], m))
         details.append(f"leader not given: assuming {leader_id}, whose code is the newest")
     if leader_id not in inferred:
-        raise NegotiationError(f"leader {leader_id!r} is not among the members")
+        raise NegotiationError(f"leader {leader_id!r} is not among the members of a known release")
     decision = decide_leader(inferred[leader_id], subscriptions)
     details.extend(decision.steps)
     leader_text = _leader_text(decision, leader_id)
@@ -149,6 +157,8 @@ def explain_streams(
     if decision.outcome is not Outcome.ASSIGN_FAILS:
         by_clause: dict[tuple[Any, ...], list[str]] = {}
         for s in subscriptions:
+            if s.member_id in unknown:
+                continue
             captured = (assignments or {}).get(s.member_id)
             plan = decision.members[s.member_id]
             predicted = StreamsAssignment(plan.version, plan.commonly_supported_version, plan.error_code)
@@ -183,7 +193,7 @@ def explain_streams(
         "probing": decision.probing,
         "members": {
             s.member_id: {
-                "release": str(inferred[s.member_id]),
+                "release": str(inferred[s.member_id]) if s.member_id in inferred else None,
                 "releaseGiven": s.member_id in releases,
                 "usedVersion": s.used_version,
                 "latestSupportedVersion": s.latest_supported_version,
