@@ -16,6 +16,7 @@ from typing import Any
 import annotated_types
 import pyarrow as pa
 
+from kafka_meta.codec.registry import REGISTRY
 from kafka_meta.models.base import KafkaModel, Message
 
 VERSION_FIELD = "_version"
@@ -78,19 +79,32 @@ def field_name(name: str, info: Any) -> str:
     return info.serialization_alias or info.alias or name
 
 
-@cache
+def choice_name(type_name: str) -> str:
+    """The column of one possible type of a polymorphic field (``FeatureLevelRecord`` -> ``featureLevelRecord``)."""
+    return type_name[:1].lower() + type_name[1:]
+
+
 def struct_type(cls: type[KafkaModel]) -> pa.StructType:
-    """The Arrow struct of a model: its stored fields (derived views are left out)."""
+    """The Arrow struct of a model: its stored fields (derived views are left out); a polymorphic field
+    becomes a struct with one field per type it can hold (so the struct changes when types are registered)."""
+    return _struct_type(cls, REGISTRY.generation)
+
+
+@cache
+def _struct_type(cls: type[KafkaModel], generation: int) -> pa.StructType:
     fields = []
+    polymorphic = cls.polymorphic_fields()
     for name, info in cls.model_fields.items():
         if name == "unknown_tagged_fields":
             fields.append(pa.field(field_name(name, info), UNKNOWN_TAGS))
+        elif name in polymorphic:
+            choices = [pa.field(choice_name(t), struct_type(m)) for t, m in polymorphic[name].items()]
+            fields.append(pa.field(field_name(name, info), pa.struct(choices)))
         else:
             fields.append(pa.field(field_name(name, info), arrow_type(info.annotation, info.metadata)))
     return pa.struct(fields)
 
 
-@cache
 def message_row_type(cls: type[Message]) -> pa.StructType:
     """What ``from_kafka_meta`` returns per row: the message's fields, then ``_version`` and ``_error``."""
     return pa.struct([*struct_type(cls), pa.field(VERSION_FIELD, pa.int32()), pa.field(ERROR_FIELD, pa.string())])
