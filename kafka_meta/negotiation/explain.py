@@ -127,6 +127,8 @@ def explain_streams(
             continue
         inferred[s.member_id] = guess
     details.extend(unknown.values())
+    if not inferred:
+        raise NegotiationError("no member runs a release kafka_meta knows the rules of")
     guessed = [m for m in inferred if m not in releases]
     if guessed:
         groups: dict[str, list[str]] = {}
