@@ -68,3 +68,35 @@ def test_simulate_argument_errors(capsys):
     assert code == 2 and "every member once" in err
     code, _, err = run(capsys, ["simulate", "--from", "2.9", "--to", "3.9"])
     assert code == 2 and "2.9" in err
+
+
+def test_simulate_streams(capsys):
+    code, out, _ = run(capsys, ["simulate", "--from", "2.3", "--to", "3.9", "--members", "5",
+                                "--upgrade-from", "2.3", "--order", "leader-last", "--order", "reverse"])
+    assert code == 0, out
+    assert "final: every member on v11" in out and "OK: invariants held" in out
+    code, out, _ = run(capsys, ["simulate", "--from", "2.3", "--to", "3.9", "--members", "3", "--json"])
+    doc = json.loads(out)
+    assert code == 3 and not doc["ok"]
+    assert any("still owned it" in p for p in doc["problems"])
+    assert doc["rounds"][0]["members"][0]["sent"] == "v4"
+
+
+def test_simulate_streams_refused_upgrade_from(capsys):
+    code, out, _ = run(capsys, ["simulate", "--from", "2.3", "--to", "4.0", "--upgrade-from", "2.3"])
+    assert code == 3 and "ConfigException from StreamsPartitionAssignor" in out
+
+
+def test_explain_streams_capture(capsys, tmp_path):
+    from test_negotiation_explain import golden_streams, wrap_subscription
+
+    lines = [{"member": "a", "subscription": wrap_subscription(golden_streams("subscription", 11, 11)),
+              "leader": True, "protocol": "stream"},
+             {"member": "b", "subscription": wrap_subscription(golden_streams("subscription", 8, 8))}]
+    path = tmp_path / "group.jsonl"
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    code, out, _ = run(capsys, ["explain", str(path), "--release", "a=3.9"])
+    assert code == 0
+    assert out.startswith("1 member on v11, 1 on v8: the leader (a, 3.9.0) encodes v8 for everyone")
+    code, _, err = run(capsys, ["explain", str(path), "--release", "a"])
+    assert code == 2 and "MEMBER=RELEASE" in err
