@@ -127,3 +127,15 @@ def test_invariants(release, used):
             assert plan.version <= s.used_version
         if plan.version < 3:
             assert plan.commonly_supported_version == UNKNOWN
+
+
+def test_followup_expected_from_members_that_switch_versions():
+    d = decide_leader("3.9", [sub("a", 11), sub("b", 10, 11), sub("c", 10)])
+    assert d.followup_by == ("a",)                     # a was ahead (r < u); c's latest caps the group at 10
+    d = decide_leader("3.9", [sub("a", 10, 11), sub("b", 11)])
+    assert d.followup_by == ("a", "b")                 # a upgrades (c = 11 > 10), b was ahead
+    d = decide_leader("2.3", [sub("a", 3, 4), sub("b", 3, 4)])
+    assert not d.followup                              # 2.0-2.3 members upgrade at the next rebalance only
+    d = decide_leader("2.7", [sub("old", 8), sub("new", 9)])
+    assert d.followup_by == ("new",) and d.reports_unstable
+    assert not decide_leader("3.9", [sub("a", 11), sub("b", 11)]).followup

@@ -165,3 +165,14 @@ def test_the_bytes_are_the_codec_s():
         info = km.decode("SubscriptionInfo", sub.user_data)
         assert name == "stream" and info.version == version and km.encode(info) == bytes(sub.user_data)
         assert info.streams_view.prev_tasks == ["0_1"] and info.streams_view.standby_tasks == ["0_2"]
+
+
+def test_a_2_1_leader_makes_2_0_members_fail_to_subscribe():
+    # 2.0-2.3 leaders write their own latest as the supported version and 2.0-2.3 members take it unchecked:
+    # "used version 4; latest supported version 3" is the 2.0 member failing to write its next subscription
+    report = simulate(Scenario(STREAMS, {"m0": MemberSetup("2.1"), "m1": MemberSetup("2.0"), "m2": MemberSetup("2.0")}))
+    assert {m: f.exception for m, f in report.failures.items()} == {"m1": "IllegalStateException",
+                                                                    "m2": "IllegalStateException"}
+    assert "unknown metadata version 4; latest supported version 3" in report.failures["m1"].reason
+    assert report.versions_by_round("m1") == ["v3"]
+    assert report.versions_by_round("m0") == ["v4", "v4"]

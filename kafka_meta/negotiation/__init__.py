@@ -5,6 +5,7 @@ are tables keyed by release (see :mod:`kafka_meta.negotiation.releases`). Nothin
 files; refusals Kafka itself produces are returned as data (:class:`JavaFailure`), not raised.
 """
 
+from kafka_meta.negotiation.explain import Explanation, explain_consumer, explain_message, explain_streams
 from kafka_meta.negotiation.facts import StreamsAssignment, StreamsSubscription, assignment_facts, subscription_facts
 from kafka_meta.negotiation.metadata_version import (
     Cluster,
@@ -35,6 +36,7 @@ __all__ = [
     "Assignor",
     "AssignorError",
     "Cluster",
+    "Explanation",
     "JavaFailure",
     "LeaderDecision",
     "MemberDecision",
@@ -59,6 +61,9 @@ __all__ = [
     "decide_leader",
     "decide_member",
     "decide_upgrade_from",
+    "explain_consumer",
+    "explain_message",
+    "explain_streams",
     "group_change",
     "latest_supported_version",
     "member_change",

@@ -121,6 +121,13 @@ class LeaderDecision:
     reports_unstable: bool = False
     failure: JavaFailure | None = None
     steps: list[str] = field(default_factory=list)
+    followup_by: tuple[str, ...] = ()
+
+    @property
+    def followup(self) -> bool:
+        """Whether the assignment leads to another rebalance: members that switch versions rejoin
+        (section 5.1 B), which the leader can foresee from each member's advertised latest version."""
+        return bool(self.followup_by)
 
     @property
     def summary(self) -> str:
@@ -245,6 +252,26 @@ def decide_leader(leader_release: ReleaseLike, subscriptions: Sequence[StreamsSu
         steps.append(f"everyone gets version {min_received} with the {what} version {c}")
     else:
         steps.append(f"everyone gets version {min_received} (no commonly supported version below version 3)")
+    followup_by = tuple(sub.member_id for sub in subscriptions if _rejoins(sub, plans[sub.member_id]))
+    if followup_by:
+        steps.append(f"follow-up rebalance expected: {', '.join(followup_by)} switch(es) versions and rejoin(s)"
+                     + ("; the leader also reports the assignment as unstable"
+                        if probing and rules.probing_reports_unstable else ""))
     return LeaderDecision(rel, L, rules, Outcome.ASSIGNED, plans, min_received,
                           min_supported if rules.commonly_supported is CommonlySupported.MIN_SUPPORTED else None,
-                          probing, host_maps, probing and rules.probing_reports_unstable, steps=steps)
+                          probing, host_maps, probing and rules.probing_reports_unstable, steps=steps,
+                          followup_by=followup_by)
+
+
+FIRST_LATEST_WITH_UPGRADE_REJOIN = 5
+"""Members whose code's latest version is 5 or more (2.4+) rejoin at once when told to upgrade; 2.0-2.3
+members (latest 3 or 4) switch only at the next rebalance."""
+
+
+def _rejoins(sub: StreamsSubscription, plan: MemberPlan) -> bool:
+    r, c, u = plan.version, plan.commonly_supported_version, sub.used_version
+    if plan.error_code or r < EARLIEST_PROBEABLE_VERSION or r > u:
+        return False
+    if r < u:
+        return True
+    return c > u and sub.latest_supported_version >= FIRST_LATEST_WITH_UPGRADE_REJOIN

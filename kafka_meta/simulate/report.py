@@ -90,7 +90,8 @@ def render_table(report: Report) -> str:
     out.append("")
     steps = len(report.rebalances_per_step)
     extra = sum(n - 1 for _, n in report.rebalances_per_step if n > 1)
-    out.append(f"{report.rebalances} rebalances for {steps} steps (start, bounces, joins, leaves): {extra} extra")
+    out.append(f"{report.rebalances} rebalance{'s' if report.rebalances != 1 else ''} for {steps} "
+               f"step{'s' if steps != 1 else ''} (start, bounces, joins, leaves): {extra} extra")
     out.append(f"final: {report.convergence}")
     problems = report.problems()
     out.append("OK: invariants held, no member stuck, converged" if report.ok else "PROBLEMS:")

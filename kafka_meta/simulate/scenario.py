@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from kafka_meta.negotiation.releases import Release
 
@@ -89,7 +89,6 @@ class Scenario:
     partitions: int = 6
     topic: str = "input"
     max_rounds_per_step: int = 12
-    extra: dict[str, object] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.kind not in (STREAMS, CONSUMER):
