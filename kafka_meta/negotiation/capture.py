@@ -12,7 +12,7 @@ the group's chosen assignor and leader. Each input line is one of:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,33 +43,43 @@ class CapturedGroup:
     members: list[CapturedMember] = field(default_factory=list)
 
 
-def _bytes(value: Any, what: str) -> bytes | None:
-    from kafka_meta.cli.blobs import BlobError, from_text
+Blob = Callable[[str], bytes]
+"""How a line's text becomes bytes (the command line passes its hex-or-base64 reader)."""
 
+
+def hex_blob(text: str) -> bytes:
+    return bytes.fromhex(text)
+
+
+def _bytes(value: Any, what: str, blob: Blob) -> bytes | None:
     if value is None or value == "":
         return None if value is None else b""
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value)
     if not isinstance(value, str):
-        raise NegotiationError(f"{what}: expected a hex or base64 string")
+        raise NegotiationError(f"{what}: expected the bytes as a string")
     try:
-        return from_text(value)
-    except BlobError as e:
+        return blob(value)
+    except ValueError as e:
         raise NegotiationError(f"{what}: {e}") from None
 
 
-def read_groups(lines: Iterable[Mapping[str, Any]]) -> list[CapturedGroup]:
-    """Groups from parsed JSON Lines of members and/or ``__consumer_offsets`` records, in first-seen order."""
+def read_groups(lines: Iterable[Mapping[str, Any]], blob: Blob = hex_blob) -> list[CapturedGroup]:
+    """Groups from parsed JSON Lines of members and/or ``__consumer_offsets`` records, in first-seen order.
+
+    Byte values are ``bytes`` or text that ``blob`` turns into bytes (hex by default)."""
     groups: dict[str | None, CapturedGroup] = {}
     for number, line in enumerate(lines, 1):
         if "key" in line:
-            _offsets_line(groups, line, number)
+            _offsets_line(groups, line, number, blob)
             continue
         if "subscription" not in line:
             raise NegotiationError(f"line {number}: expected a member (with 'subscription') or a record ('key')")
         gid = line.get("group")
         group = groups.setdefault(gid, CapturedGroup(gid))
-        subscription = _bytes(line["subscription"], f"line {number} subscription")
+        subscription = _bytes(line["subscription"], f"line {number} subscription", blob)
         member = CapturedMember(str(line.get("member") or line.get("memberId") or f"member-{len(group.members) + 1}"),
-                                subscription or b"", _bytes(line.get("assignment"), f"line {number} assignment"),
+                                subscription or b"", _bytes(line.get("assignment"), f"line {number} assignment", blob),
                                 line.get("release"))
         group.members.append(member)
         if line.get("leader") is True:
@@ -79,13 +89,14 @@ def read_groups(lines: Iterable[Mapping[str, Any]]) -> list[CapturedGroup]:
     return [g for g in groups.values() if g.members]
 
 
-def _offsets_line(groups: dict[str | None, CapturedGroup], line: Mapping[str, Any], number: int) -> None:
+def _offsets_line(groups: dict[str | None, CapturedGroup], line: Mapping[str, Any], number: int,
+                  blob: Blob) -> None:
     from kafka_meta.offsets import decode_record
 
     if line.get("control"):
         return
-    key = _bytes(line["key"], f"line {number} key")
-    value = _bytes(line.get("value"), f"line {number} value")
+    key = _bytes(line["key"], f"line {number} key", blob)
+    value = _bytes(line.get("value"), f"line {number} value", blob)
     try:
         record = decode_record(key or b"", value)
     except KafkaMetaError as e:

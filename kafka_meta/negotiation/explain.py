@@ -19,6 +19,7 @@ from kafka_meta.negotiation.facts import StreamsAssignment, StreamsSubscription
 from kafka_meta.negotiation.outcomes import NegotiationError
 from kafka_meta.negotiation.rebalance_protocol import (
     COOPERATIVE_STICKY,
+    RebalanceProtocol,
     TopicPartition,
     handed_over_while_claimed,
     validation_runs,
@@ -304,9 +305,7 @@ def explain_consumer(members: Sequence[ConsumerMember], assignor: str | None = N
     return Explanation("consumer", summary, details, data)
 
 
-def _protocol_of(cooperative: list[str]) -> Any:
-    from kafka_meta.negotiation.rebalance_protocol import RebalanceProtocol
-
+def _protocol_of(cooperative: list[str]) -> RebalanceProtocol:
     return RebalanceProtocol.COOPERATIVE if cooperative else RebalanceProtocol.EAGER
 
 

@@ -60,6 +60,7 @@ def _releases(items: list[str]) -> dict[str, str]:
 
 
 def run_explain(args: argparse.Namespace) -> int:
+    from kafka_meta.cli.blobs import from_text
     from kafka_meta.negotiation.capture import explain_group, read_groups
     from kafka_meta.negotiation.explain import explain_message
 
@@ -92,7 +93,7 @@ def run_explain(args: argparse.Namespace) -> int:
             if not isinstance(obj, dict):
                 return fail(f"line {number}: expected a JSON object")
             parsed.append(obj)
-    groups = read_groups(parsed)
+    groups = read_groups(parsed, from_text)
     if not groups:
         return fail("no group with members found in the input")
     for group in groups:
