@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from kafka_meta.negotiation.facts import subscription_facts
 from kafka_meta.offsets.reader import decode_record
 from kafka_meta.offsets.records import CoordinatorRecord, OffsetsRecord
 
@@ -104,6 +105,35 @@ def _classic(facts: GroupFacts, record: CoordinatorRecord) -> None:
         facts.member_errors += [f"{nest.member_id}: {e}" for e in nest.errors]
     if record.members and facts.assignor in COOPERATIVE_ASSIGNORS:
         facts.conflicts = ownership_conflicts(record.members)
+    facts.explanation = explain_classic(value, record.members or [], facts)
+
+
+def explain_classic(value: Any, members: list[Any], facts: GroupFacts) -> list[str]:
+    """The negotiation layer's account of a Streams group, or of a consumer group whose members disagree
+    (mixed versions) or conflict; nothing for a settled consumer group."""
+    from kafka_meta.negotiation import NegotiationError, assignment_facts, explain_consumer, explain_streams
+    from kafka_meta.negotiation.explain import ConsumerMember
+
+    try:
+        if facts.streams:
+            subs = [subscription_facts(m.member_id, m.subscription_user_data) for m in members
+                    if m.subscription_user_data is not None and type(m.subscription_user_data).kafka_type in (
+                        "SubscriptionInfo", "VersionProbe")]
+            if not subs:
+                return []
+            assignments = {m.member_id: assignment_facts(m.assignment_user_data) for m in members
+                           if m.assignment_user_data is not None and hasattr(m.assignment_user_data, "active_tasks")}
+            explanation = explain_streams(subs, assignments, leader=value.leader)
+        elif facts.mixed_versions or facts.conflicts:
+            explanation = explain_consumer(
+                [ConsumerMember(m.member_id, m.subscription.version, frozenset(_owned(m.subscription)),
+                                frozenset(_assigned(m.assignment)) if m.assignment is not None else None)
+                 for m in members if m.subscription is not None], facts.assignor)
+        else:
+            return []
+    except NegotiationError as e:
+        return [f"(no account: {e})"]
+    return [explanation.summary, *(f"- {d}" for d in explanation.details)]
 
 
 def newest_records(rows: Iterable[tuple[bytes, bytes | None]]) -> list[OffsetsRecord]:

@@ -116,23 +116,6 @@ def analyze_blobs(blobs: Any, output: str, report: Report, progress: Progress) -
         decoded.unpersist()
 
 
-def explain_groups(report: Report) -> None:
-    """Add an account of each group whose members disagree on versions (the negotiation layer's, when present)."""
-    try:
-        from kafka_meta.negotiation import explain_group_facts  # type: ignore[attr-defined]
-    except ImportError:
-        explain_group_facts = None
-    for facts in report.groups.values():
-        if not facts.mixed_versions:
-            continue
-        if explain_group_facts is not None:
-            facts.explanation = list(explain_group_facts(facts))
-        elif facts.streams and facts.streams_used_versions:
-            low, high = min(facts.streams_used_versions), max(facts.streams_used_versions)
-            facts.explanation = [f"members send Streams metadata v{low}..v{high}: the leader encodes v{low} for "
-                                 "everyone; members above it fall back and rejoin until all support a newer one"]
-
-
 def run(spark: Any, source: str, fmt: str = "auto", output: str = "kafka-meta-out",
         bootstrap_servers: str | None = None, progress: Progress | None = None) -> Report:
     progress = progress or Progress()
@@ -146,7 +129,6 @@ def run(spark: Any, source: str, fmt: str = "auto", output: str = "kafka-meta-ou
         analyze_offsets(inputs.offsets, output, report, progress)
     if inputs.blobs is not None:
         analyze_blobs(inputs.blobs, output, report, progress)
-    explain_groups(report)
     progress.step("done")
     return report
 
