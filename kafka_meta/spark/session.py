@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +15,11 @@ def local_session(app_name: str = "kafka-meta", master: str | None = None, quiet
     from pyspark.sql import SparkSession
 
     builder = SparkSession.builder.appName(app_name)
+    if master is None or master.startswith("local"):
+        # local workers run on this machine: the interpreter running kafka_meta now (with its packages),
+        # not whatever python3 comes first on PATH
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        builder = builder.config("spark.pyspark.python", os.environ["PYSPARK_PYTHON"])
     if master:
         builder = builder.master(master)
     else:  # embedded: no web UI, and the JVM logs only errors
