@@ -72,3 +72,23 @@ def test_parquet_in_kafka_source_shape(spark, tmp_path):
 def test_missing_input_is_a_clear_error(tmp_path, capsys):
     code = main(["analyze", str(tmp_path / "absent.jsonl"), "--output", str(tmp_path / "out")])
     assert code == 2 and "absent.jsonl" in capsys.readouterr().err
+
+
+def test_console_script_from_a_bare_environment(tmp_path):
+    """The quick start: the installed script, not run from an activated environment; Spark's workers must
+    still find kafka_meta's packages (they use the driver's interpreter)."""
+    import os
+    import subprocess
+    import sys
+
+    script = Path(sys.executable).with_name("kafka-meta")
+    if not script.exists():
+        pytest.skip("the kafka-meta console script is not installed")
+    env = {"HOME": os.environ.get("HOME", str(tmp_path)), "PATH": "/usr/local/bin:/usr/bin:/bin"}
+    for name in ("JAVA_HOME", "LANG"):
+        if name in os.environ:
+            env[name] = os.environ[name]
+    result = subprocess.run([str(script), "analyze", str(CAPTURE), "--output", str(tmp_path / "out")], env=env,
+                            capture_output=True, text=True, timeout=900, check=False)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "needs attention: audit, word-count" in result.stdout
