@@ -8,12 +8,21 @@ from conftest import SPEC_DIR
 import kafka_meta as km
 from kafka_meta.codec.format import SpecFormat
 from kafka_meta.codec.framing import Unframed
+from kafka_meta.codec.variants import VariantFormat
 from kafka_meta.spec import load_spec
 from kafka_meta.spec.loader import iter_spec_files
 
 
 def registered_formats() -> list[SpecFormat]:
-    return [f for f in (km.get_format(n) for n in km.types()) if isinstance(f, SpecFormat)]
+    """Every spec-described layout reachable by name, including each layout of a variant format."""
+    out: dict[int, SpecFormat] = {}
+    for fmt in (km.get_format(n) for n in km.types()):
+        if isinstance(fmt, SpecFormat):
+            out[id(fmt)] = fmt
+        elif isinstance(fmt, VariantFormat):
+            for variant in fmt.variants:
+                out[id(variant.format)] = variant.format
+    return list(out.values())
 
 
 def upstream_formats() -> list[SpecFormat]:
@@ -32,4 +41,4 @@ def versioned(formats: list[SpecFormat]) -> list[tuple[SpecFormat, int]]:
 
 
 def ids(pair: tuple[SpecFormat, int]) -> str:
-    return f"{pair[0].name}-v{pair[1]}"
+    return f"{pair[0].name}-{type(pair[0].framing).__name__}-v{pair[1]}"

@@ -74,6 +74,17 @@ class SpecFormat:
         self.models  # noqa: B018 - builds the typed mode
         return self._typed
 
+    def with_framing(self, framing: Framing, name: str | None = None) -> SpecFormat:
+        """The same messages framed differently (e.g. with and without a version prefix): shares the models
+        and compiled codecs, which only depend on the body."""
+        twin = SpecFormat.__new__(SpecFormat)
+        twin.__dict__.update(self.__dict__)
+        twin.framing = framing
+        twin.name = name or self.name
+        self.models  # noqa: B018 - build once, shared by both
+        twin._models, twin._typed = self._models, self._typed
+        return twin
+
     def _table(self, direction: str, typed: bool, strict: bool) -> dict[int, Callable]:
         return self._codecs.setdefault((direction, typed, strict), {})
 
@@ -148,7 +159,7 @@ class SpecFormat:
         """Encode a model of this format (or plain values) at ``version`` (default: the message's own
         version, else the newest)."""
         typed = isinstance(message, Message)
-        if typed and type(message).kafka_type != self.name:
+        if typed and type(message) is not (self._models or self.models).root:
             raise EncodeError(f"a {type(message).__qualname__} cannot be encoded as {self.name}", type_name=self.name)
         own = message.version if typed else None
         if version is None:

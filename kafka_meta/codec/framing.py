@@ -110,3 +110,24 @@ class Int16Prefixed(Framing):
 
     def write(self, out: bytearray, version: int) -> None:
         out += version.to_bytes(2, "big", signed=True)
+
+
+class RecordTypePrefixed(Framing):
+    """A ``__consumer_offsets`` key: an int16 record type (the spec's apiKey), then the key body, which
+    has a single layout (version 0; the 2024 specs numbered it after the record type instead)."""
+
+    def __init__(self, record_type: int) -> None:
+        self.record_type = record_type
+
+    def read(self, buf: bytes, versions: Versions, version: int | None, type_name: str, strict: bool) -> Header:
+        if len(buf) < 2:
+            raise DecodeError(f"needs a 2-byte record type, got {len(buf)} bytes", type_name=type_name, offset=0)
+        found = int.from_bytes(buf[:2], "big", signed=True)
+        if found != self.record_type:
+            raise DecodeError(f"the key is of record type {found}, not {self.record_type}", type_name=type_name,
+                              offset=0)
+        return _header(versions.low, versions.low, 2)
+
+    def write(self, out: bytearray, version: int) -> None:
+        out += self.record_type.to_bytes(2, "big", signed=True)
+

@@ -10,7 +10,18 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from pydantic import AliasGenerator, BaseModel, ConfigDict, Field, PrivateAttr, StrictInt, model_validator
+from pydantic import (
+    AliasGenerator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SerializationInfo,
+    SerializerFunctionWrapHandler,
+    StrictInt,
+    model_serializer,
+    model_validator,
+)
 from pydantic.alias_generators import to_camel
 
 from kafka_meta.models.values import KafkaBytes
@@ -40,6 +51,16 @@ class KafkaModel(BaseModel):
             data = {k: v for k, v in data.items() if k not in names}
         return data
 
+    @model_serializer(mode="wrap")
+    def _quiet_json(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> Any:
+        """In JSON, leave out an empty unknown-tagged-fields list, as Kafka's JSON converters do."""
+        data = handler(self)
+        if info.mode_is_json() and isinstance(data, dict):
+            for key in ("_unknownTaggedFields", "unknown_tagged_fields"):
+                if data.get(key) == []:
+                    del data[key]
+        return data
+
     def to_json_dict(self, views: bool = False) -> dict[str, Any]:
         """Kafka's JSON rendering: Kafka field names, bytes as base64, uuids in Kafka's base64 form.
 
@@ -64,6 +85,8 @@ class Message(KafkaModel):
 
     _version: int | None = PrivateAttr(default=None)
     _trailing: bytes = PrivateAttr(default=b"")
+    _variant: str | None = PrivateAttr(default=None)
+    _problem: str | None = PrivateAttr(default=None)
 
     # Private attributes are read from pydantic's dict directly: going through pydantic's __getattr__ would
     # cost more than encoding a small message.
@@ -82,6 +105,16 @@ class Message(KafkaModel):
         return self.__pydantic_private__["_trailing"]  # type: ignore[index]
 
     @property
+    def variant(self) -> str | None:
+        """Which layout read the bytes, for types Kafka wrote in more than one way (None when only one)."""
+        return self.__pydantic_private__["_variant"]  # type: ignore[index]
+
+    @property
+    def decode_problem(self) -> str | None:
+        """Why the bytes could not be read, when a lenient reader fell back to Kafka's default value."""
+        return self.__pydantic_private__["_problem"]  # type: ignore[index]
+
+    @property
     def read_forward(self) -> bool:
         """True when the wire version is newer than any this library knows (read with the newest layout)."""
         version = self.version
@@ -90,6 +123,6 @@ class Message(KafkaModel):
     def with_version(self, version: int) -> Message:
         """A copy carrying ``version``, e.g. to re-encode a message at another version."""
         copy = self.model_copy(deep=True)
-        copy._version = version
-        copy._trailing = b""
+        private = copy.__pydantic_private__
+        private.update(_version=version, _trailing=b"", _variant=None, _problem=None)  # type: ignore[union-attr]
         return copy

@@ -26,6 +26,7 @@ def _field_facts(f: FieldSpec) -> dict[str, object]:
         "default": _default(f),
         "ignorable": f.ignorable,
         "mapKey": f.map_key,
+        "entityType": f.entity_type,
         "flexibleVersions": None if f.flexible_versions is None else str(f.flexible_versions),
     }
 

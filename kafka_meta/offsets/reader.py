@@ -1,0 +1,118 @@
+"""Read and write whole ``__consumer_offsets`` records (key + value), with Kafka's reading rules.
+
+Reading policy (KIP-915), chosen with ``strict``:
+
+* lenient (default, for bulk work): an unknown record type gives an :class:`UnknownRecord` keeping the raw
+  bytes; a value version newer than known is read with the newest layout (flexible values only) and the
+  record says ``read_forward``; unknown tagged fields are kept and written back.
+* strict: the same cases raise :class:`~kafka_meta.errors.DecodeError`, as Kafka 4.0+ brokers refuse them.
+
+Transaction markers share the topic; their keys look like offset-commit keys, so the caller says when a
+record came from a control batch (``control=True``) and it is read as a marker, never as an offset.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kafka_meta.api import get_format
+from kafka_meta.errors import DecodeError, EncodeError
+from kafka_meta.formats.control import MARKERS
+from kafka_meta.offsets import nest
+from kafka_meta.offsets.catalog import catalog
+from kafka_meta.offsets.records import ControlRecord, CoordinatorRecord, OffsetsRecord, UnknownRecord
+
+RECORD = "__consumer_offsets record"
+
+
+def _bytes(data: Any, what: str) -> bytes:
+    if isinstance(data, bytes):
+        return data
+    if isinstance(data, (bytearray, memoryview)):
+        return bytes(data)
+    raise DecodeError(f"the {what} must be bytes, not {type(data).__name__}", type_name=RECORD)
+
+
+def decode_record(key: bytes, value: bytes | None, *, strict: bool = False, control: bool = False,
+                  variant: str | None = None, nested: bool = True) -> OffsetsRecord:
+    """Decode one record: the int16 at the start of the key says its type, the value carries its version.
+
+    ``value=None`` is a tombstone (a delete) and gives a record without a value. ``variant`` forces one
+    of a record type's layouts (see ``kafka_meta.offsets.catalog``). ``nested`` also decodes what group
+    records carry as bytes (members' subscriptions, assignments and assignor user data).
+    """
+    if key is None:
+        raise DecodeError("a record without a key cannot be read", type_name=RECORD)
+    key = _bytes(key, "key")
+    if value is not None:
+        value = _bytes(value, "value")
+    if control:
+        return _control(key, value)
+    if len(key) < 2:
+        raise DecodeError(f"could not read the record type: the key has {len(key)} bytes", type_name=RECORD,
+                          offset=0)
+    number = int.from_bytes(key[:2], "big", signed=True)
+    rt = catalog().get(number)
+    if rt is None:
+        if strict:
+            raise DecodeError(f"unknown record type {number}", type_name=RECORD, path="key", offset=0)
+        return UnknownRecord(record_type=number, key=key, value=value, reason=f"unknown record type {number}")
+    key_message = rt.key.decode(key, strict=strict)
+    if value is None:
+        return CoordinatorRecord.model_construct(record_type=number, record_name=rt.name, key=key_message,
+                                                 retired=rt.retired)
+    message = rt.values.decode(value, strict=strict, variant=variant)
+    record = CoordinatorRecord.model_construct(
+        record_type=number,
+        record_name=rt.name,
+        key=key_message,
+        value=message,
+        value_version=message.version,
+        value_variant=message.variant,
+        read_forward=message.read_forward,
+        retired=rt.retired,
+    )
+    if nested:
+        record.members = nest.group_members(message) if number == 2 else None
+        record.classic_protocols = nest.classic_protocols(message) if number == 5 else None
+    return record
+
+
+def _control(key: bytes, value: bytes | None) -> ControlRecord:
+    key_message = get_format("ControlRecordKey").decode(key)
+    marker = MARKERS.get(key_message.type, f"type {key_message.type}")
+    value_message = None
+    if value is not None and key_message.type in MARKERS:
+        value_message = get_format("EndTxnMarker").decode(value)
+    return ControlRecord.model_construct(key=key_message, value=value_message, marker=marker)
+
+
+def encode_record(record: OffsetsRecord) -> tuple[bytes, bytes | None]:
+    """The key and value bytes of a record (value None for a tombstone), byte-exact for decoded records."""
+    if isinstance(record, UnknownRecord):
+        return record.key, record.value
+    if isinstance(record, ControlRecord):
+        key = get_format("ControlRecordKey").encode(record.key)
+        value = None if record.value is None else get_format("EndTxnMarker").encode(record.value)
+        return key, value
+    if not isinstance(record, CoordinatorRecord):
+        raise EncodeError(f"not a __consumer_offsets record: {type(record).__name__}", type_name=RECORD)
+    rt = catalog().get(record.record_type)
+    if rt is None:
+        raise EncodeError(f"unknown record type {record.record_type}", type_name=RECORD)
+    key = rt.key.encode(record.key)
+    return key, None if record.value is None else rt.values.encode(record.value)
+
+
+def new_record(record_type: int | str, key: Any, value: Any = None) -> CoordinatorRecord:
+    """Build a record to write, from models or dicts of Kafka field names (``value=None``: a tombstone)."""
+    from kafka_meta.offsets.catalog import record_type as lookup
+
+    rt = lookup(record_type)
+    key_message = key if not isinstance(key, dict) else rt.key.model.model_validate(key)
+    value_message = value
+    if isinstance(value, dict):
+        value_message = rt.values.model.model_validate(value)
+    return CoordinatorRecord(record_type=rt.number, record_name=rt.name, key=key_message, value=value_message,
+                             value_version=getattr(value_message, "version", None),
+                             value_variant=getattr(value_message, "variant", None), retired=rt.retired)
