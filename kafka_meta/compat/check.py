@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kafka_meta.codec.framing import Unframed
 from kafka_meta.codec.registry import REGISTRY, Registry
 from kafka_meta.compat.matrix import Matrix, Outcome, matrix_of, resolve
 from kafka_meta.compat.readers import limited_reader, writer_layout
@@ -82,18 +83,21 @@ def _compare(reader: KStruct, writer: KStruct, got: Any, want: Any, path: str, o
             obs.failure = obs.failure or f"{path or 'the message'}: unexpected unknown tags {sorted(theirs - extra)}"
 
 
-def observe(fmt: Any, reader_fmt: Any, data: bytes, case: str) -> Observation:
+def observe(fmt: Any, reader_fmt: Any, data: bytes, case: str, version: int) -> Observation:
+    """Decode one case with the full reader and with a limited one (the version is handed over only to
+    types that do not carry it on the wire)."""
     obs = Observation(case)
-    want_msg = fmt.decode(data)
+    given = version if isinstance(getattr(fmt, "framing", None), Unframed) else None
+    want_msg = fmt.decode(data, version=given)
     try:
-        got_msg = reader_fmt.decode(data)
+        got_msg = reader_fmt.decode(data, version=given)
     except KafkaMetaError as e:
         obs.failure = f"decode error: {e}"
         return obs
     if getattr(got_msg, "probing", False):
         return obs
     writer = writer_layout(fmt, want_msg.version)
-    header = reader_fmt.header(data)
+    header = reader_fmt.header(data, given)
     _compare(writer_layout(reader_fmt, header.layout_version), writer, to_plain(got_msg), to_plain(want_msg), "", obs)
     return obs
 
@@ -120,35 +124,55 @@ def check_matrix(m: Matrix, fmt: Any, cases: dict[int, list[tuple[str, bytes]]])
     for (w, r), cell in m.cells.items():
         check = CellCheck(w, r, cell.outcome)
         for name, data in cases.get(w, []):
-            check.observations.append(observe(fmt, readers[r], data, name))
+            check.observations.append(observe(fmt, readers[r], data, name, w))
         if check.observations:
             _agree(check, cell.lost)
             out.append(check)
     return out
 
 
+def _wanted(known: dict[str, Any], type_name: str) -> dict[str, tuple[str, str | None]]:
+    """Which golden subjects hold bytes of ``type_name``, which part of their cases, and of which layout
+    variant (None: any)."""
+    from kafka_meta.golden.subjects import RecordSubject
+
+    wanted: dict[str, tuple[str, str | None]] = {}
+    for name, subject in known.items():
+        layouts = subject.layouts()
+        if isinstance(subject, RecordSubject) and subject.key_fmt.name == type_name:
+            wanted[name] = ("key", None)
+        for label, layout in layouts:
+            if layout.name == type_name or (name == type_name and (label, layout) == layouts[0]):
+                wanted[name] = ("value" if subject.is_record else "body", label)
+                break
+    return wanted
+
+
+def _key_version(subject: Any, data: bytes) -> int:
+    header = getattr(subject.key_fmt, "header", None)
+    return header(data).wire_version if header is not None else 0  # type: ignore[no-any-return]
+
+
 def golden_bytes(root: Path, type_name: str, registry: Registry = REGISTRY) -> dict[int, list[tuple[str, bytes]]]:
-    """The bytes of a type in a golden directory, by version: its own cases, or the values (keys) of the
-    records whose value (key) it is."""
+    """The bytes of a type in a golden directory, by version: its own cases (of its layout, when its type
+    has several), or the values (keys) of the records whose value (key) it is."""
     from kafka_meta.golden.layout import find_cases
-    from kafka_meta.golden.subjects import RecordSubject, subjects
+    from kafka_meta.golden.subjects import subjects
+    from kafka_meta.golden.verify import load_document
 
     known = subjects(registry)
-    wanted: dict[str, str] = {}
-    for name, subject in known.items():
-        if name == type_name:
-            wanted[name] = "value" if isinstance(subject, RecordSubject) else "body"
-        elif isinstance(subject, RecordSubject) and type_name in (subject.value_fmt.name, subject.key_fmt.name):
-            wanted[name] = "value" if subject.value_fmt.name == type_name else "key"
+    wanted = _wanted(known, type_name)
     out: dict[int, list[tuple[str, bytes]]] = {}
     for case in find_cases(root)[0]:
-        part = wanted.get(case.subject)
+        part, label = wanted.get(case.subject, (None, None))
         if part is None or case.version is None:
+            continue
+        if label is not None and load_document(case).get("variant") not in (None, label):
             continue
         path = case.key_path if part == "key" else case.body_path
         if path.exists():
             data = path.read_bytes()
-            version = case.version if part != "key" else int.from_bytes(data[:2], "big")
+            version = case.version if part != "key" else _key_version(known[case.subject], data)
             out.setdefault(version, []).append((case.id, data))
     return out
 

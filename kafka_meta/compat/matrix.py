@@ -78,13 +78,13 @@ def _cell(fmt: Any, writer: int, reader: int, forward: ForwardReading) -> Cell:
 
 
 def resolve(type_name: str, registry: Registry = REGISTRY) -> Any:
-    """The format of a type; a key + value record name means its value type."""
-    from kafka_meta.golden.subjects import RecordSubject, subjects
+    """The format whose layouts a type name means: a key + value record name means its value type; a type
+    read with several layouts (variants) means its first, current one."""
+    from kafka_meta.golden.subjects import RecordSubject, layouts_of, subjects
 
     subject = subjects(registry).get(type_name)
-    if isinstance(subject, RecordSubject):
-        return subject.value_fmt
-    return registry.get(type_name)
+    fmt = subject.value_fmt if isinstance(subject, RecordSubject) else registry.get(type_name)
+    return layouts_of(fmt)[0][1]
 
 
 def matrix_of(fmt: Any) -> Matrix:

@@ -27,9 +27,9 @@ from kafka_meta.codec.registry import REGISTRY, Registry
 from kafka_meta.errors import KafkaMetaError
 from kafka_meta.golden import samples
 from kafka_meta.golden.layout import CaseRef, find_cases
-from kafka_meta.golden.sources import shared_vectors
+from kafka_meta.golden.sources import Vector, shared_vectors
 from kafka_meta.golden.store import add_from_bytes
-from kafka_meta.golden.subjects import CaseBytes, MessageSubject, RecordSubject, Subject, subjects
+from kafka_meta.golden.subjects import CaseBytes, RecordSubject, Subject, decode_message, subjects
 from kafka_meta.wire.composite import KStruct
 
 MARKER = "kafka_meta.golden.build"
@@ -76,21 +76,36 @@ def _samples(fmt: Any, version: int) -> list[tuple[str, bytes]]:
     return out
 
 
-def _generated(subject: Subject, version: int) -> list[tuple[str, CaseBytes]]:
-    if isinstance(subject, RecordSubject):
-        key_fmt = subject.key_fmt
-        key_version = key_fmt.versions.high  # type: ignore[attr-defined]
-        key = key_fmt.encode(samples.typical(_construct(key_fmt, key_version), key_fmt.name), key_version)
-        return [(label, CaseBytes(value, key)) for label, value in _samples(subject.value_fmt, version)]
-    assert isinstance(subject, MessageSubject)
-    return [(label, CaseBytes(body)) for label, body in _samples(subject.fmt, version)]
-
-
-def _tombstone(subject: RecordSubject) -> CaseBytes:
+def _key(subject: RecordSubject) -> bytes:
     key_fmt = subject.key_fmt
     key_version = key_fmt.versions.high  # type: ignore[attr-defined]
-    return CaseBytes(None, key_fmt.encode(samples.typical(_construct(key_fmt, key_version), key_fmt.name),
-                                          key_version))
+    return key_fmt.encode(samples.typical(_construct(key_fmt, key_version), key_fmt.name), key_version)
+
+
+def _generated(subject: Subject, layout: Any, version: int) -> list[tuple[str, CaseBytes]]:
+    """Cases of one layout at one version, written by that layout's own encoder."""
+    if isinstance(subject, RecordSubject):
+        key = _key(subject)
+        return [(label, CaseBytes(value, key)) for label, value in _samples(layout, version)]
+    return [(label, CaseBytes(body)) for label, body in _samples(layout, version)]
+
+
+def _route(vector: Vector, known: dict[str, Subject]) -> Subject | None:
+    """The subject of a vector: the one it names, or for a record the one whose key reads its key bytes (the
+    vector's name may be an older name of the record type)."""
+    named = known.get(vector.subject)
+    if vector.blob.key is None:
+        return named
+    candidates = [named] if named is not None else []
+    candidates += [s for s in known.values() if isinstance(s, RecordSubject) and s is not named]
+    for subject in candidates:
+        assert isinstance(subject, RecordSubject)
+        try:
+            decode_message(subject.key_fmt, vector.blob.key, None)
+        except KafkaMetaError:
+            continue
+        return subject
+    return named
 
 
 def _add_vector(out: Path, subject: Subject, name: str, blob: CaseBytes, version: int | None,
@@ -107,11 +122,11 @@ def _add_vector(out: Path, subject: Subject, name: str, blob: CaseBytes, version
 def build(out: Path, shared: Path | None, registry: Registry = REGISTRY) -> BuildReport:
     report = BuildReport()
     known = subjects(registry)
-    covered: set[tuple[str, int | None]] = set()
+    covered: set[tuple[str, str | None, int | None]] = set()
     meta = {"generatedBy": MARKER}
     if shared is not None and shared.is_dir():
         for vector in shared_vectors(shared):
-            subject = known.get(vector.subject)
+            subject = _route(vector, known)
             if subject is None:
                 report.unregistered[vector.subject] = report.unregistered.get(vector.subject, 0) + 1
                 continue
@@ -121,15 +136,20 @@ def build(out: Path, shared: Path | None, registry: Registry = REGISTRY) -> Buil
                 report.skipped.append(f"{vector.metadata.get('source')}: {e}")
                 continue
             report.written.append(case)
-            covered.add((case.subject, case.version))
+            covered.add((case.subject, _variant_of(case), case.version))
     for name, subject in known.items():
         jobs: list[tuple[int | None, str, CaseBytes]] = []
+        layouts = subject.layouts()
+        labels = {label for label, _ in layouts}
         try:
-            for version in subject.versions():
-                if (name, version) not in covered:
-                    jobs += [(version, f"generated-{label}", blob) for label, blob in _generated(subject, version)]
-            if isinstance(subject, RecordSubject) and (name, None) not in covered:
-                jobs.append((None, "generated-tombstone", _tombstone(subject)))
+            for variant, layout in layouts:
+                prefix = f"generated-{variant}-" if len(labels) > 1 else "generated-"
+                for version in layout.versions:
+                    if (name, variant, version) not in covered:
+                        cases = _generated(subject, layout, version)
+                        jobs += [(version, prefix + label, blob) for label, blob in cases]
+            if isinstance(subject, RecordSubject) and not any(c[0] == name and c[2] is None for c in covered):
+                jobs.append((None, "generated-tombstone", CaseBytes(None, _key(subject))))
         except KafkaMetaError as e:
             report.skipped.append(f"{name}: {e}")
             continue
@@ -140,6 +160,11 @@ def build(out: Path, shared: Path | None, registry: Registry = REGISTRY) -> Buil
                 report.skipped.append(f"{name} v{version} {label}: {e}")
     report.removed = _remove_stale(out, {c.id for c in report.written})
     return report
+
+
+def _variant_of(case: CaseRef) -> str | None:
+    doc = json.loads(case.json_path.read_text(encoding="utf-8"))
+    return doc.get("variant") if isinstance(doc, dict) else None
 
 
 def _remove_stale(out: Path, written: set[str]) -> list[Path]:

@@ -7,6 +7,8 @@
     <root>/<Record>/v<N>/<case>.key.bin      a key + value record (``__consumer_offsets``): the key ...
     <root>/<Record>/v<N>/<case>.bin          ... and the value, at value version N
     <root>/<Record>/tombstone/<case>.key.bin a record whose value is null (no value file)
+    <root>/<TypeName>/unversioned/<case>.bin  bytes no version of the type reads, which Kafka replaces by
+                                              its default value (e.g. unreadable assignor user data)
 
 ``N`` is the version on the wire. A case is found through its ``.json``; a ``.bin`` without one is
 reported, never silently ignored.
@@ -20,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 TOMBSTONE_DIR = "tombstone"
+UNVERSIONED_DIR = "unversioned"
+NO_VERSION_DIRS = (TOMBSTONE_DIR, UNVERSIONED_DIR)
 _VERSION_DIR = re.compile(r"^v(\d+)$")
 _CASE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
@@ -34,12 +38,13 @@ class CaseRef:
 
     root: Path
     subject: str
-    version: int | None  # None: a tombstone
+    version: int | None  # None: a tombstone, or unversioned bytes
     name: str
+    no_version_dir: str = TOMBSTONE_DIR  # where a case without a version lives
 
     @property
     def directory(self) -> Path:
-        return self.root / self.subject / version_dir(self.version)
+        return self.root / self.subject / self.version_dir
 
     @property
     def json_path(self) -> Path:
@@ -54,15 +59,15 @@ class CaseRef:
         return self.directory / f"{self.name}.key.bin"
 
     @property
+    def version_dir(self) -> str:
+        return self.no_version_dir if self.version is None else f"v{self.version}"
+
+    @property
     def id(self) -> str:
-        return f"{self.subject}/{version_dir(self.version)}/{self.name}"
+        return f"{self.subject}/{self.version_dir}/{self.name}"
 
     def files(self) -> list[Path]:
         return [p for p in (self.json_path, self.body_path, self.key_path) if p.exists()]
-
-
-def version_dir(version: int | None) -> str:
-    return TOMBSTONE_DIR if version is None else f"v{version}"
 
 
 def check_case_name(name: str) -> str:
@@ -80,13 +85,14 @@ def find_cases(root: Path) -> tuple[list[CaseRef], list[str]]:
     for subject_dir in sorted(p for p in root.iterdir() if p.is_dir()):
         for vdir in sorted(p for p in subject_dir.iterdir() if p.is_dir()):
             match = _VERSION_DIR.match(vdir.name)
-            if match is None and vdir.name != TOMBSTONE_DIR:
-                problems.append(f"{vdir}: a version directory must be named v<N> or {TOMBSTONE_DIR}")
+            if match is None and vdir.name not in NO_VERSION_DIRS:
+                problems.append(f"{vdir}: a version directory must be named v<N>, {' or '.join(NO_VERSION_DIRS)}")
                 continue
             version = int(match.group(1)) if match else None
             names = {p.name[: -len(".json")] for p in vdir.glob("*.json")}
             for name in sorted(names):
-                cases.append(CaseRef(root, subject_dir.name, version, name))
+                cases.append(CaseRef(root, subject_dir.name, version, name, vdir.name if match is None
+                                     else TOMBSTONE_DIR))
             for blob in sorted(vdir.glob("*.bin")):
                 stem = blob.name[: -len(".key.bin")] if blob.name.endswith(".key.bin") else blob.stem
                 if stem not in names:

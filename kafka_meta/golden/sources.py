@@ -16,12 +16,13 @@ from typing import Any
 
 from kafka_meta.golden.subjects import CaseBytes
 
-# other clients' kinds, by the type that reads them; kinds not listed have no Kafka type (e.g. kafka-python's
-# version-prefixed sticky user data, which Java cannot read)
+# other clients' kinds, by the type that reads them; kinds not listed (e.g. the non-conforming version stamps
+# that Kafka itself cannot read) are no golden cases
 CLIENT_KINDS = {
     "consumer-subscription": "ConsumerProtocolSubscription",
     "consumer-assignment": "ConsumerProtocolAssignment",
     "sticky-userdata": "StickyAssignorUserData",
+    "sticky-userdata-version-prefixed": "StickyAssignorUserData",  # kafka-python 3: an int16 version first
 }
 # vectors whose type is a framing around a registered type: the prefix before "/" names the framed type
 FRAMED_TYPES = {"MetadataRecordFrame": "MetadataRecord"}

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from kafka_meta.errors import KafkaMetaError
-from kafka_meta.golden.layout import CaseRef, check_case_name
+from kafka_meta.golden.layout import TOMBSTONE_DIR, UNVERSIONED_DIR, CaseRef, check_case_name
 from kafka_meta.golden.subjects import CaseBytes, RecordSubject, Subject
 from kafka_meta.golden.verify import METADATA_KEYS, verify_case
 
@@ -31,6 +31,10 @@ def _render(value: Any, indent: str) -> str:
 
 def dump_document(doc: dict[str, Any]) -> str:
     return _render(doc, "") + "\n"
+
+
+def _no_version_dir(subject: Subject) -> str:
+    return TOMBSTONE_DIR if subject.is_record else UNVERSIONED_DIR
 
 
 def _write(case: CaseRef, doc: dict[str, Any], blob: CaseBytes) -> None:
@@ -66,7 +70,7 @@ def add_from_bytes(root: Path, subject: Subject, name: str, blob: CaseBytes, ver
     if not metadata.get("decodeOnly") and subject.write(doc) != blob:
         raise GoldenError("the bytes decode, but encoding the result does not give them back (not in the form "
                           "Kafka writes); add the case as decode-only if that is intended")
-    case = CaseRef(root, subject.name, doc["version"], check_case_name(name))
+    case = CaseRef(root, subject.name, doc["version"], check_case_name(name), _no_version_dir(subject))
     return _finish(case, subject, doc, blob, metadata)
 
 
@@ -101,5 +105,5 @@ def add_from_json(root: Path, subject: Subject, name: str, payload: Any, version
     doc = document_from_json(subject, payload, version)
     blob = subject.write(doc)
     decoded = subject.read(blob, doc.get("version"))
-    case = CaseRef(root, subject.name, decoded["version"], check_case_name(name))
+    case = CaseRef(root, subject.name, decoded["version"], check_case_name(name), _no_version_dir(subject))
     return _finish(case, subject, decoded, blob, metadata)

@@ -9,8 +9,13 @@ A subject turns case bytes into the case's JSON document and back:
   named ``<Record>Key`` / ``<Record>Value``. The document is ``{"type", "keyVersion", "key", "version",
   "value"}``; a tombstone has ``"version": null, "value": null``.
 
+A record's value type may have several layouts (a :class:`~kafka_meta.codec.variants.VariantFormat`: Kafka
+changed some without a version bump); its document then names the one that read the bytes (``"variant"``).
+
 Subjects are found in the registry (:func:`subjects`), so every type that lands in it, and every spec a
-user loads, can have golden cases with no code here.
+user loads, can have golden cases with no code here. Records come from the ``records(registry)`` hook of
+the :mod:`kafka_meta.formats` modules (``__consumer_offsets`` record types), and from any other
+``<Record>Key`` / ``<Record>Value`` pair of one family.
 """
 
 from __future__ import annotations
@@ -50,6 +55,10 @@ class Subject(ABC):
         """The versions a corpus should cover (value versions for records)."""
 
     @abstractmethod
+    def layouts(self) -> list[tuple[str | None, Any]]:
+        """``(variant label, format)`` of each layout of the message (of a record's value)."""
+
+    @abstractmethod
     def read(self, blob: CaseBytes, version: int | None) -> dict[str, Any]:
         """Decode a case's bytes into its JSON document; raises DecodeError."""
 
@@ -63,14 +72,30 @@ def _needs_version(fmt: Format) -> bool:
     return isinstance(getattr(fmt, "framing", None), Unframed)
 
 
+def layouts_of(fmt: Any) -> list[tuple[str | None, Any]]:
+    """The layouts a type reads with: ``(label, format)`` per variant, or ``(None, fmt)``."""
+    variants = getattr(fmt, "variants", None)
+    if not variants:
+        return [(None, fmt)]
+    return list(dict.fromkeys((v.label, v.format) for v in variants))
+
+
+def _layout_format(fmt: Any, message: Message) -> Any:
+    for label, layout in layouts_of(fmt):
+        if label == message.variant and type(message) is layout.model:
+            return layout
+    return fmt
+
+
 def decode_message(fmt: Format, data: bytes, version: int | None) -> tuple[Message, KStruct | None]:
     """The message, and the construct that read it (when the format exposes one)."""
     version = version if _needs_version(fmt) else None
     message = fmt.decode(data, version=version)
     layout: KStruct | None = None
-    header, construct = getattr(fmt, "header", None), getattr(fmt, "construct", None)
+    used = _layout_format(fmt, message)
+    header, construct = getattr(used, "header", None), getattr(used, "construct", None)
     if header is not None and construct is not None:
-        layout = construct(header(data, version).layout_version)
+        layout = construct(header(data, message.version).layout_version)
     return message, layout
 
 
@@ -98,16 +123,25 @@ def message_document(name: str, decoded: tuple[Message, KStruct | None]) -> dict
     if layout is not None:
         data = present_only(data, layout)
     doc: dict[str, Any] = {"type": name, "version": message.version, "data": data}
+    if message.variant is not None:
+        doc["variant"] = message.variant
     if message.unknown_trailing:
         doc["unknownTrailing"] = base64.b64encode(message.unknown_trailing).decode()
     return doc
 
 
-def message_from_json(fmt: Format, data: Any, version: Any, trailing: str | None = None) -> Message:
-    """A model of ``fmt`` from Kafka-named JSON, carrying ``version`` (and unknown trailing bytes)."""
-    if not isinstance(version, int) or isinstance(version, bool):
+def message_from_json(fmt: Format, data: Any, version: Any, trailing: str | None = None,
+                      variant: str | None = None) -> Message:
+    """A model of ``fmt`` from Kafka-named JSON, carrying ``version`` (and unknown trailing bytes, and the
+    layout variant that wrote it)."""
+    if version is not None and (not isinstance(version, int) or isinstance(version, bool)):
         raise EncodeError(f"the document's version must be an integer, not {version!r}", type_name=fmt.name)
     cls = fmt.model  # type: ignore[attr-defined]
+    # a variant names the layout; one that is no layout (e.g. bytes read as Kafka's default) is left to the
+    # format's encoder to handle or refuse
+    found = [layout for label, layout in layouts_of(fmt) if label == variant]
+    if variant is not None and found:
+        cls = found[0].model
     try:
         message = cls.model_validate_json(json.dumps(data))
     except ValueError as e:
@@ -115,6 +149,8 @@ def message_from_json(fmt: Format, data: Any, version: Any, trailing: str | None
     message.version = version
     if trailing:
         message._trailing = base64.b64decode(trailing)
+    if variant is not None:
+        message._variant = variant
     return message  # type: ignore[no-any-return]
 
 
@@ -124,7 +160,10 @@ class MessageSubject(Subject):
         self.name = fmt.name
 
     def versions(self) -> list[int]:
-        return list(self.fmt.versions)  # type: ignore[attr-defined]
+        return sorted({v for _, f in self.layouts() for v in f.versions})
+
+    def layouts(self) -> list[tuple[str | None, Any]]:
+        return layouts_of(self.fmt)
 
     def read(self, blob: CaseBytes, version: int | None) -> dict[str, Any]:
         if blob.body is None:
@@ -132,7 +171,8 @@ class MessageSubject(Subject):
         return message_document(self.name, decode_message(self.fmt, blob.body, version))
 
     def write(self, doc: dict[str, Any]) -> CaseBytes:
-        message = message_from_json(self.fmt, doc.get("data"), doc.get("version"), doc.get("unknownTrailing"))
+        message = message_from_json(self.fmt, doc.get("data"), doc.get("version"), doc.get("unknownTrailing"),
+                                    doc.get("variant"))
         return CaseBytes(self.fmt.encode(message))
 
 
@@ -145,7 +185,10 @@ class RecordSubject(Subject):
         self.value_fmt = value_fmt
 
     def versions(self) -> list[int]:
-        return list(self.value_fmt.versions)  # type: ignore[attr-defined]
+        return sorted({v for _, f in self.layouts() for v in f.versions})
+
+    def layouts(self) -> list[tuple[str | None, Any]]:
+        return layouts_of(self.value_fmt)
 
     def read(self, blob: CaseBytes, version: int | None) -> dict[str, Any]:
         if blob.key is None:
@@ -157,9 +200,10 @@ class RecordSubject(Subject):
             return doc
         value = message_document(self.value_fmt.name, decode_message(self.value_fmt, blob.body, version))
         doc["version"] = value["version"]
+        for extra in ("variant", "unknownTrailing"):
+            if extra in value:
+                doc[extra] = value[extra]
         doc["value"] = value["data"]
-        if "unknownTrailing" in value:
-            doc["unknownTrailing"] = value["unknownTrailing"]
         return doc
 
     def write(self, doc: dict[str, Any]) -> CaseBytes:
@@ -167,7 +211,8 @@ class RecordSubject(Subject):
         key_bytes = self.key_fmt.encode(key)
         if doc.get("value") is None:
             return CaseBytes(None, key_bytes)
-        value = message_from_json(self.value_fmt, doc["value"], doc.get("version"), doc.get("unknownTrailing"))
+        value = message_from_json(self.value_fmt, doc["value"], doc.get("version"), doc.get("unknownTrailing"),
+                                  doc.get("variant"))
         return CaseBytes(self.value_fmt.encode(value), key_bytes)
 
 
@@ -185,14 +230,28 @@ def record_pairs(formats: list[Format]) -> dict[str, tuple[Format, Format]]:
     return pairs
 
 
+def hooked_records(registry: Registry) -> dict[str, tuple[Format, Format]]:
+    """Records declared by the format modules' ``records(registry)`` hooks."""
+    from kafka_meta.formats import format_modules
+
+    out: dict[str, tuple[Format, Format]] = {}
+    for module in format_modules():
+        hook = getattr(module, "records", None)
+        if hook is not None:
+            out.update(hook(registry))
+    return out
+
+
 def subjects(registry: Registry = REGISTRY) -> dict[str, Subject]:
     """Every subject a registry offers: records for key/value pairs, messages for the other types."""
     formats = list(registry.formats())
     out: dict[str, Subject] = {}
     paired: set[str] = set()
-    for record, (key, value) in record_pairs(formats).items():
+    records = record_pairs(formats)
+    records.update(hooked_records(registry))
+    for record, (key, value) in records.items():
         out[record] = RecordSubject(record, key, value)
-        paired.update((key.name, value.name))
+        paired.update((key.name, value.name, *(f.name for _, f in layouts_of(value))))
     for fmt in formats:
         if fmt.name not in paired:
             out[fmt.name] = MessageSubject(fmt)

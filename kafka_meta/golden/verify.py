@@ -72,9 +72,9 @@ def _check_files(case: CaseRef, subject: Subject, blob: CaseBytes) -> list[str]:
         problems.append(f"{case.key_path.name} is missing (a {subject.name} case is a key and a value)")
     if not subject.is_record and blob.key is not None:
         problems.append(f"{case.key_path.name}: {subject.name} is not a key + value record")
-    if case.version is None and blob.body is not None:
+    if subject.is_record and case.version is None and blob.body is not None:
         problems.append(f"{case.body_path.name}: a tombstone case has no value bytes")
-    if case.version is not None and blob.body is None:
+    if (case.version is not None or not subject.is_record) and blob.body is None:
         problems.append(f"{case.body_path.name} is missing")
     return problems
 
