@@ -82,3 +82,10 @@ def test_transitive_finds_a_record_type_that_came_and_went(tmp_path):
     last = {f.subject: f for f in reports[2].sorted() if f.rule == "record-type-removed"}
     assert last["record 18"].level is Level.BREAKING and "StreamsGroupPartitionMetadata" in last["record 18"].message
     assert {f.subject for f in reports[0].sorted() if f.rule == "record-type-added"} >= {"record 18"}
+
+
+def test_our_offsets_specs_say_what_kafkas_2026_specs_say():
+    from conftest import ROOT
+
+    report = compare_paths(NEWER / "group-coordinator", ROOT / "schemas" / "offsets")
+    assert [f.message for f in report.sorted()] == []
