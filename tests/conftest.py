@@ -37,3 +37,14 @@ def case_id(case: dict) -> str:
 def shared_dir() -> Path:
     need_shared()
     return SHARED
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """One local Spark session for the whole run (starting Spark takes seconds)."""
+    pytest.importorskip("pyspark", reason="PySpark is not installed (the spark extra)")
+    from kafka_meta.spark.session import local_session
+
+    session = local_session("kafka-meta-tests", master="local[2]")
+    yield session
+    session.stop()

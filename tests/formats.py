@@ -6,18 +6,18 @@ from __future__ import annotations
 from conftest import SPEC_DIR
 
 import kafka_meta as km
-from kafka_meta.codec.format import SpecFormat
+from kafka_meta.codec.format import MessageFormat, SpecFormat
 from kafka_meta.codec.framing import Unframed
 from kafka_meta.codec.variants import VariantFormat
 from kafka_meta.spec import load_spec
 from kafka_meta.spec.loader import iter_spec_files
 
 
-def registered_formats() -> list[SpecFormat]:
-    """Every spec-described layout reachable by name, including each layout of a variant format."""
-    out: dict[int, SpecFormat] = {}
+def registered_formats() -> list[MessageFormat]:
+    """Every layout reachable by name (spec-described or declared), including each layout of a variant format."""
+    out: dict[int, MessageFormat] = {}
     for fmt in (km.get_format(n) for n in km.types()):
-        if isinstance(fmt, SpecFormat):
+        if isinstance(fmt, MessageFormat):
             out[id(fmt)] = fmt
         elif isinstance(fmt, VariantFormat):
             for variant in fmt.variants:
@@ -36,9 +36,9 @@ def upstream_formats() -> list[SpecFormat]:
     return out
 
 
-def versioned(formats: list[SpecFormat]) -> list[tuple[SpecFormat, int]]:
+def versioned(formats: list[MessageFormat]) -> list[tuple[MessageFormat, int]]:
     return [(f, v) for f in formats for v in f.versions]
 
 
-def ids(pair: tuple[SpecFormat, int]) -> str:
+def ids(pair: tuple[MessageFormat, int]) -> str:
     return f"{pair[0].name}-{type(pair[0].framing).__name__}-v{pair[1]}"

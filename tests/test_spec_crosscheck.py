@@ -18,6 +18,8 @@ UPSTREAM = {
                                      "newer/clients/ConsumerProtocolSubscription.json"],
     "ConsumerProtocolAssignment": ["clients/ConsumerProtocolAssignment.json",
                                    "newer/clients/ConsumerProtocolAssignment.json"],
+    "SubscriptionInfoData": ["streams/SubscriptionInfoData.json", "newer/streams/SubscriptionInfoData.json"],
+    "FeatureLevelRecord": ["metadata/FeatureLevelRecord.json"],
 }
 
 

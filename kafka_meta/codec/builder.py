@@ -8,6 +8,7 @@ readers do: open-ended fields stay, bounded ones drop out (the newest known layo
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from kafka_meta.spec.model import EMPTY_STRUCT, FieldSpec, MessageSpec, StructSpec
@@ -17,11 +18,19 @@ from kafka_meta.wire.primitives import Bool, Fixed, KBytes, KString, KUuid
 _FIXED_KINDS = frozenset({"int8", "int16", "int32", "int64", "uint16", "uint32", "float64"})
 
 
-class SpecBuilder:
-    """Builds (and caches) the construct tree of each version of one message spec."""
+FieldHook = Callable[[str, int], Any]
 
-    def __init__(self, spec: MessageSpec) -> None:
+
+class SpecBuilder:
+    """Builds (and caches) the construct tree of each version of one message spec.
+
+    ``field_hook(json_name, version)`` may supply the construct of a top-level field that the framing owns
+    (a leading version field and its companions, see :class:`~kafka_meta.codec.framing.LeadingVersion`).
+    """
+
+    def __init__(self, spec: MessageSpec, field_hook: FieldHook | None = None) -> None:
         self.spec = spec
+        self.field_hook = field_hook
         self._shapes: dict[str, StructShape] = {}
         self._built: dict[int, KStruct] = {}
 
@@ -33,15 +42,15 @@ class SpecBuilder:
     def build(self, version: int) -> KStruct:
         """The construct for the message body at ``version`` (any version at or above the lowest)."""
         if version not in self._built:
-            self._built[version] = self.struct(self.spec.name, self.spec.fields, version)
+            self._built[version] = self.struct(self.spec.name, self.spec.fields, version, root=True)
         return self._built[version]
 
-    def struct(self, name: str, fields: list[FieldSpec], version: int) -> KStruct:
+    def struct(self, name: str, fields: list[FieldSpec], version: int, root: bool = False) -> KStruct:
         flexible = self.spec.flexible(version)
-        members = [self.member(f, version, flexible) for f in fields]
+        members = [self.member(f, version, flexible, root) for f in fields]
         return KStruct(self.shape(name), version, members, flexible)
 
-    def member(self, f: FieldSpec, version: int, flexible: bool) -> Member:
+    def member(self, f: FieldSpec, version: int, flexible: bool, root: bool = False) -> Member:
         nested = self.struct(f.struct.name, f.struct.fields, version) if f.struct is not None else None
         default: Any = f.default_value()
         if default is EMPTY_STRUCT:
@@ -51,7 +60,10 @@ class SpecBuilder:
         elif flexible and version in f.tagged_versions:
             role, con = "tagged", self.construct(f, version, flexible, tagged=True, nested=nested)
         else:
-            role, con = "inline", self.construct(f, version, flexible, tagged=False, nested=nested)
+            owned = self.field_hook(f.json_name, version) if root and self.field_hook else None
+            if owned is None:
+                owned = self.construct(f, version, flexible, tagged=False, nested=nested)
+            role, con = "inline", owned
         return Member(
             py=f.py_name,
             json=f.json_name,

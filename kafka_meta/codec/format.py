@@ -1,20 +1,24 @@
-"""A message format: one spec, its framing, and compiled codecs for each version and value mode.
+"""A message format: a construct tree per version, its framing, and compiled codecs per version and value mode.
 
-Codecs are generated on first use and cached, per (layout version, mode, strictness). The fast path
-raises bare exceptions; :meth:`SpecFormat.decode_body` then re-reads with the interpreted constructs to
-report a :class:`~kafka_meta.errors.DecodeError` with the field path and byte offset.
+:class:`MessageFormat` is the machinery every format shares; what differs is where the construct trees and
+the models come from: a message spec (:class:`SpecFormat`) or a hand declaration
+(:class:`~kafka_meta.codec.declared.DeclaredFormat`). Codecs are generated on first use and cached, per
+(layout version, mode, strictness). The fast path raises bare exceptions;
+:meth:`MessageFormat.decode_body` then re-reads with the interpreted constructs to report a
+:class:`~kafka_meta.errors.DecodeError` with the field path and byte offset.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from io import BytesIO
-from typing import Any
+from typing import Any, Protocol
 
 from construct import Container
 
 from kafka_meta.codec.builder import SpecBuilder
-from kafka_meta.codec.framing import Framing, Header
+from kafka_meta.codec.framing import Framing, Header, LeadingVersion
+from kafka_meta.codec.probe import ProbeCodec, VersionProbe
 from kafka_meta.errors import DecodeError, EncodeError
 from kafka_meta.models.base import Message
 from kafka_meta.models.factory import ModelSet, TypedMode, to_plain
@@ -25,47 +29,77 @@ from kafka_meta.wire.composite import KStruct
 from kafka_meta.wire.errors import BuildError, WireError
 
 
-class SpecFormat:
-    """A registered type described by a message spec."""
+class Models(Protocol):
+    """The model classes of a format: the message (``root``) and one class per struct shape."""
 
-    def __init__(self, spec: MessageSpec, framing: Framing, name: str | None = None, family: str = "",
-                 model_base: type[Message] = Message) -> None:
-        self.spec = spec
+    @property
+    def root(self) -> type[Message]: ...
+
+    def class_for(self, struct_name: str) -> type: ...
+
+
+class MessageFormat:
+    """A registered type whose body, at each version, is a tree of kafka_meta constructs.
+
+    Subclasses say where the trees and the models come from (:meth:`construct`, :meth:`make_models`,
+    :attr:`versions`); everything else (framing, compiled codecs, typed decoding, precise errors, version
+    probing) is shared.
+    """
+
+    # False when Kafka's reader refuses bytes after the body (the metadata log); True: kept, and refused only
+    # by strict reading
+    keeps_trailing = True
+
+    def __init__(self, framing: Framing, name: str, family: str = "", model_base: type[Message] = Message) -> None:
         self.model_base = model_base
         self.framing = framing
-        self.name = name or spec.name
+        self.name = name
         self.family = family
-        self.builder = SpecBuilder(spec)
-        self._models: ModelSet | None = None
+        self._models: Models | None = None
         self._typed: TypedMode | None = None
+        self._probe: ProbeCodec | None = None
         # compiled codecs by layout version, one table per (direction, mode, strictness)
         self._codecs: dict[tuple[str, bool, bool], dict[int, Callable]] = {}
         self._plain = self._table("d", False, False)  # the bulk path's table, looked up on every call
         self._typed_table = self._table("d", True, False)
 
-    # ------------------------------------------------------------------ descriptive
+    # ------------------------------------------------------------------ what a subclass provides
     @property
     def versions(self) -> Versions:
-        return self.spec.valid_versions
+        raise NotImplementedError
 
+    def construct(self, version: int) -> KStruct:
+        """The declarative construct reading the body at ``version`` (a layout version)."""
+        raise NotImplementedError
+
+    def make_models(self) -> Models:
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ descriptive
     @property
     def newest(self) -> int:
-        return self.spec.valid_versions.high
+        return self.versions.high
 
     @property
-    def models(self) -> ModelSet:
+    def models(self) -> Models:
         if self._models is None:
-            self._models = ModelSet(self.spec, kafka_type=self.name, root_base=self.model_base)
-            self._typed = TypedMode(self._models)
+            models = self.make_models()
+            self._typed = TypedMode(models)
+            self._models = models
         return self._models
 
     @property
     def model(self) -> type[Message]:
         return self.models.root
 
-    def construct(self, version: int) -> KStruct:
-        """The declarative construct reading the body at ``version`` (a layout version)."""
-        return self.builder.build(version)
+    @property
+    def probe(self) -> ProbeCodec:
+        """Reads and writes this format's version-probing messages (framings with a leading version)."""
+        if self._probe is None:
+            if not isinstance(self.framing, LeadingVersion):
+                raise TypeError(f"{self.name} has no version-probing header")
+            self._probe = ProbeCodec(self.framing, self.name, self.newest)
+        return self._probe
 
     # ------------------------------------------------------------------ codecs
     def _mode(self, typed: bool) -> Any:
@@ -74,15 +108,15 @@ class SpecFormat:
         self.models  # noqa: B018 - builds the typed mode
         return self._typed
 
-    def with_framing(self, framing: Framing, name: str | None = None) -> SpecFormat:
+    def with_framing(self, framing: Framing, name: str | None = None) -> MessageFormat:
         """The same messages framed differently (e.g. with and without a version prefix): shares the models
-        and compiled codecs, which only depend on the body."""
-        twin = SpecFormat.__new__(SpecFormat)
+        and compiled codecs, which only depend on the body (for framings that own no body field)."""
+        twin = type(self).__new__(type(self))
         twin.__dict__.update(self.__dict__)
         twin.framing = framing
         twin.name = name or self.name
         self.models  # noqa: B018 - build once, shared by both
-        twin._models, twin._typed = self._models, self._typed
+        twin._models, twin._typed, twin._probe = self._models, self._typed, None
         return twin
 
     def _table(self, direction: str, typed: bool, strict: bool) -> dict[int, Callable]:
@@ -107,6 +141,10 @@ class SpecFormat:
     # ------------------------------------------------------------------ reading
     def header(self, buf: bytes, version: int | None = None, strict: bool = False) -> Header:
         return self.framing.read(buf, self.versions, version, self.name, strict)
+
+    def layout_for(self, version: int, strict: bool = False) -> int | None:
+        """The layout that reads ``version`` when something else carries it (an enclosing frame)."""
+        return self.framing.layout_for(version, self.versions, self.name, strict)
 
     def decode_body(self, buf: bytes, header: Header, typed: bool, strict: bool) -> tuple[Any, int]:
         fn = None if strict else (self._typed_table if typed else self._plain).get(header[1])
@@ -133,12 +171,13 @@ class SpecFormat:
 
     def decode(self, data: bytes, version: int | None = None, strict: bool = False) -> Message:
         buf = data if type(data) is bytes else _as_bytes(data, self.name)
-        header = self.framing.read(buf, self.spec.valid_versions, version, self.name, strict)
+        header = self.framing.read(buf, self.versions, version, self.name, strict)
+        if header.layout_version is None:
+            return self.probe.decode(buf, header)
         message, end = self.decode_body(buf, header, True, strict)
         tail = buf[end:]
-        if tail and strict:
-            raise DecodeError(f"{len(tail)} bytes follow the last field (strict reading)", type_name=self.name,
-                              version=header.wire_version, offset=end)
+        if tail and (strict or not self.keeps_trailing):
+            raise self._trailing_error(len(tail), header, end, strict)
         private = message.__pydantic_private__
         private["_version"] = header.wire_version
         private["_trailing"] = tail
@@ -147,24 +186,33 @@ class SpecFormat:
     def decode_plain(self, data: bytes, version: int | None = None, strict: bool = False) -> tuple[Any, int]:
         """The bulk path: plain Python values (dicts, lists, uuid bytes) and the wire version."""
         buf = data if type(data) is bytes else _as_bytes(data, self.name)
-        header = self.framing.read(buf, self.spec.valid_versions, version, self.name, strict)
+        header = self.framing.read(buf, self.versions, version, self.name, strict)
+        if header.layout_version is None:
+            return self.probe.plain(buf, header)[0], header.wire_version
         value, end = self.decode_body(buf, header, False, strict)
-        if strict and end != len(buf):
-            raise DecodeError(f"{len(buf) - end} bytes follow the last field (strict reading)", type_name=self.name,
-                              version=header.wire_version, offset=end)
+        if end != len(buf) and (strict or not self.keeps_trailing):
+            raise self._trailing_error(len(buf) - end, header, end, strict)
         return value, header.wire_version
+
+    def _trailing_error(self, count: int, header: Header, end: int, strict: bool) -> DecodeError:
+        why = "strict reading" if strict or self.keeps_trailing else "Kafka refuses them"
+        return DecodeError(f"{count} bytes follow the last field ({why})", type_name=self.name,
+                           version=header.wire_version, offset=end)
 
     # ------------------------------------------------------------------ writing
     def encode(self, message: Any, version: int | None = None) -> bytes:
         """Encode a model of this format (or plain values) at ``version`` (default: the message's own
         version, else the newest)."""
         typed = isinstance(message, Message)
+        if isinstance(message, VersionProbe) and type(message) is self.probe.model:
+            return self.probe.encode(message, version)
         if typed and type(message) is not (self._models or self.models).root:
             raise EncodeError(f"a {type(message).__qualname__} cannot be encoded as {self.name}", type_name=self.name)
         own = message.version if typed else None
         if version is None:
             version = own if own is not None else self.newest
         layout = self.framing.write_layout(version, self.versions, self.name, keeps_forward=version == own)
+        assert layout is not None
         out = bytearray()
         self.framing.write(out, version)
         fn = self.encoder(layout, typed)
@@ -185,6 +233,26 @@ class SpecFormat:
         except Exception as e:  # noqa: BLE001
             return EncodeError(f"cannot encode ({type(e).__name__}: {e})", type_name=self.name, version=version)
         return EncodeError(f"cannot encode ({type(exc).__name__}: {exc})", type_name=self.name, version=version)
+
+
+class SpecFormat(MessageFormat):
+    """A registered type described by a message spec."""
+
+    def __init__(self, spec: MessageSpec, framing: Framing, name: str | None = None, family: str = "",
+                 model_base: type[Message] = Message) -> None:
+        self.spec = spec
+        super().__init__(framing, name or spec.name, family, model_base)
+        self.builder = SpecBuilder(spec, field_hook=framing.field_construct)
+
+    @property
+    def versions(self) -> Versions:
+        return self.spec.valid_versions
+
+    def construct(self, version: int) -> KStruct:
+        return self.builder.build(version)
+
+    def make_models(self) -> ModelSet:
+        return ModelSet(self.spec, kafka_type=self.name, root_base=self.model_base)
 
 
 def _as_bytes(data: Any, type_name: str) -> bytes:

@@ -2,27 +2,37 @@
 
 * :class:`Unframed`: the body alone; the caller knows the version (a spec with one version needs none).
 * :class:`Int16Prefixed`: an int16 version, then the body (consumer protocol, ``__consumer_offsets`` values).
-  Versions above the newest are handled by a :class:`ForwardPolicy`:
+* :class:`LeadingVersion`: the version is the first field *of the body* (Kafka Streams' int32, the metadata
+  log's uvarint frame version), possibly followed by companion fields of KIP-268 version probing.
 
-  - ``CLAMP``: the consumer protocol's rule (``ConsumerProtocol.checkSubscriptionVersion``): read with the
-    newest layout, ignore what follows;
-  - ``RANGES``: Kafka's generated readers, every field range evaluated at the wire version (KIP-915 reading
-    of ``__consumer_offsets`` values);
-  - ``REFUSE``: a newer version is an error.
+Versions above the newest are handled by a :class:`ForwardPolicy`:
+
+- ``CLAMP``: the consumer protocol's rule (``ConsumerProtocol.checkSubscriptionVersion``): read with the
+  newest layout, ignore what follows;
+- ``RANGES``: Kafka's generated readers, every field range evaluated at the wire version (KIP-915 reading
+  of ``__consumer_offsets`` values);
+- ``PROBE``: Kafka Streams' version probing: only the leading version and its companions are read, the
+  result is a :class:`~kafka_meta.codec.probe.VersionProbe` (the header's layout is ``None``);
+- ``REFUSE``: a newer version is an error.
 """
 
 from __future__ import annotations
 
 import enum
-from typing import NamedTuple
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 from kafka_meta.errors import DecodeError, EncodeError
 from kafka_meta.spec.versions import Versions
+from kafka_meta.wire.checked import Bounded, LayoutVersion, number_bounds
+from kafka_meta.wire.runtime import FIXED, uvarint_bytes
 
 
 class ForwardPolicy(enum.Enum):
     CLAMP = "clamp"
     RANGES = "ranges"
+    PROBE = "probe"
     REFUSE = "refuse"
 
 
@@ -34,11 +44,11 @@ class Header(NamedTuple):
     """
 
     wire_version: int
-    layout_version: int
+    layout_version: int | None  # None: a version-probing read (ForwardPolicy.PROBE), no layout applies
     body_offset: int
 
 
-def _header(wire: int, layout: int, offset: int) -> Header:
+def _header(wire: int, layout: int | None, offset: int) -> Header:
     return _tuple_new(Header, (wire, layout, offset))
 
 
@@ -56,8 +66,12 @@ class Framing:
     def write(self, out: bytearray, version: int) -> None:
         raise NotImplementedError
 
-    def layout_for(self, version: int, versions: Versions, type_name: str, strict: bool = False) -> int:
-        """The layout that reads (or writes) ``version``, applying the forward policy."""
+    def field_construct(self, json_name: str, version: int) -> Any | None:
+        """The construct of a top-level body field the framing owns (its version field), else None."""
+        return None
+
+    def layout_for(self, version: int, versions: Versions, type_name: str, strict: bool = False) -> int | None:
+        """The layout that reads (or writes) ``version``, applying the forward policy (None: probe only)."""
         if version < versions.low:
             raise DecodeError(f"unsupported version {version} (lowest is {versions.low})", type_name=type_name,
                               version=version, offset=0)
@@ -66,12 +80,14 @@ class Framing:
         if strict or self.forward is ForwardPolicy.REFUSE:
             raise DecodeError(f"version {version} is newer than the newest known ({versions.high})",
                               type_name=type_name, version=version, offset=0)
+        if self.forward is ForwardPolicy.PROBE:
+            return None
         return versions.high if self.forward is ForwardPolicy.CLAMP else version
 
     def write_layout(self, version: int, versions: Versions, type_name: str, keeps_forward: bool) -> int:
         if versions.low <= version <= versions.high:
             return version
-        if version > versions.high and keeps_forward and self.forward is not ForwardPolicy.REFUSE:
+        if version > versions.high and keeps_forward and self.forward in (ForwardPolicy.CLAMP, ForwardPolicy.RANGES):
             return versions.high if self.forward is ForwardPolicy.CLAMP else version
         raise EncodeError(f"version {version} is outside the known versions {versions}", type_name=type_name,
                           version=version)
@@ -79,6 +95,9 @@ class Framing:
 
 class Unframed(Framing):
     """No version on the wire: the caller supplies it (or the spec has a single version)."""
+
+    def __init__(self, forward: ForwardPolicy = ForwardPolicy.REFUSE) -> None:
+        self.forward = forward
 
     def read(self, buf: bytes, versions: Versions, version: int | None, type_name: str, strict: bool) -> Header:
         if version is None:
@@ -110,6 +129,110 @@ class Int16Prefixed(Framing):
 
     def write(self, out: bytearray, version: int) -> None:
         out += version.to_bytes(2, "big", signed=True)
+
+
+@dataclass(frozen=True)
+class Companion:
+    """A body field that travels right after the leading version (KIP-268 version probing).
+
+    ``since``: the first version that has it; ``at_least_version``: Kafka refuses a value below the version
+    it accompanies (a Streams subscription's latestSupportedVersion).
+    """
+
+    json_name: str
+    since: int
+    at_least_version: bool = False
+    kind: str = "int32"
+
+
+class LeadingVersion(Framing):
+    """The version is the first field of the body: Kafka Streams' int32, the metadata log's uvarint frame version.
+
+    Reading peeks at it and leaves the body to read it again as its ``field``; the framing supplies that
+    field's construct (:class:`~kafka_meta.wire.checked.LayoutVersion`, which writes the version being
+    encoded), so the framing writes nothing itself. ``companions`` are the fields that follow the version in
+    version probing: with ``ForwardPolicy.PROBE`` a newer version is read only as far as them.
+    """
+
+    def __init__(self, kind: str, field: str, forward: ForwardPolicy, companions: Sequence[Companion] = ()) -> None:
+        if kind != "uvarint" and kind not in FIXED:
+            raise ValueError(f"a version cannot be a {kind}")
+        self.kind = kind
+        self.field = field
+        self.forward = forward
+        self.companions = tuple(companions)
+
+    def read(self, buf: bytes, versions: Versions, version: int | None, type_name: str, strict: bool) -> Header:
+        wire, _ = read_number(self.kind, buf, 0, self.field, type_name)
+        if version is not None and version != wire:
+            raise DecodeError(f"the bytes carry version {wire}, not {version}", type_name=type_name, offset=0)
+        if versions.low <= wire <= versions.high:
+            return _header(wire, wire, 0)
+        return _header(wire, self.layout_for(wire, versions, type_name, strict), 0)
+
+    def write(self, out: bytearray, version: int) -> None:
+        return None  # the body's own version field writes it
+
+    def field_construct(self, json_name: str, version: int) -> Any | None:
+        if json_name == self.field:
+            return LayoutVersion(self.kind, version)
+        for c in self.companions:
+            if c.json_name == json_name and c.at_least_version and version >= c.since:
+                return Bounded(c.kind, version, number_bounds(c.kind)[1], self._rule(c, version))
+        return None
+
+    def _rule(self, c: Companion, version: int) -> str:
+        return f"Kafka refuses a {c.json_name} below the version it accompanies ({version})"
+
+    # ---------------------------------------------------------------- version probing
+    def read_probe(self, buf: bytes, wire: int, type_name: str) -> tuple[list[int], int]:
+        """The companions of a version newer than known, and where they end."""
+        _, pos = read_number(self.kind, buf, 0, self.field, type_name)
+        values = []
+        for c in self.companions:
+            if wire < c.since:
+                continue
+            start = pos
+            value, pos = read_number(c.kind, buf, pos, c.json_name, type_name)
+            if c.at_least_version and value < wire:
+                raise DecodeError(f"{value} is below {wire}: {self._rule(c, wire)}", type_name=type_name,
+                                  version=wire, path=c.json_name, offset=start)
+            values.append(value)
+        return values, pos
+
+    def write_probe(self, out: bytearray, version: int, values: Sequence[int]) -> None:
+        present = [c for c in self.companions if version >= c.since]
+        if len(present) != len(values):
+            raise EncodeError(f"version {version} carries {len(present)} companion fields, got {len(values)}")
+        write_number(out, self.kind, version, self.field)
+        for c, value in zip(present, values, strict=True):
+            write_number(out, c.kind, value, c.json_name)
+
+
+def read_number(kind: str, buf: bytes, pos: int, what: str, type_name: str) -> tuple[int, int]:
+    """A framing number (fixed-width or uvarint) at ``pos``, and the position after it."""
+    if kind == "uvarint":
+        value = 0
+        for i in range(min(5, len(buf) - pos)):
+            b = buf[pos + i]
+            value |= (b & 0x7F) << (7 * i)
+            if b < 0x80:
+                if value <= 0xFFFFFFFF:
+                    return value, pos + i + 1
+                break
+        raise DecodeError(f"{what} is not a readable unsigned varint", type_name=type_name, path=what, offset=pos)
+    codec = FIXED[kind]
+    if len(buf) < pos + codec.size:
+        raise DecodeError(f"input ends inside {what}: needs {codec.size} bytes, {max(len(buf) - pos, 0)} left",
+                          type_name=type_name, path=what, offset=pos)
+    return codec.unpack_from(buf, pos)[0], pos + codec.size
+
+
+def write_number(out: bytearray, kind: str, value: int, what: str) -> None:
+    low, high = number_bounds(kind)
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise EncodeError(f"{what} {value!r} does not fit in {kind}")
+    out += uvarint_bytes(value) if kind == "uvarint" else FIXED[kind].pack(value)
 
 
 class RecordTypePrefixed(Framing):

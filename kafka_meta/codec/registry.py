@@ -41,6 +41,7 @@ class Registry:
         self._loaders: list[Callable[[Registry], None]] = []
         self._loaded = False
         self._lock = threading.RLock()
+        self.generation = 0  # bumped by every registration, so derived lookups know when to rebuild
 
     def add_loader(self, loader: Callable[[Registry], None]) -> None:
         """Register a function that adds formats on first use (keeps ``import kafka_meta`` cheap)."""
@@ -61,6 +62,7 @@ class Registry:
             if fmt.name in self._formats and not replace:
                 raise ValueError(f"a type named {fmt.name} is already registered")
             self._formats[fmt.name] = fmt
+            self.generation += 1
         return fmt
 
     def get(self, name: str) -> Format:

@@ -64,10 +64,26 @@ class KafkaModel(BaseModel):
     def to_json_dict(self, views: bool = False) -> dict[str, Any]:
         """Kafka's JSON rendering: Kafka field names, bytes as base64, uuids in Kafka's base64 form.
 
-        ``views`` adds the derived views (such as ``clientView``) beside the wire fields.
+        ``views`` adds the derived views (such as ``clientView``) beside the wire fields, also those of
+        nested messages (a metadata-log record's body).
         """
-        exclude = None if views else set(type(self).__pydantic_decorators__.computed_fields) or None
+        exclude = None if views else _views_of(self) or None
         return self.model_dump(mode="json", by_alias=True, exclude=exclude)
+
+
+def _views_of(model: KafkaModel) -> dict[Any, Any]:
+    """pydantic ``exclude`` spec of every computed field in ``model`` and the models nested in it."""
+    out: dict[Any, Any] = dict.fromkeys(type(model).__pydantic_decorators__.computed_fields, True)
+    for name, value in model.__dict__.items():
+        if isinstance(value, KafkaModel):
+            nested = _views_of(value)
+        elif isinstance(value, list) and value and isinstance(value[0], KafkaModel):
+            nested = {i: sub for i, item in enumerate(value) if (sub := _views_of(item))}
+        else:
+            continue
+        if nested:
+            out[name] = nested
+    return out
 
 
 class UnknownTaggedField(KafkaModel):

@@ -153,7 +153,7 @@ class TypedMode(ValueMode):
     def make_uuid(self, em: CodeWriter, bytes_expr: str) -> str:
         return f"{em.const(_uuid_from_bytes, '_uuid')}({bytes_expr})"
 
-    def make_unknown(self, em: CodeWriter, tag_expr: str, data_expr: str) -> str:
+    def make_unknown(self, em: CodeWriter, struct: Any, tag_expr: str, data_expr: str) -> str:
         make = em.const(fast_maker(UnknownTaggedField), "_mku")
         return f"{make}({{'tag': {tag_expr}, 'data': {data_expr}}})"
 

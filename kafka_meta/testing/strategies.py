@@ -2,23 +2,33 @@
 
 ``values_for(construct)`` draws values that the construct can encode and that decode back unchanged
 (absent fields at their defaults, unknown tagged fields sorted by tag, no NaN), which is exactly what
-a round-trip property needs. Requires ``hypothesis`` (the ``test`` extra).
+a round-trip property needs. Constructs that depend on values read before them (a dictionary and the
+references into it, a record chosen by its apiKey, see :mod:`kafka_meta.wire.bindings`) are drawn in wire
+order with the same bindings, so references always resolve. Requires ``hypothesis`` (the ``test`` extra).
 """
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from hypothesis import strategies as st
 
+from kafka_meta.codec.dispatch import Dispatch
+from kafka_meta.wire.bindings import Bind
+from kafka_meta.wire.checked import Bounded, LayoutVersion
 from kafka_meta.wire.codegen import UNKNOWN_KEY
 from kafka_meta.wire.composite import KArray, KStruct, Marked
+from kafka_meta.wire.dictionary import Dictionary, DictRef
+from kafka_meta.wire.javaio import ModifiedUtf8, Utf16Chars
 from kafka_meta.wire.primitives import INT_BOUNDS, Bool, Fixed, KBytes, KString, KUuid, UVarInt
 
 SMALL = 4  # collection sizes: enough to exercise loops, small enough to keep examples fast
+Bindings = dict[str, Any]
 
 
-def values_for(con: Any) -> st.SearchStrategy[Any]:
+def values_for(con: Any, bindings: Bindings | None = None) -> st.SearchStrategy[Any]:
+    bindings = {} if bindings is None else bindings
     if isinstance(con, Fixed):
         if con.kind == "float64":
             return st.floats(allow_nan=False)
@@ -28,18 +38,36 @@ def values_for(con: Any) -> st.SearchStrategy[Any]:
         return st.booleans()
     if isinstance(con, UVarInt):
         return st.integers(0, 2**32 - 1)
+    if isinstance(con, LayoutVersion):
+        return st.just(con.version)
+    if isinstance(con, Bounded):
+        return st.integers(con.low, con.high)
+    if isinstance(con, Bind):
+        return values_for(con.inner, bindings)
     if isinstance(con, KUuid):
         return st.binary(min_size=16, max_size=16)
     if isinstance(con, KString):
         return _nullable(con.nullable, st.text(max_size=12))
+    if isinstance(con, ModifiedUtf8):
+        return st.text(max_size=12)
+    if isinstance(con, Utf16Chars):
+        return st.none() | st.text(min_size=1, max_size=8)  # "" is written as "none", like Java
     if isinstance(con, KBytes):
         return _nullable(con.nullable, st.binary(max_size=12))
+    if isinstance(con, Dictionary):
+        return _dictionary(con)
+    if isinstance(con, DictRef):
+        names = bindings.get(con.dictionary)
+        return st.sampled_from(names) if names else st.nothing()
+    if isinstance(con, Dispatch):
+        fmt = con.formats()[bindings[con.key]]
+        return values_for(fmt.construct(bindings[con.version]))
     if isinstance(con, KArray):
-        return _nullable(con.nullable, st.lists(values_for(con.element), max_size=SMALL))
+        return _nullable(con.nullable, st.lists(values_for(con.element, bindings), max_size=SMALL))
     if isinstance(con, Marked):
-        return st.none() | values_for(con.struct)
+        return st.none() | values_for(con.struct, bindings)
     if isinstance(con, KStruct):
-        return _struct(con)
+        return _struct(con, bindings) if _depends(con) else _independent_struct(con)
     raise TypeError(f"no strategy for {con!r}")
 
 
@@ -47,13 +75,67 @@ def _nullable(nullable: bool, strategy: st.SearchStrategy[Any]) -> st.SearchStra
     return st.none() | strategy if nullable else strategy
 
 
-def _struct(con: KStruct) -> st.SearchStrategy[dict[str, Any]]:
+def _independent_struct(con: KStruct) -> st.SearchStrategy[dict[str, Any]]:
     fields: dict[str, st.SearchStrategy[Any]] = {}
     for m in con.members:
         fields[m.py] = values_for(m.con) if m.role != "absent" else st.just(m.default)
     if con.shape.unknown_key:
         fields[UNKNOWN_KEY] = _unknown_tags(con) if con.flexible else st.just([])
     return st.fixed_dictionaries(fields)
+
+
+def _struct(con: KStruct, bindings: Bindings) -> st.SearchStrategy[dict[str, Any]]:
+    """Members drawn in wire order, binding what later members refer to."""
+
+    @st.composite
+    def draw_struct(draw: Any) -> dict[str, Any]:
+        local = dict(bindings)
+        preset: dict[str, Any] = {}
+        for m in con.members:
+            if isinstance(m.con, Dispatch) and m.role == "inline":
+                preset[m.con.key], preset[m.con.version] = draw(st.sampled_from(m.con.choices()))
+        out: dict[str, Any] = {}
+        for m in con.members:
+            if m.role == "absent":
+                out[m.py] = copy.deepcopy(m.default)
+                continue
+            binds = getattr(m.con, "binds", None)
+            value = preset[binds] if binds in preset else draw(values_for(m.con, local))
+            out[m.py] = value
+            if isinstance(m.con, Dictionary):
+                local[m.con.binds] = [entry[m.con.value.py] for entry in value]
+            elif binds is not None:
+                local[binds] = value
+        if con.shape.unknown_key:
+            out[UNKNOWN_KEY] = draw(_unknown_tags(con)) if con.flexible else []
+        return out
+
+    return draw_struct()
+
+
+def _depends(con: Any) -> bool:
+    """Whether drawing ``con`` involves bindings (it binds or reads a value)."""
+    if getattr(con, "binds", None) is not None or getattr(con, "reads", None):
+        return True
+    if isinstance(con, KStruct):
+        return any(m.con is not None and _depends(m.con) for m in con.members)
+    if isinstance(con, KArray):
+        return _depends(con.element)
+    if isinstance(con, Marked):
+        return _depends(con.struct)
+    return False
+
+
+def _dictionary(con: Dictionary) -> st.SearchStrategy[list[dict[str, Any]]]:
+    key, value = con.key.py, con.value.py
+    low, high = INT_BOUNDS["int32"]
+    pairs = st.lists(st.tuples(st.integers(low, high), st.text(max_size=12)), max_size=SMALL,
+                     unique_by=(lambda p: p[0], lambda p: p[1]))
+
+    def entries(ps: list[tuple[int, str]]) -> list[dict[str, Any]]:
+        return [{**con.element.default_plain(), key: k, value: v} for k, v in ps]
+
+    return pairs.map(entries)
 
 
 def _unknown_tags(con: KStruct) -> st.SearchStrategy[list[tuple[int, bytes]]]:

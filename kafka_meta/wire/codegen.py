@@ -49,6 +49,18 @@ class CodeWriter:
         self.lines: list[str] = []
         self.level = 1
         self._counter = 0
+        # values that later constructs refer to by name (see kafka_meta.wire.bindings): name -> local variable
+        self.bindings: dict[str, str] = {}
+
+    def bind(self, name: str, variable: str) -> None:
+        self.bindings[name] = variable
+
+    def bound(self, name: str) -> str:
+        """The variable bound to ``name`` earlier in the emitted function."""
+        try:
+            return self.bindings[name]
+        except KeyError:
+            raise ValueError(f"nothing is bound to {name!r} before it is used") from None
 
     def line(self, text: str) -> None:
         self.lines.append("    " * self.level + text)
@@ -92,7 +104,15 @@ class ValueMode:
     def make_uuid(self, em: CodeWriter, bytes_expr: str) -> str:
         return bytes_expr
 
-    def make_unknown(self, em: CodeWriter, tag_expr: str, data_expr: str) -> str:
+    def make_string(self, em: CodeWriter, bytes_expr: str) -> str:
+        """A string from its UTF-8 bytes (invalid UTF-8 raises, which the reference reader explains)."""
+        return f"{bytes_expr}.decode()"
+
+    def make_fixed_array(self, em: CodeWriter, kind: str, fmt: str, size: int, n: str) -> str:
+        """``n`` fixed-width numbers starting at ``pos`` (the caller advances ``pos``)."""
+        return f"list(_unpack_from('>%d{fmt}' % {n}, buf, pos))"
+
+    def make_unknown(self, em: CodeWriter, struct: KStruct, tag_expr: str, data_expr: str) -> str:
         return f"({tag_expr}, {data_expr})"
 
     def default_value(self, member: Member) -> Any:

@@ -88,7 +88,8 @@ class KArray(_Sized):
                 else f"if {n} > blen - pos: raise _Bad('count')")
         if isinstance(self.element, Fixed):
             fmt = _ARRAY_FORMAT[self.element.kind]
-            em.line(f"{target} = list(_unpack_from('>%d{fmt}' % {n}, buf, pos)); pos += {n} * {min_size}")
+            em.line(f"{target} = {em.mode.make_fixed_array(em, self.element.kind, fmt, min_size, n)}; "
+                    f"pos += {n} * {min_size}")
         else:
             item, append = em.var("x"), em.var("ap")
             em.line(f"{target} = []; {append} = {target}.append")
@@ -292,7 +293,7 @@ class KStruct(KafkaConstruct):
                     if em.strict:
                         em.line("raise _Bad('unknown tag')")
                     else:
-                        em.line(f"{unk}.append({em.mode.make_unknown(em, tag, f'buf[pos:{end}]')}); pos = {end}")
+                        em.line(f"{unk}.append({em.mode.make_unknown(em, self, tag, f'buf[pos:{end}]')}); pos = {end}")
         items = []
         for m in self.members:
             items.append((m.py, names[m.py] if m.py in names else em.mode.fresh_default(em, m)))

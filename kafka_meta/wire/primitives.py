@@ -250,7 +250,7 @@ class KString(_Sized):
             em.line(f"if {n} > {MAX_STRING}: raise _Bad('long string')")
         em.line(f"{end} = pos + {n}")
         em.line(f"if {end} > blen: raise _Bad('short')")
-        em.line(f"{target} = buf[pos:{end}].decode(); pos = {end}")
+        em.line(f"{target} = {em.mode.make_string(em, f'buf[pos:{end}]')}; pos = {end}")
         if body:
             body.__exit__(None, None, None)
             em.line(f"else: {target} = None")

@@ -1,0 +1,89 @@
+"""Formats declared by hand from kafka_meta.wire constructs, for layouts that no message spec describes.
+
+A declaration lists, per struct, its fields in wire order with the versions that carry each one and a
+function giving the field's construct at a version; :class:`DeclaredStruct` turns that table into the
+same :class:`~kafka_meta.wire.composite.KStruct` trees a spec produces (fields a version lacks are
+``absent``: read as their default, refused on write unless ``ignorable``), and :class:`DeclaredFormat`
+runs them through the machinery every format shares (framing, generated codecs, precise errors, version
+probing). The models are hand-written pydantic classes, one per struct shape.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from kafka_meta.codec.format import MessageFormat
+from kafka_meta.codec.framing import Framing
+from kafka_meta.models.base import Message
+from kafka_meta.spec.versions import Versions
+from kafka_meta.wire.composite import KStruct, Member, StructShape
+
+
+@dataclass(frozen=True)
+class DeclaredField:
+    """One field of a hand-declared struct: where it is on the wire and what it is when absent."""
+
+    py: str
+    json: str
+    versions: Versions
+    wire: Callable[[int], Any]  # the construct at a version in ``versions``
+    default: Any = None
+    kind: str = "int32"  # "int32", "int64", "string", "array", "struct"... (typed defaults need it)
+    ignorable: bool = False  # a non-default value is dropped, not refused, by versions without the field
+
+
+class DeclaredStruct:
+    """A struct shape and its field table; :meth:`at` gives its construct at one version."""
+
+    def __init__(self, owner: str, name: str, fields: Sequence[DeclaredField]) -> None:
+        self.shape = StructShape(owner, name, unknown_key=False)
+        self.fields = list(fields)
+
+    def at(self, version: int) -> KStruct:
+        members = []
+        for f in self.fields:
+            present = version in f.versions
+            con = f.wire(version) if present else None
+            nested = con if isinstance(con, KStruct) else None
+            members.append(Member(py=f.py, json=f.json, role="inline" if present else "absent", kind=f.kind,
+                                  default=copy.deepcopy(f.default), con=con, ignorable=f.ignorable, struct=nested))
+        return KStruct(self.shape, version, members, flexible=False)
+
+
+@dataclass(frozen=True)
+class DeclaredModels:
+    """The hand-written model classes of a declared format, by struct shape name."""
+
+    root: type[Message]
+    classes: dict[str, type]
+
+    def class_for(self, struct_name: str) -> type:
+        return self.classes[struct_name]
+
+
+class DeclaredFormat(MessageFormat):
+    """A registered type whose construct trees come from a declaration rather than a message spec."""
+
+    def __init__(self, name: str, framing: Framing, versions: Versions, layout: Callable[[int], KStruct],
+                 models: DeclaredModels, family: str = "") -> None:
+        super().__init__(framing, name, family, models.root)
+        self._versions = versions
+        self._layout = layout
+        self._declared_models = models
+        self._trees: dict[int, KStruct] = {}
+
+    @property
+    def versions(self) -> Versions:
+        return self._versions
+
+    def construct(self, version: int) -> KStruct:
+        tree = self._trees.get(version)
+        if tree is None:
+            tree = self._trees[version] = self._layout(version)
+        return tree
+
+    def make_models(self) -> DeclaredModels:
+        return self._declared_models

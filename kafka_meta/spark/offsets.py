@@ -1,0 +1,188 @@
+"""``decode_offsets``: a Kafka-source DataFrame of ``__consumer_offsets`` as typed columns per record type.
+
+Output columns, added to the input's: ``recordType``, ``recordName``, ``groupId``, ``tombstone``,
+``valueVersion``, ``valueVariant``, ``readForward``, ``retired``, ``unknown``, ``_error``; one struct
+column per record type (``offsetCommit``, ``groupMetadata``, ``consumerGroupMemberMetadata``, ...) with
+its ``key`` and ``value``, null on rows of other types; and the decoded nest: ``members`` (for consumer
+GroupMetadata: each member's subscription, assignment and assignor user data) and ``classicProtocols``
+(for KIP-848 members that joined with the classic protocol). ``explode_members`` gives one row per
+classic group member.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+import pyarrow as pa
+
+from kafka_meta.api import types
+from kafka_meta.errors import KafkaMetaError
+from kafka_meta.models.base import Message
+from kafka_meta.offsets import catalog, decode_record
+from kafka_meta.offsets.nest import ASSIGNOR_USER_DATA
+from kafka_meta.offsets.records import ControlRecord, CoordinatorRecord, MemberNest, ProtocolNest, UnknownRecord
+from kafka_meta.spark.batch import FAILFAST, PERMISSIVE, paused_gc
+from kafka_meta.spark.rows import row_from_model
+from kafka_meta.spark.schema import ERROR_FIELD, VERSION_FIELD, spark_type, struct_type
+from kafka_meta.spec.naming import json_name
+
+RESULT = "_kafka_meta_record"
+
+
+def union_struct(structs: list[pa.StructType]) -> pa.StructType:
+    """The fields of every layout of a record value, once each, in order of first appearance."""
+    fields: dict[str, pa.Field] = {}
+    for struct in structs:
+        for f in struct:
+            if f.name in fields and fields[f.name].type != f.type:
+                raise TypeError(f"field {f.name} has different types in two layouts")
+            fields.setdefault(f.name, f)
+    return pa.struct(list(fields.values()))
+
+
+def _with_version(struct: pa.StructType) -> pa.StructType:
+    return pa.struct([*struct, pa.field(VERSION_FIELD, pa.int32())])
+
+
+def user_data_columns() -> list[tuple[str, str]]:
+    """(column, type name) of every assignor user data type that can be decoded."""
+    names = sorted({t for pair in ASSIGNOR_USER_DATA.values() for t in pair if t and t in types()})
+    return [(json_name(t), t) for t in names]
+
+
+def _message_type(type_name: str) -> pa.StructType:
+    from kafka_meta.api import model
+
+    return _with_version(struct_type(model(type_name)))
+
+
+@cache
+def record_columns() -> pa.StructType:
+    """The Arrow type of what ``decode_offsets`` adds to each row."""
+    fields = [
+        pa.field("recordType", pa.int32()), pa.field("recordName", pa.string()), pa.field("groupId", pa.string()),
+        pa.field("tombstone", pa.bool_()), pa.field("valueVersion", pa.int32()),
+        pa.field("valueVariant", pa.string()), pa.field("readForward", pa.bool_()), pa.field("retired", pa.bool_()),
+        pa.field("unknown", pa.bool_()), pa.field(ERROR_FIELD, pa.string()),
+    ]
+    for rt in catalog().values():
+        value = union_struct([struct_type(v.format.model) for v in rt.values.variants])
+        fields.append(pa.field(json_name(rt.name), pa.struct([("key", struct_type(rt.key.model)),
+                                                               ("value", _with_version(value))])))
+    user_data = [pa.field(column, _message_type(t)) for column, t in user_data_columns()]
+    member = pa.struct([("memberId", pa.string()),
+                        ("subscription", _message_type("ConsumerProtocolSubscription")),
+                        ("assignment", _message_type("ConsumerProtocolAssignment")),
+                        *[pa.field(f"subscription{f.name[0].upper()}{f.name[1:]}", f.type) for f in user_data],
+                        *[pa.field(f"assignment{f.name[0].upper()}{f.name[1:]}", f.type) for f in user_data],
+                        ("errors", pa.list_(pa.string()))])
+    protocol = pa.struct([("name", pa.string()), ("subscription", _message_type("ConsumerProtocolSubscription")),
+                          *[pa.field(f"subscription{f.name[0].upper()}{f.name[1:]}", f.type) for f in user_data],
+                          ("errors", pa.list_(pa.string()))])
+    fields += [pa.field("members", pa.list_(member)), pa.field("classicProtocols", pa.list_(protocol))]
+    return pa.struct(fields)
+
+
+def _message_row(message: Message | None) -> dict[str, Any] | None:
+    if message is None:
+        return None
+    return {**row_from_model(message), VERSION_FIELD: message.version}
+
+
+def _user_data(prefix: str, message: Message | None) -> dict[str, Any]:
+    if message is None:
+        return {}
+    return {f"{prefix}{json_name(type(message).kafka_type)[0].upper()}{json_name(type(message).kafka_type)[1:]}":
+            _message_row(message)}
+
+
+def _member_row(nest: MemberNest) -> dict[str, Any]:
+    return {"memberId": nest.member_id, "subscription": _message_row(nest.subscription),
+            "assignment": _message_row(nest.assignment),
+            **_user_data("subscription", nest.subscription_user_data),
+            **_user_data("assignment", nest.assignment_user_data), "errors": list(nest.errors)}
+
+
+def _protocol_row(nest: ProtocolNest) -> dict[str, Any]:
+    return {"name": nest.name, "subscription": _message_row(nest.subscription),
+            **_user_data("subscription", nest.subscription_user_data), "errors": list(nest.errors)}
+
+
+def record_row(key: bytes | None, value: bytes | None, strict: bool = False, control: bool = False) -> dict[str, Any]:
+    record = decode_record(key, value, strict=strict, control=control)
+    if isinstance(record, ControlRecord):
+        return {"recordName": f"control {record.marker}", "tombstone": value is None, "unknown": False,
+                ERROR_FIELD: None}
+    if isinstance(record, UnknownRecord):
+        return {"recordType": record.record_type, "unknown": True, "tombstone": value is None,
+                ERROR_FIELD: None}
+    assert isinstance(record, CoordinatorRecord)
+    return {
+        "recordType": record.record_type, "recordName": record.record_name, "groupId": record.group_id,
+        "tombstone": record.value is None, "valueVersion": record.value_version,
+        "valueVariant": record.value_variant, "readForward": record.read_forward, "retired": record.retired,
+        "unknown": False, ERROR_FIELD: None,
+        json_name(record.record_name): {"key": row_from_model(record.key), "value": _message_row(record.value)},
+        "members": None if record.members is None else [_member_row(m) for m in record.members],
+        "classicProtocols": None if record.classic_protocols is None else [
+            _protocol_row(p) for p in record.classic_protocols],
+    }
+
+
+def decode_batch(keys: pa.Array, values: pa.Array, mode: str = PERMISSIVE, strict: bool = False,
+                 controls: pa.Array | None = None) -> pa.Array:
+    rows = []
+    flags = controls.to_pylist() if controls is not None else [False] * len(keys)
+    with paused_gc():
+        for key, value, control in zip(keys.to_pylist(), values.to_pylist(), flags, strict=True):
+            try:
+                rows.append(record_row(key, value, strict, bool(control)))
+            except KafkaMetaError as e:
+                if mode == FAILFAST:
+                    raise
+                rows.append({ERROR_FIELD: str(e)})
+        return pa.array(rows, type=record_columns())
+
+
+def decode_offsets(df: Any, key: str = "key", value: str = "value", options: dict[str, Any] | None = None,
+                   control: str | None = None) -> Any:
+    """Add the typed columns of each ``__consumer_offsets`` record (see the module docstring) to ``df``.
+
+    options: ``mode`` (PERMISSIVE: a bad record gives a row with ``_error``; FAILFAST), ``strict``
+    ("true": unknown types and newer versions are errors, as in Kafka 4.0+). ``control`` names a boolean
+    column marking records of control batches (transaction markers); Spark's Kafka source never returns
+    those, dumps from other tools may.
+    """
+    from pyspark.sql import functions as F
+    from pyspark.sql.functions import arrow_udf
+
+    options = dict(options or {})
+    mode = str(options.pop("mode", PERMISSIVE)).upper()
+    strict = str(options.pop("strict", "false")).lower() in ("true", "1", "yes")
+    if options or mode not in (PERMISSIVE, FAILFAST):
+        raise ValueError(f"unknown option(s) {sorted(options)} or mode {mode!r}")
+
+    def decode(keys: pa.Array, values: pa.Array, controls: pa.Array) -> pa.Array:
+        return decode_batch(keys, values, mode, strict, controls)
+
+    udf = arrow_udf(decode, spark_type(record_columns()))
+    flags = F.col(control).cast("boolean") if control else F.lit(False)
+    return df.withColumn(RESULT, udf(F.col(key), F.col(value), flags)).select("*", f"{RESULT}.*").drop(RESULT)
+
+
+def explode_members(df: Any) -> Any:
+    """One row per member of a classic group, from ``decode_offsets`` output: the group's id, generation,
+    protocol type and assignor, then the member's fields and its decoded subscription, assignment and
+    assignor user data (null for members of non-consumer groups' opaque protocols)."""
+    from pyspark.sql import functions as F
+
+    value = F.col("groupMetadata.value")
+    groups = df.where(F.col("recordType") == 2).where(value.isNotNull())
+    exploded = groups.select(
+        F.col("groupId"), value["generation"].alias("generation"), value["protocolType"].alias("protocolType"),
+        value["protocol"].alias("protocol"), value["leader"].alias("leader"),
+        F.posexplode(value["members"]).alias("memberIndex", "member"), F.col("members").alias("_nest"),
+        *[c for c in ("topic", "partition", "offset", "timestamp") if c in df.columns])
+    nest = F.when(F.col("_nest").isNull(), F.lit(None)).otherwise(F.element_at("_nest", F.col("memberIndex") + 1))
+    return exploded.select("*", "member.*", nest.alias("decoded")).drop("member", "_nest")

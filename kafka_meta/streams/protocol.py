@@ -1,0 +1,26 @@
+"""Constants of the Kafka Streams rebalance protocol (``StreamsAssignmentProtocolVersions``, ``Task``,
+``AssignorError``), unchanged from Kafka 3.2 through the 4.x releases."""
+
+from __future__ import annotations
+
+LATEST_SUPPORTED_VERSION = 11
+EARLIEST_PROBEABLE_VERSION = 3
+MIN_NAMED_TOPOLOGY_VERSION = 10
+MIN_OFFSET_SUM_VERSION = 7
+UNKNOWN = -1  # latestSupportedVersion of v1/v2 subscriptions, commonlySupportedVersion of v1/v2 assignments
+
+LATEST_OFFSET = -2  # a task offset sum meaning "a running active task"
+UNKNOWN_OFFSET_SUM = -3  # what a v1-v6 standby task maps to in offset-sum form
+NO_NEXT_REBALANCE = 2**63 - 1  # Long.MAX_VALUE: nextRebalanceMs when no probing rebalance is scheduled
+
+ASSIGNOR_ERRORS: dict[int, str] = {
+    0: "NONE",
+    1: "INCOMPLETE_SOURCE_TOPIC_METADATA",
+    2: "VERSION_PROBING",
+    3: "ASSIGNMENT_ERROR",
+    4: "SHUTDOWN_REQUESTED",
+}
+
+
+def assignor_error_name(code: int) -> str:
+    return ASSIGNOR_ERRORS.get(code, f"UNKNOWN({code})")

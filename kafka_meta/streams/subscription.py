@@ -1,0 +1,27 @@
+"""Kafka Streams SubscriptionInfo: described by our spec (schemas/streams/SubscriptionInfo.json); this module
+adds the model base with the readable view and the framing (the int32 version leads the body, followed
+from v3 by latestSupportedVersion, which Java requires to be at least the version)."""
+
+from __future__ import annotations
+
+from pydantic import computed_field
+
+from kafka_meta.codec.framing import Companion, ForwardPolicy, LeadingVersion
+from kafka_meta.models.base import Message
+from kafka_meta.streams.views import SubscriptionView, subscription_view
+
+TYPE_NAME = "SubscriptionInfo"
+SPEC_NAME = "SubscriptionInfoData"
+
+
+def subscription_framing() -> LeadingVersion:
+    return LeadingVersion("int32", "version", ForwardPolicy.PROBE,
+                          [Companion("latestSupportedVersion", since=3, at_least_version=True)])
+
+
+class SubscriptionInfoBase(Message):
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def streams_view(self) -> SubscriptionView:
+        """Task ids, offset sums, endpoint and client tags as Kafka Streams reads them."""
+        return subscription_view(self)

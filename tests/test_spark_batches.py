@@ -1,0 +1,77 @@
+"""Batch decoding for Spark (no Spark needed): columns equal rows, rows out equal rows in."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pytest
+from formats import ids, registered_formats, versioned
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_malformed import mutate
+
+import kafka_meta as km
+from kafka_meta.spark.batch import BatchDecoder
+from kafka_meta.spark.columnar import batch_program
+from kafka_meta.spark.rows import row_from_model
+from kafka_meta.spark.schema import message_row_type
+from kafka_meta.testing.strategies import values_for
+
+FORMATS = [f for f in registered_formats() if f.name in km.types()]
+
+
+@pytest.mark.parametrize("pair", versioned(FORMATS), ids=ids)
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_columns_equal_rows_and_typed_decoding(pair, data):
+    fmt, version = pair
+    strategy = values_for(fmt.construct(version))
+    good = [fmt.encode(data.draw(strategy), version) for _ in range(data.draw(st.integers(1, 4)))]
+    damaged = [mutate(blob, data.draw) for blob in good[:2]]
+    blobs = [*good, None, *damaged]
+    decoder = BatchDecoder(fmt.name, version=version if fmt.framing.__class__.__name__ == "Unframed" else None)
+    columns = decoder(pa.array(blobs, pa.binary()))
+    rows = pa.array(decoder.rows(blobs), type=decoder.row_type)
+    assert len(columns) == len(blobs)
+    assert columns.equals(rows)
+    for blob, row in zip(good, columns.to_pylist(), strict=False):
+        message = fmt.decode(blob, version)
+        expected = {**row_from_model(message), "_version": message.version, "_error": None}
+        assert row == expected
+
+
+def test_errors_and_nulls_keep_their_rows():
+    blobs = [bytes.fromhex("000000000000ffffffff"), b"\x00", None, bytes.fromhex("0000000000010002c328ffffffff")]
+    out = BatchDecoder("ConsumerProtocolSubscription")(pa.array(blobs, pa.binary())).to_pylist()
+    assert len(out) == 4 and out[0]["topics"] == [] and out[0]["_error"] is None
+    assert "2-byte version" in out[1]["_error"] and out[1]["topics"] is None
+    assert out[2] is None
+    assert "invalid UTF-8" in out[3]["_error"]
+
+
+def test_failfast_raises_the_decode_error():
+    decoder = BatchDecoder("ConsumerProtocolSubscription", mode="FAILFAST")
+    with pytest.raises(km.DecodeError, match="byte 2"):
+        decoder(pa.array([bytes.fromhex("0001000000")], pa.binary()))
+
+
+def test_a_row_failing_half_way_is_undone():
+    """The second blob appends topics before failing in ownedPartitions; its partial appends are undone."""
+    good = km.encode(km.model("ConsumerProtocolSubscription")(topics=["a", "b"], owned_partitions=[
+        {"topic": "a", "partitions": [1, 2]}]), 1)
+    broken = good[:-3]
+    program = batch_program(km.get_format("ConsumerProtocolSubscription"), False, None, False)
+    out = program.decode([good, broken, good]).to_pylist()
+    assert out[0] == out[2] and out[0]["ownedPartitions"] == [{"topic": "a", "partitions": [1, 2]}]
+    assert out[1]["topics"] is None and "ownedPartitions" in out[1]["_error"]
+
+
+def test_versions_read_forward_go_through_rows():
+    data = bytearray(km.encode(km.model("OffsetCommitValue")(offset=5, metadata="m", commit_timestamp=1), 4))
+    data[0:2] = (7).to_bytes(2, "big")
+    out = BatchDecoder("OffsetCommitValue")(pa.array([bytes(data)], pa.binary())).to_pylist()
+    assert out[0]["offset"] == 5 and out[0]["_version"] == 7
+
+
+def test_schema_of_every_type_builds():
+    for name in km.types():
+        assert pa.types.is_struct(message_row_type(km.model(name)))
