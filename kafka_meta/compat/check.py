@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from kafka_meta.codec.framing import Unframed
+from kafka_meta.codec.probe import VersionProbe
 from kafka_meta.codec.registry import REGISTRY, Registry
 from kafka_meta.compat.matrix import Matrix, Outcome, matrix_of, resolve
 from kafka_meta.compat.readers import limited_reader, writer_layout
@@ -31,6 +32,7 @@ class Observation:
     case: str
     failure: str | None = None
     lost: list[str] = field(default_factory=list)
+    probed: bool = False
 
 
 @dataclass
@@ -94,7 +96,8 @@ def observe(fmt: Any, reader_fmt: Any, data: bytes, case: str, version: int) -> 
     except KafkaMetaError as e:
         obs.failure = f"decode error: {e}"
         return obs
-    if getattr(got_msg, "probing", False):
+    if isinstance(got_msg, VersionProbe):  # read only as far as its version fields
+        obs.probed = True
         return obs
     writer = writer_layout(fmt, want_msg.version)
     header = reader_fmt.header(data, given)
@@ -104,6 +107,14 @@ def observe(fmt: Any, reader_fmt: Any, data: bytes, case: str, version: int) -> 
 
 def _agree(check: CellCheck, predicted_lost: list[str]) -> None:
     failures = [o for o in check.observations if o.failure]
+    probed = [o for o in check.observations if o.probed]
+    if (check.expected is Outcome.PROBING) != (len(probed) == len(check.observations)):
+        if check.expected is Outcome.PROBING:
+            check.disagreements += [f"computed probing, but {o.case} was read as a message" for o in
+                                    check.observations if not o.probed and not o.failure]
+        else:
+            check.disagreements += [f"computed {check.expected.value}, but {o.case} was read as a version probe"
+                                    for o in probed]
     if check.expected is Outcome.FAILS:
         if check.observations and not failures:
             check.disagreements.append("computed to fail, but every case read back correctly")
@@ -120,7 +131,7 @@ def _agree(check: CellCheck, predicted_lost: list[str]) -> None:
 def check_matrix(m: Matrix, fmt: Any, cases: dict[int, list[tuple[str, bytes]]]) -> list[CellCheck]:
     """Check every cell whose writer version has cases (``{version: [(case id, bytes)]}``)."""
     out = []
-    readers = {r: limited_reader(fmt, r) for r in m.versions}
+    readers = {r: limited_reader(fmt, r, m.forward) for r in m.versions}
     for (w, r), cell in m.cells.items():
         check = CellCheck(w, r, cell.outcome)
         for name, data in cases.get(w, []):

@@ -6,10 +6,11 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
+from kafka_meta.codec.framing import ForwardPolicy
 from kafka_meta.codec.registry import REGISTRY, Registry
 from kafka_meta.compat.layout import compare_layouts
 from kafka_meta.compat.readers import reader_layout, writer_layout
-from kafka_meta.compat.rules import EXPLAIN, Forward, ForwardReading, forward_reading
+from kafka_meta.compat.rules import EXPLAIN, ForwardReading, forward_reading
 
 
 class Outcome(enum.Enum):
@@ -61,9 +62,12 @@ class Matrix:
 
 
 def _cell(fmt: Any, writer: int, reader: int, forward: ForwardReading) -> Cell:
-    if writer > reader and forward.rule is Forward.REFUSE:
-        return Cell(writer, reader, Outcome.FAILS, reason=f"a reader at v{reader} refuses the newer version {writer}")
-    if writer > reader and forward.rule is Forward.PROBE:
+    rule = forward.at(reader)
+    if writer > reader and rule is ForwardPolicy.REFUSE:
+        why = f" (the {forward.rule.value} rule starts at v{forward.since})" if rule is not forward.rule else ""
+        return Cell(writer, reader, Outcome.FAILS,
+                    reason=f"a reader at v{reader} refuses the newer version {writer}{why}")
+    if writer > reader and rule is ForwardPolicy.PROBE:
         return Cell(writer, reader, Outcome.PROBING,
                     reason=f"a reader at v{reader} reads only the version fields of v{writer} and answers with "
                            f"v{reader} (version probing)")
@@ -71,7 +75,7 @@ def _cell(fmt: Any, writer: int, reader: int, forward: ForwardReading) -> Cell:
     if verdict.failure is not None:
         return Cell(writer, reader, Outcome.FAILS, reason=verdict.failure, caveats=verdict.caveats)
     if verdict.lost:
-        how = "the newest layout it knows" if forward.rule is Forward.CLAMP else "its field ranges at that version"
+        how = "the newest layout it knows" if rule is ForwardPolicy.CLAMP else "its field ranges at that version"
         reason = f"reads v{writer} with {how}" if writer > reader else ""
         return Cell(writer, reader, Outcome.LOSSY, lost=verdict.lost, reason=reason, caveats=verdict.caveats)
     return Cell(writer, reader, Outcome.EXACT, caveats=verdict.caveats)

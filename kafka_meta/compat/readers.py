@@ -7,10 +7,12 @@ forward-reading rule a real reader of that release applies. Other formats may of
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from kafka_meta.codec.format import SpecFormat
-from kafka_meta.compat.rules import Forward, ForwardReading
+from kafka_meta.codec.framing import ForwardPolicy
+from kafka_meta.compat.rules import ForwardReading
 from kafka_meta.errors import KafkaMetaError
 from kafka_meta.spec.history import spec_as_of
 from kafka_meta.wire.composite import KStruct
@@ -20,16 +22,22 @@ class CompatError(KafkaMetaError):
     """A format whose compatibility cannot be worked out (no layouts, no limited reader)."""
 
 
-def limited_reader(fmt: Any, newest: int) -> Any:
-    """A reader of ``fmt`` that knows versions up to ``newest`` only."""
-    own = getattr(fmt, "limited_to", None)
-    if own is not None:
-        return own(newest)
+def limited_reader(fmt: Any, newest: int, forward: ForwardReading | None = None) -> Any:
+    """A reader of ``fmt`` that knows versions up to ``newest`` only, treating newer versions by ``forward``
+    (by default, as the format's framing does)."""
     if isinstance(fmt, SpecFormat):
-        return SpecFormat(spec_as_of(fmt.spec, newest), fmt.framing, name=fmt.name, family=fmt.family,
-                          model_base=fmt.model_base)
-    raise CompatError(f"{fmt.name}: no reader limited to version {newest} can be built (not described by a spec, "
-                      "and no limited_to())")
+        reader = SpecFormat(spec_as_of(fmt.spec, newest), fmt.framing, name=fmt.name, family=fmt.family,
+                            model_base=fmt.model_base)
+    elif getattr(fmt, "limited_to", None) is not None:
+        reader = fmt.limited_to(newest)
+    else:
+        raise CompatError(f"{fmt.name}: no reader limited to version {newest} can be built (not described by a "
+                          "spec, and no limited_to())")
+    if forward is not None and getattr(reader.framing, "forward", None) is not forward.at(newest):
+        framing = copy.copy(reader.framing)
+        framing.forward = forward.at(newest)
+        reader = reader.with_framing(framing)
+    return reader
 
 
 def writer_layout(fmt: Any, version: int) -> KStruct:
@@ -46,8 +54,8 @@ def reader_layout(fmt: Any, reader: int, writer: int, forward: ForwardReading) -
         if isinstance(fmt, SpecFormat):
             return limited_reader(fmt, reader).construct(writer)  # type: ignore[no-any-return]
         return writer_layout(fmt, writer)  # a reader knows every version up to its own, as the writer wrote it
-    if forward.rule is Forward.CLAMP:
+    if forward.rule is ForwardPolicy.CLAMP:
         return writer_layout(limited_reader(fmt, reader) if isinstance(fmt, SpecFormat) else fmt, reader)
-    if forward.rule is Forward.RANGES:
+    if forward.rule is ForwardPolicy.RANGES:
         return writer_layout(limited_reader(fmt, reader), writer)
     raise CompatError(f"no layout: a {forward.rule.value} reader does not read version {writer} with a layout")

@@ -8,7 +8,8 @@
 * ``probe``: only the version fields are read, and the reader answers with its own version (Kafka
   Streams version probing, KIP-268).
 
-Hooks, for formats whose rule is not their framing's: a format may carry ``forward_reading`` (a
+Hooks, for formats whose rule for Kafka's readers is not what their framing does (kafka_meta may read
+more leniently than Kafka): a format may carry ``forward_reading`` (a
 :class:`ForwardReading` or one of the names above), and a module of :mod:`kafka_meta.formats` may define
 ``forward_reading(fmt)`` returning one (or None to pass). ``note`` is shown with the matrix (e.g. that
 newer Java brokers refuse what the lenient rule reads).
@@ -16,19 +17,12 @@ newer Java brokers refuse what the lenient rule reads).
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass
 from typing import Any
 
 from kafka_meta.codec.framing import ForwardPolicy
 
-
-class Forward(enum.Enum):
-    CLAMP = "clamp"
-    RANGES = "ranges"
-    REFUSE = "refuse"
-    PROBE = "probe"
-
+Forward = ForwardPolicy  # the rules are the framing's policies
 
 EXPLAIN = {
     Forward.CLAMP: "a newer version is read with the newest layout the reader knows; what follows is ignored",
@@ -42,8 +36,16 @@ EXPLAIN = {
 
 @dataclass(frozen=True)
 class ForwardReading:
-    rule: Forward
+    """The rule, a note shown with the matrix, and the first reader version that follows the rule (readers
+    of older versions refuse newer ones: e.g. version probing only exists from Streams subscription v3)."""
+
+    rule: ForwardPolicy
     note: str = ""
+    since: int = 0
+
+    def at(self, reader: int) -> ForwardPolicy:
+        """The rule a reader at version ``reader`` follows."""
+        return self.rule if reader >= self.since else ForwardPolicy.REFUSE
 
 
 def _coerce(value: Any) -> ForwardReading | None:
@@ -51,9 +53,9 @@ def _coerce(value: Any) -> ForwardReading | None:
         return None
     if isinstance(value, ForwardReading):
         return value
-    if isinstance(value, Forward):
+    if isinstance(value, ForwardPolicy):
         return ForwardReading(value)
-    return ForwardReading(Forward(str(value)))
+    return ForwardReading(ForwardPolicy(str(value)))
 
 
 def forward_reading(fmt: Any) -> ForwardReading:
@@ -70,5 +72,4 @@ def forward_reading(fmt: Any) -> ForwardReading:
             if found is not None:
                 return found
     framing = getattr(fmt, "framing", None)
-    policy = getattr(framing, "forward", ForwardPolicy.REFUSE)
-    return ForwardReading(Forward(policy.value))
+    return ForwardReading(getattr(framing, "forward", ForwardPolicy.REFUSE))

@@ -50,9 +50,9 @@ def forward_reading(fmt: Any) -> Any:
     is_value = getattr(getattr(fmt, "spec", None), "type", "") == "coordinator-value"
     if getattr(fmt, "family", None) not in ("offsets", VARIANTS_DIR) or not is_value:
         return None
-    from kafka_meta.compat.rules import Forward, ForwardReading
+    from kafka_meta.compat.rules import ForwardReading
 
-    return ForwardReading(Forward(fmt.framing.forward.value), FORWARD_NOTE)
+    return ForwardReading(fmt.framing.forward, FORWARD_NOTE)
 
 
 def records(registry: Registry) -> dict[str, tuple[Any, Any]]:

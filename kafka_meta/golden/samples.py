@@ -13,8 +13,12 @@ import copy
 import uuid
 from typing import Any
 
+from kafka_meta.errors import KafkaMetaError
+from kafka_meta.wire.bindings import Bind
+from kafka_meta.wire.checked import Bounded, LayoutVersion
 from kafka_meta.wire.codegen import UNKNOWN_KEY
 from kafka_meta.wire.composite import KArray, KStruct, Marked, Member
+from kafka_meta.wire.javaio import ModifiedUtf8, Utf16Chars
 from kafka_meta.wire.primitives import INT_BOUNDS, Bool, Fixed, KBytes, KString, KUuid, UVarInt
 
 # (substring of the lower-cased field name, value); the first match wins, so specific names come first.
@@ -44,6 +48,10 @@ def _pick(table: list[tuple[str, Any]], names: tuple[str, ...], fallback: Any) -
     return fallback
 
 
+class SampleError(KafkaMetaError):
+    """A construct the sample maker has no value for (the corpus build reports it and goes on)."""
+
+
 class SampleMaker:
     """Builds one plain value for a construct; ``seed`` varies values between elements of an array."""
 
@@ -53,6 +61,15 @@ class SampleMaker:
     def value(self, con: Any, name: str, seed: int, parent: str = "") -> Any:
         if isinstance(con, Fixed):
             return self._number(con.kind, name, seed, parent)
+        if isinstance(con, LayoutVersion):  # the message's own version, as its first field
+            return con.version
+        if isinstance(con, Bounded):
+            kind = "uint32" if con.kind == "uvarint" else con.kind
+            return max(con.low, min(con.high, self._number(kind, name, seed, parent)))
+        if isinstance(con, Bind):
+            return self.value(con.inner, name, seed, parent)
+        if isinstance(con, (ModifiedUtf8, Utf16Chars)):  # Java's own string encodings
+            return self.value(KString(compact=False, nullable=False), name, seed, parent)
         if isinstance(con, Bool):
             return True
         if isinstance(con, UVarInt):
@@ -71,7 +88,7 @@ class SampleMaker:
             return self.struct(con.struct, seed, name)
         if isinstance(con, KStruct):
             return self.struct(con, seed, name)
-        raise TypeError(f"no sample value for {con!r}")
+        raise SampleError(f"no realistic sample value for {con!r} ({self.type_name})")
 
     def _number(self, kind: str, name: str, seed: int, parent: str) -> Any:
         if kind == "float64":

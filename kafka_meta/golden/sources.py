@@ -84,6 +84,8 @@ def read_vectors(path: Path, origin: str) -> Iterator[Vector]:
         if case.get("decodeOnly"):
             metadata["decodeOnly"] = True
         version = case.get("version") if isinstance(case.get("version"), int) else None
+        if "/" in str(case.get("type")):  # a framed record: the frame's version is the framed type's version
+            version = case.get("frameVersion") if isinstance(case.get("frameVersion"), int) else None
         yield Vector(subject, version, name, blob, metadata)
 
 
