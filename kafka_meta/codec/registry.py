@@ -112,15 +112,20 @@ def load_bundled(registry: Registry, root: Path | None = None) -> None:
 def register_spec_files(registry: Registry, path: str | Path, framing: Framing | None = None,
                         replace: bool = False) -> list[str]:
     """Register user-supplied specs (e.g. Kafka's own files); unframed unless a framing is given."""
-    names = []
-    for file in iter_spec_files(path):
-        spec = load_spec(file)
-        fmt = SpecFormat(spec, framing or Unframed(), family="user")
-        registry.register(fmt, replace=replace)
-        names.append(fmt.name)
+    names = [register_spec(registry, load_spec(file), framing, replace) for file in iter_spec_files(path)]
     if not names:
         raise SpecError("no .json spec files found", source=str(path), rule="io")
     return names
+
+
+def register_spec(registry: Registry, spec: MessageSpec, framing: Framing | None = None,
+                  replace: bool = False) -> str:
+    fmt = SpecFormat(spec, framing or Unframed(), family=USER_FAMILY)
+    registry.register(fmt, replace=replace)
+    return fmt.name
+
+
+USER_FAMILY = "user"
 
 
 REGISTRY = Registry()

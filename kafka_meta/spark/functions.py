@@ -11,8 +11,10 @@ from typing import Any
 import pyarrow as pa
 
 from kafka_meta.api import get_format
+from kafka_meta.codec.registry import REGISTRY, USER_FAMILY, register_spec
 from kafka_meta.spark.batch import PERMISSIVE, batch_decoder
 from kafka_meta.spark.schema import message_row_type, spark_type
+from kafka_meta.spec.loader import spec_from_dict
 
 OPTIONS = {"mode", "version", "strict"}
 
@@ -34,6 +36,21 @@ def schema_for(type_name: str) -> Any:
     return spark_type(message_row_type(get_format(type_name).model))
 
 
+def portable_spec(type_name: str) -> dict[str, Any] | None:
+    """The spec of a type the user registered (``load_specs``), to register it again in Spark's workers,
+    which are other processes; None for the types bundled with kafka_meta."""
+    fmt = get_format(type_name)
+    if getattr(fmt, "family", None) != USER_FAMILY:
+        return None
+    return {"raw": fmt.spec.raw, "source": fmt.spec.source}
+
+
+def ensure_registered(type_name: str, portable: dict[str, Any] | None) -> None:
+    if portable is None or type_name in REGISTRY.names():
+        return
+    register_spec(REGISTRY, spec_from_dict(portable["raw"], portable["source"]), replace=True)
+
+
 def from_kafka_meta(col: Any, type_name: str, options: dict[str, Any] | None = None) -> Any:
     """Decode ``col`` (binary) as ``type_name``; returns a struct column.
 
@@ -45,8 +62,10 @@ def from_kafka_meta(col: Any, type_name: str, options: dict[str, Any] | None = N
 
     mode, version, strict = _options(options)
     batch_decoder(type_name, mode, version, strict)  # fail on the driver for an unknown type or bad option
+    portable = portable_spec(type_name)
 
     def decode(blobs: pa.Array) -> pa.Array:
+        ensure_registered(type_name, portable)
         return batch_decoder(type_name, mode, version, strict)(blobs)
 
     udf = arrow_udf(decode, schema_for(type_name))

@@ -259,6 +259,11 @@ class _SpecReader:
         return f
 
 
+def spec_from_dict(raw: dict[str, Any], source: str = "<dict>") -> MessageSpec:
+    """A spec from already-parsed JSON (e.g. shipped to another process)."""
+    return _SpecReader(raw, source).read()
+
+
 def load_spec_text(text: str, source: str = "<string>") -> MessageSpec:
     try:
         raw = jsonc.loads(text)
