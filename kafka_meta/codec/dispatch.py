@@ -72,15 +72,16 @@ class Dispatch(KafkaConstruct):
         return fmt.construct(layout)._build(obj, stream, context, path)
 
     # ---------------------------------------------------------------- generated
-    def _decoder(self, typed: bool, strict: bool) -> Callable:
+    def _decoder(self, mode: Any, strict: bool) -> Callable:
         select = self._select
+        typed = mode.name == "typed"
 
         def decode(key: int, version: int, buf: bytes, pos: int, blen: int) -> tuple[Any, int]:
             try:
                 fmt, layout = select(key, version, strict)
             except LookupError:
                 raise Malformed("unknown") from None
-            value, end = fmt.decoder(layout, typed, strict)(buf, pos, blen)
+            value, end = mode.inner_decoder(fmt, layout, strict)(buf, pos, blen)
             if typed:
                 value.__pydantic_private__["_version"] = version
             return value, end
@@ -102,7 +103,7 @@ class Dispatch(KafkaConstruct):
         return encode
 
     def emit_decode(self, em: Any, target: str) -> None:
-        fn = em.const(self._decoder(em.mode.name == "typed", em.strict), "_dispd")
+        fn = em.const(self._decoder(em.mode, em.strict), "_dispd")
         em.line(f"{target}, pos = {fn}({em.bound(self.key)}, {em.bound(self.version)}, buf, pos, blen)")
 
     def emit_encode(self, em: Any, expr: str) -> None:

@@ -19,6 +19,7 @@ from kafka_meta.codec.framing import Framing, Unframed
 from kafka_meta.errors import SpecError, UnknownTypeError
 from kafka_meta.models.base import Message
 from kafka_meta.spec.loader import iter_spec_files, load_spec
+from kafka_meta.spec.model import MessageSpec
 
 
 class Format(Protocol):

@@ -64,6 +64,10 @@ class MetadataRecord(Message):
     record_version: int_type("int16") = 0  # type: ignore[valid-type]
     record: SerializeAsAny[Message] | None = Field(default=None)
 
+    @classmethod
+    def polymorphic_fields(cls) -> dict[str, dict[str, type[Message]]]:
+        return {"record": {fmt.name: fmt.model for _, fmt in sorted(cls.record_formats().items())}}
+
     @computed_field  # type: ignore[prop-decorator]
     @property
     def record_type(self) -> str | None:

@@ -61,6 +61,13 @@ class KafkaModel(BaseModel):
                     del data[key]
         return data
 
+    @classmethod
+    def polymorphic_fields(cls) -> dict[str, dict[str, type[Message]]]:
+        """Fields holding a message whose type depends on other fields (e.g. a metadata record chosen by
+        its apiKey): field name -> {type name: model}. Columnar outputs give each possible type its own
+        column."""
+        return {}
+
     def to_json_dict(self, views: bool = False) -> dict[str, Any]:
         """Kafka's JSON rendering: Kafka field names, bytes as base64, uuids in Kafka's base64 form.
 

@@ -10,6 +10,7 @@ forward) go through the dict-row decoder. Rows out = rows in.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
@@ -19,7 +20,7 @@ from kafka_meta.codec.format import SpecFormat
 from kafka_meta.codec.framing import Int16Prefixed
 from kafka_meta.errors import DecodeError, KafkaMetaError
 from kafka_meta.spark.columns import UTF8, Column, FixedLeaf, Leaf, ListColumn, StructColumn
-from kafka_meta.spark.rows import UNKNOWN_ALIAS, _json_keyed, kafka_uuid, row_decoder
+from kafka_meta.spark.rows import UNKNOWN_ALIAS, _json_keyed, dispatched_row_decoder, kafka_uuid, row_decoder
 from kafka_meta.spark.schema import ERROR_FIELD, VERSION_FIELD, message_row_type
 from kafka_meta.wire.codegen import UNKNOWN_KEY, CodeWriter, DecodeEmitter, ValueMode, base_namespace
 from kafka_meta.wire.composite import KArray, KStruct
@@ -108,6 +109,7 @@ class ColumnarMode(ValueMode):
                 em.line(f"if {v} is None: {self.bind('_n', child, '.append_null')}()")
                 default = em.const(_json_keyed(member.default, member)) if member is not None else "None"
                 em.line(f"elif {v} is _ABSENT: {self.bind('_d', child, '.append_value')}({default})")
+                em.line(f"elif {v} is not _PRESENT: {self.bind('_d', child, '.append_value')}({v})")
         if not node.fields:
             em.line(f"{self.bind('_s', node, '')}.count += 1")
         return "_PRESENT"
@@ -120,6 +122,9 @@ class ColumnarMode(ValueMode):
 
     def make_fixed_array(self, em: CodeWriter, kind: str, fmt: str, size: int, n: str) -> str:
         return f"buf[pos:pos + {n} * {size}]"
+
+    def inner_decoder(self, fmt: Any, layout: int, strict: bool) -> Callable:
+        return dispatched_row_decoder(fmt, layout, strict)  # a whole row, appended by make_struct
 
     def make_unknown(self, em: CodeWriter, struct: Any, tag_expr: str, data_expr: str) -> str:
         pair = self.nodes[id(struct)].fields[UNKNOWN_ALIAS].child

@@ -15,7 +15,7 @@ from typing import Any
 
 from kafka_meta.codec.format import SpecFormat
 from kafka_meta.models.base import KafkaModel
-from kafka_meta.spark.schema import field_name
+from kafka_meta.spark.schema import choice_name, field_name
 from kafka_meta.wire.codegen import UNKNOWN_KEY, CodeWriter, ValueMode, compile_decoder
 
 UNKNOWN_ALIAS = "_unknownTaggedFields"
@@ -45,6 +45,9 @@ class ArrowRowMode(ValueMode):
 
     def default_value(self, member: Any) -> Any:
         return _json_keyed(member.default, member)
+
+    def inner_decoder(self, fmt: Any, layout: int, strict: bool) -> Callable:
+        return dispatched_row_decoder(fmt, layout, strict)
 
     def fresh_default(self, em: CodeWriter, member: Any) -> str:
         value = self.default_value(member)
@@ -82,13 +85,27 @@ def row_decoder(fmt: SpecFormat, layout_version: int, strict: bool = False) -> C
     return fn
 
 
+def dispatched_row_decoder(fmt: SpecFormat, layout: int, strict: bool) -> Callable:
+    """A nested message chosen at run time, as a row under its type's column (see ``struct_type``)."""
+    decode, column = row_decoder(fmt, layout, strict), choice_name(fmt.name)
+
+    def read(buf: bytes, pos: int, blen: int) -> tuple[dict, int]:
+        row, end = decode(buf, pos, blen)
+        return {column: row}, end
+
+    return read
+
+
 def row_from_model(value: Any) -> Any:
     """A typed value in row form (for formats without a generated row decoder)."""
     if isinstance(value, KafkaModel):
         out = {}
+        polymorphic = type(value).polymorphic_fields()
         for name, info in type(value).model_fields.items():
             item = value.__dict__[name]
-            if name == "unknown_tagged_fields":
+            if name in polymorphic and item is not None:
+                out[field_name(name, info)] = {choice_name(type(item).kafka_type): row_from_model(item)}
+            elif name == "unknown_tagged_fields":
                 out[field_name(name, info)] = [{"tag": u.tag, "data": u.data} for u in item]
             else:
                 out[field_name(name, info)] = row_from_model(item)

@@ -78,13 +78,23 @@ def field_name(name: str, info: Any) -> str:
     return info.serialization_alias or info.alias or name
 
 
+def choice_name(type_name: str) -> str:
+    """The column of one possible type of a polymorphic field (``FeatureLevelRecord`` -> ``featureLevelRecord``)."""
+    return type_name[:1].lower() + type_name[1:]
+
+
 @cache
 def struct_type(cls: type[KafkaModel]) -> pa.StructType:
-    """The Arrow struct of a model: its stored fields (derived views are left out)."""
+    """The Arrow struct of a model: its stored fields (derived views are left out); a polymorphic field
+    becomes a struct with one field per type it can hold."""
     fields = []
+    polymorphic = cls.polymorphic_fields()
     for name, info in cls.model_fields.items():
         if name == "unknown_tagged_fields":
             fields.append(pa.field(field_name(name, info), UNKNOWN_TAGS))
+        elif name in polymorphic:
+            choices = [pa.field(choice_name(t), struct_type(m)) for t, m in polymorphic[name].items()]
+            fields.append(pa.field(field_name(name, info), pa.struct(choices)))
         else:
             fields.append(pa.field(field_name(name, info), arrow_type(info.annotation, info.metadata)))
     return pa.struct(fields)

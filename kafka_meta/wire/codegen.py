@@ -108,6 +108,10 @@ class ValueMode:
         """A string from its UTF-8 bytes (invalid UTF-8 raises, which the reference reader explains)."""
         return f"{bytes_expr}.decode()"
 
+    def inner_decoder(self, fmt: Any, layout: int, strict: bool) -> Callable:
+        """The decoder of a message nested by value dispatch (its type chosen at run time)."""
+        return fmt.decoder(layout, self.name == "typed", strict)
+
     def make_fixed_array(self, em: CodeWriter, kind: str, fmt: str, size: int, n: str) -> str:
         """``n`` fixed-width numbers starting at ``pos`` (the caller advances ``pos``)."""
         return f"list(_unpack_from('>%d{fmt}' % {n}, buf, pos))"
