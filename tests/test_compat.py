@@ -161,3 +161,32 @@ def test_compat_command_text_json_and_verify(capsys, monkeypatch):
     assert all(c["disagreements"] == [] and c["cases"] > 0 for c in doc["checks"])
     code, out, _ = run(capsys, monkeypatch, ["compat", "ConsumerProtocolAssignment", "--verify", str(CORPUS)])
     assert "checked by decoding: 16 cells" in out and "0 disagreements" in out
+
+
+def test_streams_subscriptions_probe_from_v3_and_assignments_are_refused():
+    sub = matrix("SubscriptionInfo")
+    assert sub.forward.rule is ForwardPolicy.PROBE and sub.forward.since == 3
+    assert sub.cell(11, 3).outcome is Outcome.PROBING and "version probing" in sub.cell(11, 3).reason
+    assert sub.cell(3, 2).outcome is Outcome.FAILS and "probe rule starts at v3" in sub.cell(3, 2).reason
+    assert {sub.cell(w, r).outcome for w in sub.versions for r in sub.versions if w <= r} == {Outcome.EXACT}
+    asg = matrix("AssignmentInfo")  # declared by hand, no spec: its layouts come from its construct trees
+    assert asg.forward.rule is ForwardPolicy.REFUSE and "AssignmentInfo.decode fails" in asg.forward.note
+    assert asg.cell(8, 7).outcome is Outcome.FAILS and asg.cell(7, 8).outcome is Outcome.EXACT
+
+
+def test_streams_matrices_agree_with_decoding_java_bytes():
+    for type_name in ("SubscriptionInfo", "AssignmentInfo"):
+        m, checks = verify(type_name, CORPUS)
+        assert [d for c in checks for d in c.disagreements] == [], type_name
+        assert {c.writer for c in checks} == set(m.versions)
+    _, checks = verify("SubscriptionInfo", CORPUS)
+    probes = [o for c in checks if c.expected is Outcome.PROBING for o in c.observations]
+    assert probes and all(o.probed for o in probes)
+
+
+def test_a_type_with_several_layouts_means_its_current_one_unless_named():
+    current = matrix("ShareGroupMetadata")  # a record name: its value type, current layout
+    assert current.type_name == "ShareGroupMetadataValue"
+    assert "Java brokers from 4.0 on" in current.forward.note
+    old = verify("ShareGroupMetadataValue@2024-10", CORPUS)[1]
+    assert old and all(c.observations for c in old) and not [d for c in old for d in c.disagreements]

@@ -10,7 +10,7 @@ from kafka_meta.codec.registry import Registry, load_bundled
 from kafka_meta.golden import find_cases, subjects, verify_directory
 from kafka_meta.golden.build import build
 from kafka_meta.golden.sources import shared_vectors
-from kafka_meta.golden.verify import read_bytes
+from kafka_meta.golden.verify import load_document, read_bytes
 
 CORPUS = ROOT / "fixtures" / "golden"
 REBUILD = "rebuild the corpus with: python -m kafka_meta.golden.build"
@@ -72,3 +72,32 @@ def test_a_rebuild_keeps_hand_added_cases_and_drops_stale_generated_ones(tmp_pat
     assert (hand / "mine.bin").exists() and not stale.exists() and not (hand / "generated-old.bin").exists()
     assert stale in report.removed
     assert verify_directory(tmp_path, bundled()).ok
+
+
+def test_every_layout_of_every_type_has_cases():
+    """Types Kafka wrote in several layouts (record variants, assignor user data framings) have cases of each
+    layout at each of its versions; bytes that an earlier layout reads exactly count as that layout's."""
+    cases, _ = find_cases(CORPUS)
+    seen = {(c.subject, load_document(c).get("variant"), c.version) for c in cases}
+    names = {(c.subject, c.version, c.name) for c in cases}
+    missing = []
+    for name, subject in subjects(bundled()).items():
+        for label, layout in subject.layouts():
+            for version in layout.versions:
+                if (name, label, version) not in seen and (name, version, f"generated-{label}-typical") not in names:
+                    missing.append(f"{name} {label} v{version}")
+    assert missing == [], REBUILD
+
+
+def test_layout_variants_and_unreadable_bytes_are_pinned_as_such():
+    cases, _ = find_cases(CORPUS)
+    docs = {c.id: load_document(c) for c in cases}
+    share = {d["variant"] for i, d in docs.items() if i.startswith("ShareGroupMetadata/v0/java")}
+    assert share == {"2024-10", "2026-08"}  # same version 0, two layouts, both from Java
+    unreadable = [c for c in cases if c.subject == "StickyAssignorUserData" and c.version is None]
+    assert [c.directory.name for c in unreadable] == ["unversioned"]
+    doc = docs[unreadable[0].id]
+    assert doc["variant"] == "unreadable" and doc["data"] == {"previousAssignment": [], "generation": -1}
+    assert "decodeOnly" not in doc  # written back byte for byte, as the bytes that came in
+    framed = [c for c in cases if c.subject == "MetadataRecord"]
+    assert framed and {c.version for c in framed} == {1}  # the frame version, not the record's
