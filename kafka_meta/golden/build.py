@@ -96,10 +96,9 @@ def _route(vector: Vector, known: dict[str, Subject]) -> Subject | None:
     named = known.get(vector.subject)
     if vector.blob.key is None:
         return named
-    candidates = [named] if named is not None else []
+    candidates = [named] if isinstance(named, RecordSubject) else []
     candidates += [s for s in known.values() if isinstance(s, RecordSubject) and s is not named]
     for subject in candidates:
-        assert isinstance(subject, RecordSubject)
         try:
             decode_message(subject.key_fmt, vector.blob.key, None)
         except KafkaMetaError:
