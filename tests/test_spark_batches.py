@@ -12,6 +12,7 @@ from test_malformed import mutate
 import kafka_meta as km
 from kafka_meta.spark.batch import BatchDecoder
 from kafka_meta.spark.columnar import batch_program
+from kafka_meta.spark.columns import arrow_text
 from kafka_meta.spark.rows import row_from_model
 from kafka_meta.spark.schema import message_row_type
 from kafka_meta.testing.strategies import values_for
@@ -36,7 +37,9 @@ def test_columns_equal_rows_and_typed_decoding(pair, data):
     for blob, row in zip(good, columns.to_pylist(), strict=False):
         message = fmt.decode(blob, version)
         expected = {**row_from_model(message), "_version": message.version, "_error": None}
-        assert row == expected
+        # through the same Arrow type: strings cannot hold Java's unpaired surrogates, and a polymorphic
+        # field lists its other possible types as nulls
+        assert row == pa.array([arrow_text(expected)], type=decoder.row_type).to_pylist()[0]
 
 
 def test_errors_and_nulls_keep_their_rows():

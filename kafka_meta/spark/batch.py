@@ -18,9 +18,10 @@ import pyarrow as pa
 
 from kafka_meta.api import get_format
 from kafka_meta.codec.format import SpecFormat
+from kafka_meta.codec.registry import REGISTRY
 from kafka_meta.errors import DecodeError, KafkaMetaError
 from kafka_meta.spark.columnar import batch_program
-from kafka_meta.spark.columns import InvalidUtf8
+from kafka_meta.spark.columns import InvalidUtf8, arrow_text
 from kafka_meta.spark.rows import row_decoder, row_from_model
 from kafka_meta.spark.schema import ERROR_FIELD, VERSION_FIELD, message_row_type
 
@@ -114,11 +115,20 @@ class BatchDecoder:
                     return self.program.decode(values)
                 except InvalidUtf8:  # a string column did not validate: find the rows one by one
                     pass
-            return pa.array(self.rows(values), type=self.row_type)
+            rows = self.rows(values)
+            try:
+                return pa.array(rows, type=self.row_type)
+            except UnicodeEncodeError:  # an unpaired surrogate from Java's modified UTF-8
+                return pa.array(arrow_text(rows), type=self.row_type)
+
+
+def batch_decoder(type_name: str, mode: str = PERMISSIVE, version: int | None = None,
+                  strict: bool = False) -> BatchDecoder:
+    """One decoder per worker process and settings (built on first use, after the process started, and
+    again when types are registered: a polymorphic field's columns depend on them)."""
+    return _batch_decoder(type_name, mode, version, strict, REGISTRY.generation)
 
 
 @cache
-def batch_decoder(type_name: str, mode: str = PERMISSIVE, version: int | None = None,
-                  strict: bool = False) -> BatchDecoder:
-    """One decoder per worker process and settings (built on first use, after the process started)."""
+def _batch_decoder(type_name: str, mode: str, version: int | None, strict: bool, generation: int) -> BatchDecoder:
     return BatchDecoder(type_name, mode, version, strict)

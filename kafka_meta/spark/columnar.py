@@ -18,6 +18,7 @@ import pyarrow as pa
 
 from kafka_meta.codec.format import SpecFormat
 from kafka_meta.codec.framing import Int16Prefixed
+from kafka_meta.codec.registry import REGISTRY
 from kafka_meta.errors import DecodeError, KafkaMetaError
 from kafka_meta.spark.columns import UTF8, Column, FixedLeaf, Leaf, ListColumn, StructColumn
 from kafka_meta.spark.rows import UNKNOWN_ALIAS, _json_keyed, dispatched_row_decoder, kafka_uuid, row_decoder
@@ -275,6 +276,11 @@ class BatchProgram:
         return builder.finish()
 
 
-@cache
 def batch_program(fmt: SpecFormat, failfast: bool, version: int | None, strict: bool) -> BatchProgram:
+    return _batch_program(fmt, failfast, version, strict, REGISTRY.generation)
+
+
+@cache
+def _batch_program(fmt: SpecFormat, failfast: bool, version: int | None, strict: bool,
+                   generation: int) -> BatchProgram:
     return BatchProgram(fmt, failfast, version, strict)

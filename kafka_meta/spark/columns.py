@@ -29,6 +29,17 @@ FIXED_KINDS = {
 }
 
 
+def arrow_text(value: Any) -> Any:
+    """Strings Arrow can hold: Java's modified UTF-8 may carry unpaired surrogates, which become U+FFFD."""
+    if isinstance(value, str):
+        return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if isinstance(value, dict):
+        return {k: arrow_text(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [arrow_text(v) for v in value]
+    return value
+
+
 class InvalidUtf8(Exception):
     """A string column held bytes that are not UTF-8 (the caller re-reads the batch row by row)."""
 
@@ -93,7 +104,10 @@ class Leaf(Column):
         del self.values[n:]
 
     def finish(self, arrow_type: pa.DataType) -> pa.Array:
-        return pa.array(self.values, type=arrow_type)
+        try:
+            return pa.array(self.values, type=arrow_type)
+        except UnicodeEncodeError:  # an unpaired surrogate from Java's modified UTF-8
+            return pa.array(arrow_text(self.values), type=arrow_type)
 
 
 class Utf8Leaf(Leaf):

@@ -16,6 +16,7 @@ from typing import Any
 import annotated_types
 import pyarrow as pa
 
+from kafka_meta.codec.registry import REGISTRY
 from kafka_meta.models.base import KafkaModel, Message
 
 VERSION_FIELD = "_version"
@@ -83,10 +84,14 @@ def choice_name(type_name: str) -> str:
     return type_name[:1].lower() + type_name[1:]
 
 
-@cache
 def struct_type(cls: type[KafkaModel]) -> pa.StructType:
     """The Arrow struct of a model: its stored fields (derived views are left out); a polymorphic field
-    becomes a struct with one field per type it can hold."""
+    becomes a struct with one field per type it can hold (so the struct changes when types are registered)."""
+    return _struct_type(cls, REGISTRY.generation)
+
+
+@cache
+def _struct_type(cls: type[KafkaModel], generation: int) -> pa.StructType:
     fields = []
     polymorphic = cls.polymorphic_fields()
     for name, info in cls.model_fields.items():
@@ -100,7 +105,6 @@ def struct_type(cls: type[KafkaModel]) -> pa.StructType:
     return pa.struct(fields)
 
 
-@cache
 def message_row_type(cls: type[Message]) -> pa.StructType:
     """What ``from_kafka_meta`` returns per row: the message's fields, then ``_version`` and ``_error``."""
     return pa.struct([*struct_type(cls), pa.field(VERSION_FIELD, pa.int32()), pa.field(ERROR_FIELD, pa.string())])
