@@ -89,3 +89,18 @@ def test_our_offsets_specs_say_what_kafkas_2026_specs_say():
 
     report = compare_paths(NEWER / "group-coordinator", ROOT / "schemas" / "offsets")
     assert [f.message for f in report.sorted()] == []
+
+
+@pytest.mark.parametrize(("ours", "theirs"), [("consumer", "newer/clients"), ("streams", "newer/streams"),
+                                              ("metadata", "metadata")])
+def test_our_other_specs_say_what_kafkas_say(ours, theirs):
+    """The checker as a second, independent cross-check of our specs against Kafka's newest ones."""
+    from conftest import ROOT
+
+    from kafka_meta.evolution import compare_specs
+    from kafka_meta.spec.loader import load_specs
+
+    kafka = {s.name: s for s in load_specs(SPEC_DIR / theirs)}
+    mine = load_specs(ROOT / "schemas" / ours)
+    assert mine and all(s.name in kafka for s in mine)
+    assert [f.message for s in mine for f in compare_specs(kafka[s.name], s)] == []
