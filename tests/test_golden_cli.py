@@ -70,3 +70,19 @@ def test_verify_json_output_and_exit_status(capsys, monkeypatch, tmp_path):
     ]
     code, out, _ = run(capsys, monkeypatch, ["golden", "verify", str(tmp_path / "nothing")])
     assert code == 1 and "nothing: not a directory" in out
+
+
+def test_add_a_record_and_its_tombstone_from_bytes(capsys, monkeypatch, tmp_path):
+    key = "0001" "000167" "000174" "00000003"  # OffsetCommit key: record type 1, group g, topic t, partition 3
+    value = "0003" "000000000000002a" "00000005" "0000" "0000018bcfe56800"
+    code, out, _ = run(capsys, monkeypatch, ["golden", "add", "OffsetCommit", "--name", "c", "--dir", str(tmp_path),
+                                             "--key-hex", key, "--hex", value])
+    assert code == 0 and len(out.split()) == 3
+    doc = json.loads((tmp_path / "OffsetCommit" / "v3" / "c.json").read_text())
+    assert doc["key"] == {"group": "g", "topic": "t", "partition": 3} and doc["value"]["leaderEpoch"] == 5
+    code, out, _ = run(capsys, monkeypatch, ["golden", "add", "OffsetCommit", "--name", "gone", "--dir",
+                                             str(tmp_path), "--key-hex", key])
+    assert code == 0 and [p.split("/")[-2:] for p in out.split()] == [["tombstone", "gone.json"],
+                                                                      ["tombstone", "gone.key.bin"]]
+    code, out, _ = run(capsys, monkeypatch, ["golden", "verify", str(tmp_path), "-q"])
+    assert code == 0 and out.strip() == "2 cases, 0 failed"
