@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import timeit
-from collections.abc import Callable
 from io import BytesIO
 from pathlib import Path
 
@@ -19,15 +17,11 @@ from construct import Container
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from subscription import VALUE, VERSION, hand_decode, hand_encode
+from timing import print_table
 
 import kafka_meta as km
 
 TYPE = "ConsumerProtocolSubscription"
-
-
-def timed(fn: Callable[[], object], number: int, repeat: int) -> float:
-    """Best-of-``repeat`` microseconds per call (the minimum is the least disturbed by the machine)."""
-    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number * 1e6
 
 
 def contenders(data: bytes) -> tuple[list, list]:
@@ -88,13 +82,7 @@ def main() -> int:
     print(f"record: {TYPE} v{VERSION}, {len(data)} bytes")
     decoders, encoders = contenders(data)
     for title, rows in (("decode", decoders), ("encode", encoders)):
-        print(f"\n{title:<40} {'us/record':>10} {'x hand-written':>15}")
-        base = None
-        for name, fn in rows:
-            slow = "interpreted" in name
-            us = timed(fn, max(args.number // 20, 100) if slow else args.number, args.repeat)
-            base = base or us
-            print(f"{name:<40} {us:>10.2f} {us / base:>15.2f}")
+        print_table(title, rows, "x hand-written", args.number, args.repeat, max(args.number // 20, 100))
     return 0
 
 

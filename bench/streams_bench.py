@@ -16,8 +16,8 @@ from construct import Container
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from decode_bench import timed
 from streams_assignment import VALUE, VERSION, hand_decode
+from timing import print_table
 
 import kafka_meta as km
 
@@ -50,13 +50,7 @@ def main() -> int:
     ]
     print(f"record: {TYPE} v{VERSION}, {len(data)} bytes")
     for title, rows, base_name in (("decode", decoders, "x hand-written"), ("encode", encoders, "x bulk path")):
-        print(f"\n{title:<40} {'us/record':>10} {base_name:>15}")
-        base = None
-        for name, fn in rows:
-            slow = "interpreted" in name
-            us = timed(fn, max(args.number // 20, 20) if slow else args.number, args.repeat)
-            base = base or us
-            print(f"{name:<40} {us:>10.2f} {us / base:>15.2f}")
+        print_table(title, rows, base_name, args.number, args.repeat, max(args.number // 20, 20))
     return 0
 
 

@@ -32,3 +32,14 @@ def test_every_record_type_is_in_the_sample_and_round_trips():
         if isinstance(record, CoordinatorRecord):
             seen.add(record.record_type)
     assert seen == set(catalog())
+
+
+CAPTURE = SAMPLE.parents[1] / "captures" / "capture.jsonl"
+
+
+def test_capture_generator_reproduces_the_committed_capture(tmp_path):
+    out = tmp_path / "capture.jsonl"
+    result = subprocess.run([sys.executable, str(CAPTURE.with_name("make_capture.py")), str(out)],
+                            capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    assert out.read_text() == CAPTURE.read_text()

@@ -31,7 +31,7 @@ def test_columns_equal_rows_and_typed_decoding(pair, data):
     blobs = [*good, None, *damaged]
     decoder = BatchDecoder(fmt.name, version=version if fmt.framing.__class__.__name__ == "Unframed" else None)
     columns = decoder(pa.array(blobs, pa.binary()))
-    rows = pa.array(decoder.rows(blobs), type=decoder.row_type)
+    rows = pa.array(arrow_text(decoder.rows(blobs)), type=decoder.row_type)
     assert len(columns) == len(blobs)
     assert columns.equals(rows)
     for blob, row in zip(good, columns.to_pylist(), strict=False):
@@ -78,3 +78,29 @@ def test_versions_read_forward_go_through_rows():
 def test_schema_of_every_type_builds():
     for name in km.types():
         assert pa.types.is_struct(message_row_type(km.model(name)))
+
+
+def _through_arrow(row):
+    from kafka_meta.spark.offsets import record_columns
+
+    return pa.array([row], type=record_columns()).to_pylist()[0]
+
+
+LAYOUT_CASES = [(rt.number, rt.values.variants[0].format, v) for rt in __import__(
+    "kafka_meta.offsets", fromlist=["catalog"]).catalog().values() for v in rt.values.variants[0].format.versions]
+
+
+@pytest.mark.parametrize("number, fmt, version", LAYOUT_CASES, ids=[f"{n}-v{v}" for n, _, v in LAYOUT_CASES])
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_fast_offsets_rows_equal_the_full_reader(number, fmt, version, data):
+    from kafka_meta.offsets import catalog
+    from kafka_meta.spark.offsets import FastRows, record_row
+
+    rt = catalog()[number]
+    key = rt.key.encode(data.draw(values_for(rt.key.construct(0))))
+    value = fmt.encode(data.draw(values_for(fmt.construct(version))), version)
+    for v in (value, None):
+        fast = FastRows(False).row(key, v)
+        if fast is not None:
+            assert _through_arrow(fast) == _through_arrow(record_row(key, v))

@@ -32,7 +32,21 @@ class MemberNest(KafkaModel):
     errors: list[str] = Field(default_factory=list)
 
 
-class CoordinatorRecord(KafkaModel):
+class RecordBase(KafkaModel):
+    """What every record read from the topic answers: is it a delete, and whose group is it."""
+
+    value: Any = None
+
+    @property
+    def tombstone(self) -> bool:
+        return self.value is None
+
+    @property
+    def group_id(self) -> str | None:
+        return None
+
+
+class CoordinatorRecord(RecordBase):
     """A record of a known type. ``value`` is None for a tombstone (a delete)."""
 
     record_type: int
@@ -47,16 +61,16 @@ class CoordinatorRecord(KafkaModel):
     classic_protocols: list[ProtocolNest] | None = None  # ConsumerGroupMemberMetadata of a classic member
 
     @property
-    def tombstone(self) -> bool:
-        return self.value is None
-
-    @property
     def group_id(self) -> str | None:
-        key: Any = self.key
-        return getattr(key, "group", None) or getattr(key, "group_id", None)
+        """The key's group (``group`` in the older specs' naming, ``GroupId`` in the newer); may be empty."""
+        fields = type(self.key).model_fields
+        for name in ("group", "group_id"):
+            if name in fields:
+                return getattr(self.key, name)
+        return None
 
 
-class UnknownRecord(KafkaModel):
+class UnknownRecord(RecordBase):
     """A record whose type this version of kafka_meta does not know (Kafka's loader skips these too)."""
 
     record_type: int | None
@@ -64,29 +78,13 @@ class UnknownRecord(KafkaModel):
     value: KafkaBytes | None = None
     reason: str
 
-    @property
-    def tombstone(self) -> bool:
-        return self.value is None
 
-    @property
-    def group_id(self) -> str | None:
-        return None
-
-
-class ControlRecord(KafkaModel):
+class ControlRecord(RecordBase):
     """A transaction marker from a control batch (never an offset commit, though its key looks like one)."""
 
     key: SerializeAsAny[Message]
     value: SerializeAsAny[Message] | None = None
     marker: str  # "COMMIT", "ABORT", or "type N" for other control types
-
-    @property
-    def tombstone(self) -> bool:
-        return self.value is None
-
-    @property
-    def group_id(self) -> str | None:
-        return None
 
 
 OffsetsRecord = CoordinatorRecord | UnknownRecord | ControlRecord

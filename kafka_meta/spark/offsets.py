@@ -23,7 +23,7 @@ from kafka_meta.offsets import catalog, decode_record
 from kafka_meta.offsets.nest import ASSIGNOR_USER_DATA
 from kafka_meta.offsets.records import ControlRecord, CoordinatorRecord, MemberNest, ProtocolNest, UnknownRecord
 from kafka_meta.spark.batch import FAILFAST, PERMISSIVE, paused_gc
-from kafka_meta.spark.rows import row_from_model
+from kafka_meta.spark.rows import row_decoder, row_from_model
 from kafka_meta.spark.schema import ERROR_FIELD, VERSION_FIELD, spark_type, struct_type
 from kafka_meta.spec.naming import json_name
 
@@ -109,6 +109,49 @@ def _protocol_row(nest: ProtocolNest) -> dict[str, Any]:
             **_user_data("subscription", nest.subscription_user_data), "errors": list(nest.errors)}
 
 
+NESTED = frozenset({2, 5})  # record types whose rows carry the decoded nest
+
+
+class FastRows:
+    """Rows of the common records straight from the generated row decoders (no models): record types with
+    one layout and no nested decoding, whose key and value fill their bytes exactly. Anything else (older
+    layouts, nesting, trailing bytes, errors) returns None and goes through :func:`record_row`."""
+
+    def __init__(self, strict: bool) -> None:
+        self.strict = strict
+        self.plans: dict[int, Any] = {}
+
+    def plan(self, number: int) -> Any:
+        if number not in self.plans:
+            rt = catalog().get(number)
+            simple = rt is not None and number not in NESTED and len(rt.values.variants) == 1
+            self.plans[number] = (rt, rt.values.variants[0]) if simple else None
+        return self.plans[number]
+
+    def row(self, key: bytes, value: bytes | None) -> dict[str, Any] | None:
+        plan = self.plan(int.from_bytes(key[:2], "big", signed=True)) if len(key) >= 2 else None
+        if plan is None:
+            return None
+        rt, variant = plan
+        key_row, end = row_decoder(rt.key, 0, self.strict)(key, 2, len(key))
+        if end != len(key):
+            return None
+        out = {"recordType": rt.number, "recordName": rt.name, "groupId": key_row.get("group", key_row.get("groupId")),
+               "tombstone": value is None, "valueVersion": None, "valueVariant": None, "readForward": False,
+               "retired": rt.retired, "unknown": False, ERROR_FIELD: None}
+        value_row = None
+        if value is not None:
+            fmt = variant.format
+            header = fmt.framing.read(value, fmt.spec.valid_versions, None, fmt.name, self.strict)
+            value_row, end = row_decoder(fmt, header[1], self.strict)(value, header[2], len(value))
+            if end != len(value):
+                return None
+            value_row[VERSION_FIELD] = header[0]
+            out.update(valueVersion=header[0], valueVariant=variant.label, readForward=header[0] > fmt.newest)
+        out[json_name(rt.name)] = {"key": key_row, "value": value_row}
+        return out
+
+
 def record_row(key: bytes | None, value: bytes | None, strict: bool = False, control: bool = False) -> dict[str, Any]:
     record = decode_record(key, value, strict=strict, control=control)
     if isinstance(record, ControlRecord):
@@ -134,10 +177,17 @@ def decode_batch(keys: pa.Array, values: pa.Array, mode: str = PERMISSIVE, stric
                  controls: pa.Array | None = None) -> pa.Array:
     rows = []
     flags = controls.to_pylist() if controls is not None else [False] * len(keys)
+    fast = FastRows(strict)
     with paused_gc():
         for key, value, control in zip(keys.to_pylist(), values.to_pylist(), flags, strict=True):
             try:
-                rows.append(record_row(key, value, strict, bool(control)))
+                row = None
+                if not control and key is not None:
+                    try:
+                        row = fast.row(key, value)
+                    except Exception:  # noqa: BLE001 - the full reader below explains it
+                        row = None
+                rows.append(row if row is not None else record_row(key, value, strict, bool(control)))
             except KafkaMetaError as e:
                 if mode == FAILFAST:
                     raise

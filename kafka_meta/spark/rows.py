@@ -8,7 +8,6 @@ their typed decoder and :func:`row_from_model`.
 from __future__ import annotations
 
 import base64
-import copy
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -49,13 +48,6 @@ class ArrowRowMode(ValueMode):
     def inner_decoder(self, fmt: Any, layout: int, strict: bool) -> Callable:
         return dispatched_row_decoder(fmt, layout, strict)
 
-    def fresh_default(self, em: CodeWriter, member: Any) -> str:
-        value = self.default_value(member)
-        if isinstance(value, list):
-            return "[]"
-        if isinstance(value, dict):
-            return f"{em.const(copy.deepcopy, '_deepcopy')}({em.const(value)})"
-        return em.literal(value)
 
 
 def _json_keyed(value: Any, member: Any) -> Any:

@@ -1,0 +1,118 @@
+"""The analyze job's report: what was read, each group's state, and what needs attention."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from kafka_meta.analysis.groups import GroupFacts
+
+
+@dataclass
+class Report:
+    records: Counter[str] = field(default_factory=Counter)  # per record type name
+    tombstones: int = 0
+    unknown_types: Counter[int] = field(default_factory=Counter)
+    read_forward: int = 0
+    errors: int = 0
+    error_samples: list[str] = field(default_factory=list)
+    blobs: Counter[str] = field(default_factory=Counter)  # captured payloads per type
+    blob_versions: dict[str, Counter[int]] = field(default_factory=dict)
+    blob_errors: int = 0
+    groups: dict[str, GroupFacts] = field(default_factory=dict)
+    output: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "records": dict(self.records), "tombstones": self.tombstones,
+            "unknownRecordTypes": {str(k): v for k, v in self.unknown_types.items()},
+            "readForward": self.read_forward, "errors": self.errors, "errorSamples": self.error_samples,
+            "blobs": dict(self.blobs), "blobVersions": {t: dict(c) for t, c in self.blob_versions.items()},
+            "blobErrors": self.blob_errors,
+            "groups": {name: _group_json(g) for name, g in self.groups.items()},
+            "output": self.output,
+        }
+
+
+def _versions(counter: Counter[int]) -> str:
+    return ", ".join(f"v{v} x{n}" for v, n in sorted(counter.items())) or "-"
+
+
+def _group_json(g: GroupFacts) -> dict[str, Any]:
+    return {
+        "kind": g.kind, "protocolType": g.protocol_type, "assignor": g.assignor, "generation": g.generation,
+        "members": g.members, "subscriptionVersions": dict(g.subscription_versions),
+        "assignmentVersions": dict(g.assignment_versions),
+        "streams": {"usedVersions": dict(g.streams_used_versions),
+                    "latestSupportedVersions": dict(g.streams_latest_versions),
+                    "assignmentVersions": dict(g.streams_assignment_versions),
+                    "commonlySupportedVersions": dict(g.streams_common_versions)} if g.streams else None,
+        "mixedVersions": g.mixed_versions, "ownershipConflicts": g.conflicts, "memberErrors": g.member_errors,
+        "classicMembers": g.classic_members, "serverAssignors": dict(g.server_assignors),
+        "committedPartitions": g.committed_partitions, "explanation": g.explanation,
+    }
+
+
+def _group_lines(g: GroupFacts) -> list[str]:
+    head = f"  {g.group} [{g.kind}]"
+    if g.protocol_type is not None or g.assignor is not None:
+        head += f" protocol type {g.protocol_type or '-'}, assignor {g.assignor or '-'}"
+    if g.generation is not None:
+        head += f", {'generation' if g.kind == 'classic' else 'epoch'} {g.generation}"
+    head += f", {len(g.members)} member(s)"
+    if g.committed_partitions:
+        head += f", offsets for {g.committed_partitions} partition(s)"
+    lines = [head]
+    if g.subscription_versions:
+        lines.append(f"    consumer protocol: subscriptions {_versions(g.subscription_versions)}; "
+                     f"assignments {_versions(g.assignment_versions)}")
+    if g.streams:
+        lines.append(f"    Streams metadata: subscriptions {_versions(g.streams_used_versions)} (latest supported "
+                     f"{_versions(g.streams_latest_versions)}); assignments {_versions(g.streams_assignment_versions)}"
+                     f" (commonly supported {_versions(g.streams_common_versions)})")
+    if g.streams and g.mixed_versions:
+        lines.append("    ! mixed Streams metadata versions: a rolling upgrade or version probing is in progress")
+    elif g.mixed_versions:
+        lines.append("    ! members send different consumer-protocol versions: clients of different releases "
+                     "(a rolling upgrade?)")
+    lines += [f"    {line}" for line in g.explanation]
+    if g.server_assignors:
+        lines.append(f"    server assignors: {', '.join(f'{a} x{n}' for a, n in g.server_assignors.items())}")
+    if g.classic_members:
+        lines.append(f"    members still on the classic protocol: {', '.join(g.classic_members)}")
+    lines += [f"    ! ownership conflict: {c}" for c in g.conflicts]
+    lines += [f"    ! undecodable member data: {e}" for e in g.member_errors]
+    return lines
+
+
+def render_text(report: Report) -> str:
+    total = sum(report.records.values())
+    lines = [f"__consumer_offsets records: {total}"]
+    if report.records:
+        lines.append("  " + ", ".join(f"{name} {n}" for name, n in sorted(report.records.items())))
+    lines.append(f"  tombstones {report.tombstones}, read forward (newer than known) {report.read_forward}, "
+                 f"unknown record types {sum(report.unknown_types.values())}"
+                 + (f" ({', '.join(f'type {t} x{n}' for t, n in sorted(report.unknown_types.items()))})"
+                    if report.unknown_types else "")
+                 + f", errors {report.errors}")
+    if report.blobs:
+        lines.append(f"captured payloads: {sum(report.blobs.values())}, errors {report.blob_errors}")
+        for name, n in sorted(report.blobs.items()):
+            lines.append(f"  {name} {n}: {_versions(report.blob_versions.get(name, Counter()))}")
+    protocol_types = Counter(g.protocol_type for g in report.groups.values() if g.protocol_type)
+    assignors = Counter(g.assignor for g in report.groups.values() if g.assignor)
+    members = sum(len(g.members) for g in report.groups.values())
+    lines.append(f"groups: {len(report.groups)} ({members} members); protocol types: "
+                 f"{', '.join(f'{k} {v}' for k, v in sorted(protocol_types.items())) or '-'}; assignors: "
+                 f"{', '.join(f'{k} {v}' for k, v in sorted(assignors.items())) or '-'}")
+    for g in report.groups.values():
+        lines += _group_lines(g)
+    attention = [g for g in report.groups.values() if g.mixed_versions or g.conflicts or g.member_errors]
+    lines.append(f"needs attention: {', '.join(g.group for g in attention) or 'nothing'}")
+    if report.error_samples:
+        lines.append("first errors:")
+        lines += [f"  {e}" for e in report.error_samples]
+    if report.output:
+        lines.append(f"decoded Parquet written to {report.output}")
+    return "\n".join(lines)

@@ -1,0 +1,166 @@
+"""``kafka-meta explain`` and ``kafka-meta simulate``: the negotiation rules from the command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from kafka_meta.cli.output import emit_json, fail
+
+PROBLEMS_FOUND = 3
+
+
+def add_parsers(sub: Any) -> None:
+    p = sub.add_parser(
+        "explain", help="explain a captured group's version negotiation",
+        description="FILE holds JSON Lines: members ({\"member\", \"subscription\", \"assignment\", \"release\", "
+                    "\"leader\", \"protocol\", \"group\"}; bytes as hex or base64) or __consumer_offsets records "
+                    "({\"key\", \"value\"}), whose last GroupMetadata record per group is explained.")
+    p.add_argument("file", nargs="?", help="a JSON Lines file, or - for stdin")
+    p.add_argument("--release", action="append", default=[], metavar="MEMBER=RELEASE",
+                   help="a member's Kafka release (repeatable); otherwise inferred from its subscription")
+    p.add_argument("--leader-release", help="the leader's Kafka release")
+    p.add_argument("--message", help="explain a Kafka log or exception line about versions instead")
+    p.add_argument("--json", action="store_true", help="print JSON (one object per group)")
+    p.set_defaults(run=run_explain)
+
+    p = sub.add_parser(
+        "simulate", help="simulate a rolling upgrade and print its rebalances",
+        description="Members start on --from and are bounced to --to. Streams: one rolling bounce, or two with "
+                    "--upgrade-from (set in the first, removed in the second). Consumers: one round per "
+                    "--assignors value (default: 'cooperative-sticky,range' then 'cooperative-sticky'), "
+                    "starting from 'range'. Exit status 3 when the simulation finds a problem.")
+    p.add_argument("--from", dest="from_release", required=True, metavar="RELEASE")
+    p.add_argument("--to", dest="to_release", required=True, metavar="RELEASE")
+    p.add_argument("--members", type=int, default=3)
+    p.add_argument("--kind", choices=("streams", "consumer"), default="streams")
+    p.add_argument("--order", action="append", default=[],
+                   help="bounce order of a round: member names or indices separated by commas, or 'join' "
+                        "(default), 'reverse', 'leader-last'; repeat for the second round")
+    p.add_argument("--upgrade-from", help="Streams: upgrade.from for the first of two rolling bounces")
+    p.add_argument("--assignors", action="append", default=[], metavar="LIST",
+                   help="consumers: the assignor list of one bounce round, comma-separated; repeatable")
+    p.add_argument("--partitions", type=int, help="partitions of the input topic (default: 2 per member, min 6)")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.set_defaults(run=run_simulate)
+
+
+# -- explain ---------------------------------------------------------------------------------------------------
+
+def _releases(items: list[str]) -> dict[str, str]:
+    out = {}
+    for item in items:
+        member, sep, rel = item.partition("=")
+        if not sep or not member or not rel:
+            raise ValueError(f"--release takes MEMBER=RELEASE, not {item!r}")
+        out[member] = rel
+    return out
+
+
+def run_explain(args: argparse.Namespace) -> int:
+    from kafka_meta.cli.blobs import from_text
+    from kafka_meta.negotiation.capture import explain_group, read_groups
+    from kafka_meta.negotiation.explain import explain_message
+
+    if args.message:
+        lines = explain_message(args.message)
+        if not lines:
+            return fail("no version message recognised in the text")
+        if args.json:
+            emit_json({"message": args.message, "explanation": lines})
+        else:
+            print("\n".join(lines))
+        return 0
+    if not args.file:
+        return fail("give a FILE of captured members or records, or --message TEXT")
+    try:
+        releases = _releases(args.release)
+    except ValueError as e:
+        return fail(str(e))
+    stream = sys.stdin if args.file == "-" else open(args.file, encoding="utf-8")  # noqa: SIM115
+    parsed = []
+    with stream:
+        for number, raw in enumerate(stream, 1):
+            text = raw.strip()
+            if not text or text.startswith("#"):
+                continue
+            try:
+                obj = json.loads(text)
+            except json.JSONDecodeError as e:
+                return fail(f"line {number}: not JSON: {e}")
+            if not isinstance(obj, dict):
+                return fail(f"line {number}: expected a JSON object")
+            parsed.append(obj)
+    groups = read_groups(parsed, from_text)
+    if not groups:
+        return fail("no group with members found in the input")
+    for group in groups:
+        explanation = explain_group(group, releases, args.leader_release)
+        if args.json:
+            emit_json({"group": group.group_id, "kind": explanation.kind, "summary": explanation.summary,
+                       "details": explanation.details, "data": explanation.data})
+        else:
+            print(explanation.text())
+    return 0
+
+
+# -- simulate --------------------------------------------------------------------------------------------------
+
+def _order(spec: str, names: list[str]) -> list[str]:
+    if spec == "join":
+        return list(names)
+    if spec == "reverse":
+        return list(reversed(names))
+    if spec == "leader-last":
+        return names[1:] + names[:1]
+    out = []
+    for part in (p.strip() for p in spec.split(",") if p.strip()):
+        out.append(names[int(part)] if part.isdigit() and int(part) < len(names) else part)
+    return out
+
+
+def run_simulate(args: argparse.Namespace) -> int:
+    from kafka_meta.simulate import CONSUMER, STREAMS, render_table, rolling_upgrade, simulate
+    from kafka_meta.simulate.scenario import member_names
+
+    if args.members < 1:
+        return fail("--members must be at least 1")
+    names = member_names(args.members)
+    orders = [_order(spec, names) for spec in args.order] or None
+    kind = STREAMS if args.kind == "streams" else CONSUMER
+    assignors = [tuple(a.strip() for a in spec.split(",") if a.strip()) for spec in args.assignors] or None
+    if kind == STREAMS and assignors:
+        return fail("--assignors is for --kind consumer")
+    if kind == CONSUMER and args.upgrade_from:
+        return fail("--upgrade-from is for --kind streams")
+    try:
+        scenario = rolling_upgrade(kind, args.from_release, args.to_release, members=args.members, orders=orders,
+                                   upgrade_from=args.upgrade_from, assignors=assignors, partitions=args.partitions)
+    except ValueError as e:
+        return fail(str(e))
+    report = simulate(scenario)
+    if args.json:
+        emit_json(report_json(report), indent=2)
+    else:
+        print(render_table(report))
+    return 0 if report.ok else PROBLEMS_FOUND
+
+
+def report_json(report: Any) -> dict[str, Any]:
+    return {
+        "kind": report.kind,
+        "ok": report.ok,
+        "rebalances": report.rebalances,
+        "converged": report.converged,
+        "convergence": report.convergence,
+        "finalVersions": report.final_versions,
+        "problems": report.problems(),
+        "rounds": [{
+            "round": r.number, "generation": r.generation, "trigger": r.trigger, "leader": r.leader,
+            "assignor": r.assignor, "events": r.events, "violations": r.violations,
+            "members": [{"member": row.member, "release": row.release, "protocol": row.protocol, "sent": row.sent,
+                         "received": row.received, "action": row.action, "owns": row.owned} for row in r.rows],
+        } for r in report.rounds],
+    }

@@ -1,0 +1,193 @@
+"""From captured bytes to the facts the rules read: the thin adapters in front of :mod:`.explain`.
+
+A captured group is what a JoinGroup/SyncGroup capture or a ``__consumer_offsets`` GroupMetadata record
+holds: for each member its consumer-protocol subscription bytes and (once synced) its assignment bytes, plus
+the group's chosen assignor and leader. Each input line is one of:
+
+* a member: ``{"member": "c1", "subscription": HEX_OR_BASE64, "assignment": ..., "release": "3.9",
+  "leader": true, "protocol": "stream", "group": "app"}`` (only ``subscription`` is required);
+* a ``__consumer_offsets`` record: ``{"key": ..., "value": ...}``; the last GroupMetadata record of each group
+  wins, a tombstone removes the group.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import kafka_meta
+from kafka_meta.errors import KafkaMetaError
+from kafka_meta.negotiation.explain import ConsumerMember, Explanation, explain_consumer, explain_streams
+from kafka_meta.negotiation.facts import assignment_facts, subscription_facts
+from kafka_meta.negotiation.outcomes import NegotiationError
+from kafka_meta.negotiation.rebalance_protocol import STREAMS_ASSIGNOR
+
+SUBSCRIPTION_INFO = "SubscriptionInfo"
+ASSIGNMENT_INFO = "AssignmentInfo"
+
+
+@dataclass
+class CapturedMember:
+    member_id: str
+    subscription: bytes
+    assignment: bytes | None = None
+    release: str | None = None
+
+
+@dataclass
+class CapturedGroup:
+    group_id: str | None
+    protocol: str | None = None
+    leader: str | None = None
+    members: list[CapturedMember] = field(default_factory=list)
+
+
+Blob = Callable[[str], bytes]
+"""How a line's text becomes bytes (the command line passes its hex-or-base64 reader)."""
+
+
+def hex_blob(text: str) -> bytes:
+    return bytes.fromhex(text)
+
+
+def _bytes(value: Any, what: str, blob: Blob) -> bytes | None:
+    if value is None or value == "":
+        return None if value is None else b""
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value)
+    if not isinstance(value, str):
+        raise NegotiationError(f"{what}: expected the bytes as a string")
+    try:
+        return blob(value)
+    except ValueError as e:
+        raise NegotiationError(f"{what}: {e}") from None
+
+
+def read_groups(lines: Iterable[Mapping[str, Any]], blob: Blob = hex_blob) -> list[CapturedGroup]:
+    """Groups from parsed JSON Lines of members and/or ``__consumer_offsets`` records, in first-seen order.
+
+    Byte values are ``bytes`` or text that ``blob`` turns into bytes (hex by default)."""
+    groups: dict[str | None, CapturedGroup] = {}
+    for number, line in enumerate(lines, 1):
+        if "key" in line:
+            _offsets_line(groups, line, number, blob)
+            continue
+        if "subscription" not in line:
+            raise NegotiationError(f"line {number}: expected a member (with 'subscription') or a record ('key')")
+        gid = line.get("group")
+        group = groups.setdefault(gid, CapturedGroup(gid))
+        subscription = _bytes(line["subscription"], f"line {number} subscription", blob)
+        member = CapturedMember(str(line.get("member") or line.get("memberId") or f"member-{len(group.members) + 1}"),
+                                subscription or b"", _bytes(line.get("assignment"), f"line {number} assignment", blob),
+                                line.get("release"))
+        group.members.append(member)
+        if line.get("leader") is True:
+            group.leader = member.member_id
+        if line.get("protocol"):
+            group.protocol = str(line["protocol"])
+    return [g for g in groups.values() if g.members]
+
+
+def _offsets_line(groups: dict[str | None, CapturedGroup], line: Mapping[str, Any], number: int,
+                  blob: Blob) -> None:
+    from kafka_meta.offsets import decode_record
+
+    if line.get("control"):
+        return
+    key = _bytes(line["key"], f"line {number} key", blob)
+    value = _bytes(line.get("value"), f"line {number} value", blob)
+    try:
+        record = decode_record(key or b"", value)
+    except KafkaMetaError as e:
+        raise NegotiationError(f"line {number}: {e}") from None
+    if getattr(record, "record_name", None) != "GroupMetadata":
+        return
+    gid = record.group_id
+    if record.value is None:
+        groups.pop(gid, None)
+        return
+    v = record.value
+    if v.protocol_type != "consumer":
+        groups.pop(gid, None)
+        return
+    groups.pop(gid, None)   # the newest record of a group replaces the older ones
+    groups[gid] = CapturedGroup(gid, v.protocol or None, v.leader or None, [
+        CapturedMember(m.member_id, bytes(m.subscription), bytes(m.assignment) or None) for m in v.members])
+
+
+def explain_group(group: CapturedGroup, releases: Mapping[str, str] | None = None,
+                  leader_release: str | None = None) -> Explanation:
+    """Decode a captured group with kafka_meta's codecs and explain it."""
+    releases = {**{m.member_id: m.release for m in group.members if m.release}, **(releases or {})}
+    subs = {}
+    for m in group.members:
+        try:
+            subs[m.member_id] = kafka_meta.decode("ConsumerProtocolSubscription", m.subscription)
+        except KafkaMetaError as e:
+            raise NegotiationError(f"{m.member_id}: {e}") from None
+    streams = group.protocol == STREAMS_ASSIGNOR or (group.protocol is None and _looks_like_streams(subs))
+    if streams:
+        explanation = _explain_streams_group(group, subs, releases, leader_release)
+    else:
+        explanation = _explain_consumer_group(group, subs, leader_release)
+    if group.group_id:
+        explanation.summary = f"group {group.group_id}: {explanation.summary}"
+    return explanation
+
+
+def _looks_like_streams(subs: Mapping[str, Any]) -> bool:
+    if SUBSCRIPTION_INFO not in kafka_meta.types():
+        return False
+    for sub in subs.values():
+        data = sub.user_data
+        if not data:
+            return False
+        try:
+            kafka_meta.decode(SUBSCRIPTION_INFO, bytes(data))
+        except KafkaMetaError:
+            return False
+    return True
+
+
+def _explain_streams_group(group: CapturedGroup, subs: Mapping[str, Any], releases: Mapping[str, str],
+                           leader_release: str | None) -> Explanation:
+    if SUBSCRIPTION_INFO not in kafka_meta.types():
+        raise NegotiationError("explaining a Streams group needs the SubscriptionInfo/AssignmentInfo codecs")
+    facts = []
+    assignments = {}
+    for m in group.members:
+        data = subs[m.member_id].user_data
+        if not data:
+            raise NegotiationError(f"{m.member_id}: a Streams subscription without SubscriptionInfo user data")
+        try:
+            facts.append(subscription_facts(m.member_id, kafka_meta.decode(SUBSCRIPTION_INFO, bytes(data))))
+            if m.assignment:
+                asg = kafka_meta.decode("ConsumerProtocolAssignment", m.assignment)
+                if asg.user_data:
+                    info = kafka_meta.decode(ASSIGNMENT_INFO, bytes(asg.user_data))
+                    assignments[m.member_id] = assignment_facts(info)
+        except KafkaMetaError as e:
+            raise NegotiationError(f"{m.member_id}: {e}") from None
+    if leader_release and group.leader:
+        releases = {**releases, group.leader: leader_release}
+    return explain_streams(facts, assignments or None, releases, group.leader)
+
+
+def _explain_consumer_group(group: CapturedGroup, subs: Mapping[str, Any], leader_release: str | None) -> Explanation:
+    members = []
+    for m in group.members:
+        view = subs[m.member_id].client_view
+        assigned = None
+        if m.assignment:
+            try:
+                asg = kafka_meta.decode("ConsumerProtocolAssignment", m.assignment).client_view
+            except KafkaMetaError as e:
+                raise NegotiationError(f"{m.member_id}: {e}") from None
+            assigned = frozenset((p.topic, p.partition) for p in asg.partitions)
+        members.append(ConsumerMember(m.member_id, int(subs[m.member_id].version),
+                                      frozenset((p.topic, p.partition) for p in view.owned_partitions), assigned,
+                                      int(view.generation_id)))
+    if any(m.assigned is None for m in members):
+        members = [ConsumerMember(m.member_id, m.subscription_version, m.owned, None, m.generation) for m in members]
+    return explain_consumer(members, group.protocol, leader_release)

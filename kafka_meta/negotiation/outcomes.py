@@ -1,0 +1,29 @@
+"""What Kafka's Java code does when a rule refuses something, as data.
+
+A negotiation rule never raises for a refusal that Kafka itself produces: a rejected ``upgrade.from``, a
+failing ``assign()``, an assignment a member cannot accept are *outcomes*, returned as a
+:class:`JavaFailure` naming the exception Kafka throws, the component that throws it, and why. Python
+exceptions (:class:`NegotiationError`) are kept for input kafka_meta cannot judge at all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kafka_meta.errors import KafkaMetaError
+
+
+class NegotiationError(KafkaMetaError, ValueError):
+    """Facts that no Kafka release could have produced, or that kafka_meta has no rules for."""
+
+
+@dataclass(frozen=True)
+class JavaFailure:
+    """A refusal as Kafka reports it: ``ConfigException`` thrown by ``StreamsConfig`` because ..."""
+
+    exception: str
+    raised_by: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.exception} from {self.raised_by}: {self.reason}"

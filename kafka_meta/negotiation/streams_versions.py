@@ -1,0 +1,84 @@
+"""Kafka Streams rebalance-metadata versions: the constants and which release speaks which version.
+
+The table is section 5.3 of the wire-format notes (StreamsAssignmentProtocolVersions at each release tag or
+branch). 2.6.0 is the only 2.6 release at 7: version 8 (``uniqueField``) was backported to 2.6.1.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+from kafka_meta.negotiation.releases import KNOWN_LINES, Release, ReleaseLike, ReleaseTable
+
+UNKNOWN = -1
+"""``latestSupportedVersion`` / ``commonlySupportedVersion`` of versions 1 and 2, which lack the field."""
+
+EARLIEST_PROBEABLE_VERSION = 3
+"""The first version carrying ``latestSupportedVersion``; version probing needs every member at 3 or above."""
+
+FIRST_RELEASE_WITH_PROBING = "2.0"
+
+LATEST_SUPPORTED_VERSION: ReleaseTable[int] = ReleaseTable("Streams LATEST_SUPPORTED_VERSION", [
+    ("0.10.0", 1),
+    ("0.10.1", 2),
+    ("2.0", 3),
+    ("2.1", 4),
+    ("2.4", 5),
+    ("2.5", 6),
+    ("2.6.0", 7),
+    ("2.6.1", 8),   # KAFKA-10455 backported: 2.6.1 - 2.6.3 and 2.7 share version 8
+    ("2.8", 9),
+    ("3.0", 10),
+    ("3.2", 11),    # unchanged through 3.9, the 4.0 ... 4.4 branches and 2026 trunk
+])
+
+
+def latest_supported_version(at: ReleaseLike) -> int:
+    """The highest SubscriptionInfo/AssignmentInfo version the Streams code of a release speaks."""
+    return LATEST_SUPPORTED_VERSION[at]
+
+
+def releases_speaking(latest: int) -> tuple[Release, Release | None] | None:
+    """The release range ``[first, end)`` whose Streams code has this latest version (None: no release)."""
+    ranges = LATEST_SUPPORTED_VERSION.releases_with(latest)
+    return ranges[0] if ranges else None
+
+
+def describe_releases_speaking(latest: int) -> str:
+    """The releases whose Streams code has this latest version, as text: ``"2.6.1 - 2.7"``, ``"2.6.0"``."""
+    found = releases_speaking(latest)
+    if found is None:
+        return f"no Kafka release has latest version {latest}"
+    first, end = found
+    if end is not None and end.line == first.line:  # a patch-level split inside one line
+        last_patch = f"{end.line}.{end.patch - 1}"
+        return str(first) if last_patch == str(first) else f"{first} - {last_patch}"
+    start = first.line if first.patch == 0 else str(first)
+    lines = [line for line in KNOWN_LINES
+             if Release.parse(first.line) <= Release.parse(line) and (end is None or Release.parse(line) < end)]
+    last = lines[-1]
+    if end is not None and end.patch > 0 and end.line == last:
+        last = f"{end.line}.{end.patch - 1}"
+    return start if start == last else f"{start} - {last}"
+
+
+class AssignorError(IntEnum):
+    """The ``errorCode`` of SubscriptionInfo v9+ and ``errCode`` of AssignmentInfo v4+ (section 4.4)."""
+
+    NONE = 0
+    INCOMPLETE_SOURCE_TOPIC_METADATA = 1
+    VERSION_PROBING = 2
+    ASSIGNMENT_ERROR = 3
+    SHUTDOWN_REQUESTED = 4
+
+    @classmethod
+    def describe(cls, code: int) -> str:
+        try:
+            return f"{cls(code).name} ({code})"
+        except ValueError:
+            return f"unknown error code {code}"
+
+
+FIRST_SUBSCRIPTION_VERSION_WITH_ERROR_CODE = 9
+FIRST_ASSIGNMENT_VERSION_WITH_ERROR_CODE = 4
+FIRST_ASSIGNMENT_VERSION_WITH_NEXT_REBALANCE = 7

@@ -1,0 +1,100 @@
+"""What a simulation reports: every round, each member's versions and actions, and the invariants."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kafka_meta.negotiation.outcomes import JavaFailure
+
+
+@dataclass
+class MemberRow:
+    """One member in one round."""
+
+    member: str
+    release: str
+    protocol: str = ""
+    sent: str = ""          # the version(s) it subscribed with
+    received: str = ""      # what its assignment said
+    action: str = ""
+    owned: str = ""
+    leader: bool = False
+
+
+@dataclass
+class Round:
+    number: int
+    generation: int
+    trigger: str
+    leader: str | None
+    assignor: str | None
+    rows: list[MemberRow] = field(default_factory=list)
+    events: list[str] = field(default_factory=list)
+    violations: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Report:
+    kind: str
+    rounds: list[Round] = field(default_factory=list)
+    failures: dict[str, JavaFailure] = field(default_factory=dict)   # the first failure of each member, kept
+    # even when a later bounce restarts it
+    violations: list[str] = field(default_factory=list)
+    stuck: list[str] = field(default_factory=list)
+    converged: bool = False
+    convergence: str = ""
+    final_versions: dict[str, str] = field(default_factory=dict)
+    rebalances_per_step: list[tuple[str, int]] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures and not self.violations and not self.stuck and self.converged
+
+    @property
+    def rebalances(self) -> int:
+        return len(self.rounds)
+
+    def problems(self) -> list[str]:
+        out = [f"{m} failed: {f}" for m, f in self.failures.items()]
+        out += self.violations + self.stuck
+        if not self.converged:
+            out.append(f"not converged: {self.convergence}")
+        return out
+
+    def versions_by_round(self, member: str) -> list[str]:
+        """The version(s) a member sent in every round it took part in."""
+        return [row.sent for r in self.rounds for row in r.rows if row.member == member]
+
+
+def render_table(report: Report) -> str:
+    """The rounds as a plain-text table, then the verdict."""
+    header = ("round", "gen", "trigger", "assignor", "member", "release", "proto", "sent", "received", "action",
+              "owns")
+    lines: list[tuple[str, ...]] = [header]
+    for r in report.rounds:
+        for i, row in enumerate(r.rows):
+            name = f"{row.member}*" if row.leader else row.member
+            first = i == 0
+            lines.append((str(r.number) if first else "", str(r.generation) if first else "",
+                          r.trigger if first else "", (r.assignor or "-") if first else "", name, row.release,
+                          row.protocol, row.sent, row.received, row.action, row.owned))
+        for text in r.events + r.violations:
+            lines.append(("!", text))
+    widths = [max(len(line[i]) for line in lines if line[0] != "!") for i in range(len(header))]
+    out = []
+    for line in lines:
+        if line[0] == "!":
+            out.append(" " * (widths[0] + 2) + "! " + line[1])
+            continue
+        out.append("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(line)).rstrip())
+    out.append("")
+    steps = len(report.rebalances_per_step)
+    extra = sum(n - 1 for _, n in report.rebalances_per_step if n > 1)
+    out.append(f"{report.rebalances} rebalance{'s' if report.rebalances != 1 else ''} for {steps} "
+               f"step{'s' if steps != 1 else ''} (start, bounces, joins, leaves): {extra} extra")
+    out.append(f"final: {report.convergence}")
+    problems = report.problems()
+    out.append("OK: invariants held, no member stuck, converged" if report.ok else "PROBLEMS:")
+    out.extend(f"  - {p}" for p in problems)
+    out.append("(* = leader)")
+    return "\n".join(out)

@@ -1,0 +1,117 @@
+"""What ``kafka-meta analyze`` reads: JSON Lines, Parquet, or a Kafka topic through Spark's Kafka source.
+
+Two kinds of rows are recognised, in any mix:
+
+* ``__consumer_offsets`` records: ``key`` and ``value`` (binary in Parquet and Kafka; hex or base64 text in
+  JSON Lines, ``value`` null for a tombstone), with ``topic``/``partition``/``offset``/``timestamp`` kept
+  when present and ``control`` marking records of control batches;
+* captured payloads (JoinGroup/SyncGroup metadata, files of blobs): ``type`` (a kafka_meta type name) and
+  the bytes in ``blob`` (Parquet) or ``hex``/``base64`` (JSON Lines), with any other columns kept
+  (``group``, ``member``...).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+HEX = "^([0-9a-fA-F]{2})*$"
+PROVENANCE = ("topic", "partition", "offset", "timestamp")
+FORMATS = ("auto", "jsonl", "parquet", "kafka")
+
+
+@dataclass
+class Inputs:
+    offsets: Any = None  # DataFrame: key, value (binary), provenance columns, control
+    blobs: Any = None  # DataFrame: type, blob (binary), other columns
+    unreadable: int = 0  # input lines that are not JSON objects
+
+
+def detect_format(source: str) -> str:
+    if source.startswith("kafka://"):
+        return "kafka"
+    path = Path(source)
+    if path.is_dir():
+        return "parquet" if any(path.rglob("*.parquet")) else "jsonl"
+    return "parquet" if path.suffix == ".parquet" else "jsonl"
+
+
+def _text_bytes(column: Any) -> Any:
+    """Hex text when it is hex, base64 otherwise; null stays null."""
+    from pyspark.sql import functions as F
+
+    return F.when(column.isNull(), None).when(column.rlike(HEX), F.unhex(column)).otherwise(F.unbase64(column))
+
+
+def _split(df: Any, key_bytes: Any, value_bytes: Any, blob_bytes: Any) -> Inputs:
+    from pyspark.sql import functions as F
+
+    columns = set(df.columns)
+    inputs = Inputs()
+    if "key" in columns:
+        keep = [F.col(c) for c in PROVENANCE if c in columns]
+        control = F.col("control").cast("boolean") if "control" in columns else F.lit(False)
+        inputs.offsets = df.where(F.col("key").isNotNull()).select(
+            key_bytes.alias("key"), value_bytes.alias("value"), *keep, F.coalesce(control, F.lit(False)).alias(
+                "control"))
+    if "type" in columns:
+        others = [c for c in df.columns if c not in ("type", "hex", "base64", "blob", "key", "value", "control",
+                                                       "_corrupt_record")]
+        inputs.blobs = df.where(F.col("type").isNotNull()).select("type", blob_bytes.alias("blob"), *others)
+    return inputs
+
+
+def read_jsonl(spark: Any, source: str) -> Inputs:
+    from pyspark.sql import functions as F
+
+    df = spark.read.option("mode", "PERMISSIVE").json(source)
+    columns = set(df.columns)
+
+    def text(name: str) -> Any:
+        return F.col(name).cast("string") if name in columns else F.lit(None).cast("string")
+
+    blob = F.coalesce(F.unhex(text("hex")), F.unbase64(text("base64")))
+    inputs = _split(df, _text_bytes(text("key")), _text_bytes(text("value")), blob)
+    if "_corrupt_record" in columns:
+        inputs.unreadable = df.where(F.col("_corrupt_record").isNotNull()).count()
+    return inputs
+
+
+def read_parquet(spark: Any, source: str) -> Inputs:
+    from pyspark.sql import functions as F
+
+    df = spark.read.parquet(source)
+    blob = F.col("blob") if "blob" in df.columns else F.col("value")
+    return _split(df, F.col("key") if "key" in df.columns else None, F.col("value") if "value" in df.columns
+                  else F.lit(None).cast("binary"), blob)
+
+
+def read_kafka(spark: Any, source: str, bootstrap_servers: str | None = None) -> Inputs:
+    """``kafka://host:port[/topic]``: the topic (default ``__consumer_offsets``) from the earliest offset,
+    through Spark's Kafka source (the spark-sql-kafka package must be on Spark's classpath)."""
+    address = source[len("kafka://"):]
+    servers, _, topic = address.partition("/")
+    df = (spark.read.format("kafka").option("kafka.bootstrap.servers", bootstrap_servers or servers)
+          .option("subscribe", topic or "__consumer_offsets").option("startingOffsets", "earliest")
+          .option("endingOffsets", "latest").load())
+    return read_kafka_frame(df)
+
+
+def read_kafka_frame(df: Any) -> Inputs:
+    """A DataFrame with the Kafka source's columns (key, value, topic, partition, offset, timestamp...)."""
+    from pyspark.sql import functions as F
+
+    keep = [c for c in PROVENANCE if c in df.columns]
+    return Inputs(offsets=df.select("key", "value", *keep, F.lit(False).alias("control")))
+
+
+def read_input(spark: Any, source: str, fmt: str = "auto", bootstrap_servers: str | None = None) -> Inputs:
+    if fmt not in FORMATS:
+        raise ValueError(f"format must be one of {FORMATS}, not {fmt!r}")
+    fmt = detect_format(source) if fmt == "auto" else fmt
+    if fmt == "kafka":
+        return read_kafka(spark, source if source.startswith("kafka://") else f"kafka://{source}", bootstrap_servers)
+    if not Path(source).exists():
+        raise FileNotFoundError(source)
+    return read_parquet(spark, source) if fmt == "parquet" else read_jsonl(spark, source)

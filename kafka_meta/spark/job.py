@@ -1,0 +1,206 @@
+"""The analyze job: decode a capture on Spark, write decoded Parquet, and report on the groups in it.
+
+Runs on an embedded local Spark by default (``kafka-meta analyze INPUT``), on a cluster with ``--master``,
+or through ``spark-submit`` with this file as the application (see docs/spark.md):
+
+    spark-submit --master yarn kafka_meta/spark/job.py INPUT --output hdfs:///tmp/kafka-meta
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from kafka_meta.analysis import Report, analyze_groups, render_text
+from kafka_meta.errors import KafkaMetaError
+from kafka_meta.offsets import decode_record
+from kafka_meta.spark.inputs import FORMATS, Inputs, read_input
+from kafka_meta.spark.offsets import decode_offsets, explode_members
+
+GROUP_RECORD_TYPES = (2, 3, 5, 10, 11, 17, 19)  # the records that describe groups and their members
+ERROR_SAMPLES = 5
+
+
+class Progress:
+    """One line per step, with the time it took: Spark's own progress bar shows the work inside a step."""
+
+    def __init__(self, out: Callable[[str], None] | None = None) -> None:
+        self.out = out or (lambda line: print(line, file=sys.stderr, flush=True))
+        self.started = time.perf_counter()
+
+    def step(self, what: str) -> None:
+        self.out(f"[{time.perf_counter() - self.started:6.1f}s] {what}")
+
+
+def analyze_offsets(offsets: Any, output: str, report: Report, progress: Progress) -> None:
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    progress.step("decoding __consumer_offsets records")
+    decoded = decode_offsets(offsets, control="control").cache()
+    decoded.write.mode("overwrite").parquet(f"{output}/offsets")
+    progress.step(f"wrote {output}/offsets; exploding group members")
+    explode_members(decoded).write.mode("overwrite").parquet(f"{output}/members")
+
+    progress.step("counting")
+    for row in decoded.groupBy("recordName", "recordType", "unknown").agg(
+            F.count(F.lit(1)).alias("n"), F.sum(F.col("tombstone").cast("int")).alias("tombstones"),
+            F.sum(F.col("readForward").cast("int")).alias("forward"),
+            F.sum(F.col("_error").isNotNull().cast("int")).alias("errors")).collect():
+        if row.errors:
+            report.errors += row.errors
+        elif row.unknown:
+            report.unknown_types[row.recordType] += row.n
+        elif row.recordName:
+            report.records[row.recordName] += row.n
+        report.tombstones += row.tombstones or 0
+        report.read_forward += row.forward or 0
+    report.error_samples += [r._error for r in decoded.where(F.col("_error").isNotNull()).select("_error")
+                             .limit(ERROR_SAMPLES).collect()]
+
+    progress.step("finding the latest record of each key")
+    order = F.col("offset").desc() if "offset" in decoded.columns else F.col("_order").desc()
+    if "offset" not in decoded.columns:
+        decoded = decoded.withColumn("_order", F.monotonically_increasing_id())
+    newest = (decoded.where(F.col("_error").isNull() & ~F.col("unknown") & ~F.col("control"))
+              .withColumn("_rank", F.row_number().over(Window.partitionBy("key").orderBy(order)))
+              .where(F.col("_rank") == 1))
+    rows = newest.where(F.col("recordType").isin(*GROUP_RECORD_TYPES)).select("key", "value").collect()
+    records = [decode_record(bytes(r.key), None if r.value is None else bytes(r.value)) for r in rows]
+    commits = (newest.where(F.col("recordType").isin(0, 1) & ~F.col("tombstone")).groupBy("groupId").count()
+               .collect())
+    report.groups = analyze_groups(records)
+    for row in commits:
+        facts = report.groups.get(row.groupId)
+        if facts is None:
+            from kafka_meta.analysis.groups import GroupFacts
+
+            facts = report.groups[row.groupId] = GroupFacts(row.groupId, "offsets only")
+        facts.committed_partitions = row["count"]
+    report.groups = dict(sorted(report.groups.items()))
+    decoded.unpersist()
+
+
+def analyze_blobs(blobs: Any, output: str, report: Report, progress: Progress) -> None:
+    from pyspark.sql import functions as F
+
+    from kafka_meta.api import types
+    from kafka_meta.spark.functions import from_kafka_meta
+
+    names = [r.type for r in blobs.select("type").distinct().collect()]
+    known = set(types())
+    for name in sorted(names):
+        subset = blobs.where(F.col("type") == name)
+        if name not in known:
+            count = subset.count()
+            report.blob_errors += count
+            report.error_samples.append(f"{count} payload(s) of unknown type {name!r}")
+            continue
+        progress.step(f"decoding captured {name} payloads")
+        decoded = subset.withColumn("decoded", from_kafka_meta("blob", name)).cache()
+        decoded.write.mode("overwrite").parquet(f"{output}/payloads/{name}")
+        for row in decoded.groupBy(F.col("decoded._version").alias("v"),
+                                   F.col("decoded._error").isNotNull().alias("bad")).count().collect():
+            report.blobs[name] += row["count"]
+            if row.bad:
+                report.blob_errors += row["count"]
+            else:
+                report.blob_versions.setdefault(name, type(report.records)())[row.v] += row["count"]
+        report.error_samples += [f"{name}: {r.e}" for r in decoded.where(F.col("decoded._error").isNotNull())
+                                 .select(F.col("decoded._error").alias("e")).limit(ERROR_SAMPLES).collect()]
+        decoded.unpersist()
+
+
+def explain_groups(report: Report) -> None:
+    """Add an account of each group whose members disagree on versions (the negotiation layer's, when present)."""
+    try:
+        from kafka_meta.negotiation import explain_group_facts  # type: ignore[attr-defined]
+    except ImportError:
+        explain_group_facts = None
+    for facts in report.groups.values():
+        if not facts.mixed_versions:
+            continue
+        if explain_group_facts is not None:
+            facts.explanation = list(explain_group_facts(facts))
+        elif facts.streams and facts.streams_used_versions:
+            low, high = min(facts.streams_used_versions), max(facts.streams_used_versions)
+            facts.explanation = [f"members send Streams metadata v{low}..v{high}: the leader encodes v{low} for "
+                                 "everyone; members above it fall back and rejoin until all support a newer one"]
+
+
+def run(spark: Any, source: str, fmt: str = "auto", output: str = "kafka-meta-out",
+        bootstrap_servers: str | None = None, progress: Progress | None = None) -> Report:
+    progress = progress or Progress()
+    progress.step(f"reading {source}")
+    inputs: Inputs = read_input(spark, source, fmt, bootstrap_servers)
+    report = Report(output=output)
+    report.errors += inputs.unreadable
+    if inputs.unreadable:
+        report.error_samples.append(f"{inputs.unreadable} input line(s) are not JSON objects")
+    if inputs.offsets is not None:
+        analyze_offsets(inputs.offsets, output, report, progress)
+    if inputs.blobs is not None:
+        analyze_blobs(inputs.blobs, output, report, progress)
+    explain_groups(report)
+    progress.step("done")
+    return report
+
+
+def write_report(report: Report, output: str) -> None:
+    if "://" not in output:  # local output: keep the report beside the Parquet
+        Path(output).mkdir(parents=True, exist_ok=True)
+        (Path(output) / "report.json").write_text(json.dumps(report.to_json(), indent=2) + "\n")
+        (Path(output) / "report.txt").write_text(render_text(report) + "\n")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("input", help="a JSON Lines file, a Parquet file or directory, or kafka://host:port[/topic]")
+    parser.add_argument("--format", choices=FORMATS, default="auto", help="input format (default: by its name)")
+    parser.add_argument("--output", default="kafka-meta-out", help="where decoded Parquet goes (default: "
+                                                                 "./kafka-meta-out)")
+    parser.add_argument("--master", help="Spark master URL (default: embedded local[*], or spark-submit's)")
+    parser.add_argument("--bootstrap-servers", help="Kafka bootstrap servers, for --format kafka")
+
+
+def execute(args: argparse.Namespace, session: Any = None) -> int:
+    from kafka_meta.spark.session import local_session
+
+    spark = session or local_session("kafka-meta analyze", master=args.master, progress=True)
+    try:
+        report = run(spark, args.input, args.format, args.output, args.bootstrap_servers)
+    except (FileNotFoundError, ValueError, KafkaMetaError) as e:
+        print(f"kafka-meta analyze: {e}", file=sys.stderr)
+        return 2
+    write_report(report, args.output)
+    print(render_text(report))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point for ``spark-submit kafka_meta/spark/job.py ...`` and ``python -m kafka_meta.spark.job``."""
+    parser = argparse.ArgumentParser(prog="kafka-meta-analyze", description=__doc__.splitlines()[0])
+    add_arguments(parser)
+    args = parser.parse_args(argv)
+    session = None
+    if args.master is None:
+        from pyspark.sql import SparkSession
+
+        if SparkSession.getActiveSession() is not None or "spark.master" in _submitted_conf():
+            session = SparkSession.builder.getOrCreate()  # spark-submit chose the master
+    return execute(args, session)
+
+
+def _submitted_conf() -> dict[str, str]:
+    import os
+
+    return {"spark.master": "set"} if os.environ.get("SPARK_ENV_LOADED") or os.environ.get(
+        "PYSPARK_GATEWAY_PORT") else {}
+
+
+if __name__ == "__main__":
+    sys.exit(main())

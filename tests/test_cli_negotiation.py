@@ -1,0 +1,102 @@
+"""kafka-meta explain and kafka-meta simulate."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from kafka_meta.cli.main import main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(capsys, argv):
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_explain_message(capsys):
+    code, out, _ = run(capsys, ["explain", "--message", "used version 5; latest supported version 4"])
+    assert code == 0 and "three places" in out
+    code, _, err = run(capsys, ["explain", "--message", "nothing to see"])
+    assert code == 2 and "no version message" in err
+
+
+def test_explain_offsets_dump(capsys):
+    code, out, _ = run(capsys, ["explain", str(ROOT / "fixtures/offsets/sample.jsonl")])
+    assert code == 0
+    assert "group billing: 1 member on v3, 1 on v1 of the consumer protocol" in out
+    code, out, _ = run(capsys, ["explain", "--json", str(ROOT / "fixtures/offsets/sample.jsonl")])
+    docs = [json.loads(line) for line in out.splitlines()]
+    assert {d["group"] for d in docs} >= {"billing", "ledger", "audit"}
+    assert all(d["kind"] == "consumer" for d in docs)
+
+
+def test_explain_needs_input(capsys):
+    code, _, err = run(capsys, ["explain"])
+    assert code == 2 and "FILE" in err
+
+
+def test_explain_bad_lines(capsys, tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"member": "a"}\n')
+    code, _, err = run(capsys, ["explain", str(bad)])
+    assert code == 1 and "line 1" in err
+    bad.write_text("not json\n")
+    code, _, err = run(capsys, ["explain", str(bad)])
+    assert code == 2 and "not JSON" in err
+
+
+def test_simulate_consumer_table_and_json(capsys):
+    code, out, _ = run(capsys, ["simulate", "--kind", "consumer", "--from", "2.3", "--to", "3.9", "--members", "3",
+                                "--order", "reverse"])
+    assert code == 0
+    assert out.splitlines()[0].split()[:4] == ["round", "gen", "trigger", "assignor"]
+    assert "OK: invariants held" in out
+    code, out, _ = run(capsys, ["simulate", "--kind", "consumer", "--from", "3.9", "--to", "3.9", "--json",
+                                "--assignors", "cooperative-sticky"])
+    doc = json.loads(out)
+    assert code == 3 and not doc["ok"]
+    assert any("InconsistentGroupProtocolException" in p for p in doc["problems"])
+
+
+def test_simulate_argument_errors(capsys):
+    code, _, err = run(capsys, ["simulate", "--from", "2.3", "--to", "3.9", "--assignors", "range"])
+    assert code == 2 and "--kind consumer" in err
+    code, _, err = run(capsys, ["simulate", "--from", "2.3", "--to", "3.9", "--order", "m0,m0,m1"])
+    assert code == 2 and "every member once" in err
+    code, _, err = run(capsys, ["simulate", "--from", "2.9", "--to", "3.9"])
+    assert code == 2 and "2.9" in err
+
+
+def test_simulate_streams(capsys):
+    code, out, _ = run(capsys, ["simulate", "--from", "2.3", "--to", "3.9", "--members", "5",
+                                "--upgrade-from", "2.3", "--order", "leader-last", "--order", "reverse"])
+    assert code == 0, out
+    assert "final: every member on v11" in out and "OK: invariants held" in out
+    code, out, _ = run(capsys, ["simulate", "--from", "2.3", "--to", "3.9", "--members", "3", "--json"])
+    doc = json.loads(out)
+    assert code == 3 and not doc["ok"]
+    assert any("still owned it" in p for p in doc["problems"])
+    assert doc["rounds"][0]["members"][0]["sent"] == "v4"
+
+
+def test_simulate_streams_refused_upgrade_from(capsys):
+    code, out, _ = run(capsys, ["simulate", "--from", "2.3", "--to", "4.0", "--upgrade-from", "2.3"])
+    assert code == 3 and "ConfigException from StreamsPartitionAssignor" in out
+
+
+def test_explain_streams_capture(capsys, tmp_path):
+    from test_negotiation_explain import golden_streams, wrap_subscription
+
+    lines = [{"member": "a", "subscription": wrap_subscription(golden_streams("subscription", 11, 11)),
+              "leader": True, "protocol": "stream"},
+             {"member": "b", "subscription": wrap_subscription(golden_streams("subscription", 8, 8))}]
+    path = tmp_path / "group.jsonl"
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    code, out, _ = run(capsys, ["explain", str(path), "--release", "a=3.9"])
+    assert code == 0
+    assert out.startswith("1 member on v11, 1 on v8: the leader (a, 3.9.0) encodes v8 for everyone")
+    code, _, err = run(capsys, ["explain", str(path), "--release", "a"])
+    assert code == 2 and "MEMBER=RELEASE" in err

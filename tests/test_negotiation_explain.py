@@ -1,0 +1,210 @@
+"""explain: accounts of captured groups, from facts and from bytes (members and __consumer_offsets dumps)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import kafka_meta as km
+from kafka_meta.negotiation.capture import CapturedGroup, CapturedMember, explain_group, read_groups
+from kafka_meta.negotiation.explain import (
+    ConsumerMember,
+    census,
+    explain_consumer,
+    explain_message,
+    explain_streams,
+)
+from kafka_meta.negotiation.facts import StreamsAssignment, StreamsSubscription
+from kafka_meta.negotiation.outcomes import NegotiationError
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def s(member, u, latest=None):
+    return StreamsSubscription(member, u, latest if latest is not None else u)
+
+
+def test_census():
+    assert census([11, 11, 7, 11]) == "3 members on v11, 1 on v7"
+    assert census([3]) == "1 member on v3"
+
+
+def test_the_issue_s_example():
+    e = explain_streams([s("a", 11), s("b", 11), s("c", 11), s("x", 7)], releases={"a": "3.9"}, leader="a")
+    assert e.summary.startswith("3 members on v11, 1 on v7: the leader (a, 3.9.0) encodes v7 for everyone")
+    assert "members a, b, c switch to v7 and rejoin" in e.summary
+    assert e.data["members"]["x"]["release"] == "2.6.0" and not e.data["members"]["x"]["releaseGiven"]
+    assert any("x: release not given" in d for d in e.details)
+
+
+def test_end_of_upgrade_and_pre_2_4_upgrade_at_next_rebalance():
+    e = explain_streams([s("a", 7, 11), s("b", 7, 11), s("c", 11)], leader="a")
+    assert "members a, b upgrade to v11 and rejoin" in e.summary
+    assert "member c stays on v11 but rejoins" in e.summary
+    old = explain_streams([s("a", 3, 4), s("b", 3, 4)], releases={"a": "2.3", "b": "2.3"}, leader="a")
+    assert "members a, b upgrade to v4 at the next rebalance" in old.summary
+
+
+def test_a_2_0_member_under_a_newer_2_x_leader_cannot_write_its_next_subscription():
+    e = explain_streams([s("a", 3, 4), s("b", 3, 3)], leader="a")
+    assert "member b upgrades to v4 at the next rebalance, then fails" in e.summary
+
+
+def test_probing_with_a_2_3_leader_and_failures():
+    e = explain_streams([s("old", 4), s("new", 11)], releases={"old": "2.3", "new": "3.9"}, leader="old")
+    assert "probes: new gets an empty v4 assignment" in e.summary
+    assert e.data["members"]["new"]["tasks"] == "EMPTY"
+    group = [s("legacy", 2, -1), s("lead", 8), s("new", 11)]
+    fails = explain_streams(group, releases={"legacy": "1.1", "lead": "2.6.2", "new": "3.9"}, leader="lead")
+    assert "cannot assign: IllegalStateException" in fails.summary
+    group = [s("legacy", 2, -1), s("lead", 9), s("new", 11)]
+    err = explain_streams(group, releases={"legacy": "1.1", "lead": "2.8", "new": "3.9"}, leader="lead")
+    assert "sends everyone error ASSIGNMENT_ERROR (3) at v9" in err.summary
+    assert "member legacy fails" in err.summary          # a v2 member cannot read a v11 error assignment
+    assert "member new stops on error ASSIGNMENT_ERROR (3)" in err.summary
+
+
+def test_captured_assignments_are_judged_as_captured():
+    e = explain_streams([s("a", 11), s("b", 10)], {"a": StreamsAssignment(10, 10), "b": StreamsAssignment(10, 10)},
+                        leader="a")
+    assert "member a switches to v10 and rejoins" in e.summary
+    differs = explain_streams([s("a", 11), s("b", 11)], {"a": StreamsAssignment(10, 10),
+                                                         "b": StreamsAssignment(10, 10)}, leader="a")
+    assert any("differs from what" in d for d in differs.details)
+
+
+def test_unknown_versions_and_leaders_are_refused():
+    with pytest.raises(NegotiationError):
+        explain_streams([s("a", 15)])      # nobody of a known release to lead
+    with pytest.raises(NegotiationError):
+        explain_streams([s("a", 11)], leader="zz")
+
+
+def test_consumer_group_follow_up_and_validation():
+    members = [ConsumerMember("a", 3, frozenset({("t", 0), ("t", 1)}), frozenset({("t", 0)})),
+               ConsumerMember("b", 3, frozenset(), frozenset({("t", 1)}))]
+    e = explain_consumer(members, "my-assignor", "3.9")
+    assert "t-1 handed to a new owner while another member still claims it" in e.summary
+    assert "a 3.9 leader rejects this (IllegalStateException)" in e.summary
+    skipped = explain_consumer(members, "cooperative-sticky", "3.1")
+    assert "unchecked" in skipped.summary
+    ok = explain_consumer([ConsumerMember("a", 3, frozenset({("t", 0), ("t", 1)}), frozenset({("t", 0)})),
+                           ConsumerMember("b", 3, frozenset(), frozenset())], "cooperative-sticky")
+    assert "a revokes partitions and rejoin" in ok.summary
+
+
+@pytest.mark.parametrize(("line", "needle"), [
+    ("INFO Unable to decode subscription data: used version: 12; latest supported version: 12", "version probing"),
+    ("TaskAssignmentException: Unable to decode assignment data: used version: 11; latest supported version: 9",
+     "no forward compatibility"),
+    ("IllegalStateException: Unknown metadata version: 4; latest supported version: 3", "2.0 - 2.3 members"),
+    ("Sent a version 8 subscription and got version 7 assignment back (successful version probing).", "switches down"),
+    ("Sent a version 7 subscription and group's latest commonly supported version is 8", "End of a rolling upgrade"),
+    ("used version 5; latest supported version 4", "three places"),
+])
+def test_messages(line, needle):
+    assert any(needle in text for text in explain_message(line))
+
+
+def test_unrelated_text():
+    assert explain_message("all good") == []
+
+
+def consumer_bytes(owned, assigned, version=3):
+    sub = km.model("ConsumerProtocolSubscription")(topics=["t"], user_data=None, owned_partitions=[
+        {"topic": "t", "partitions": sorted(owned)}] if owned else [], generation_id=4, rack_id=None)
+    asg = km.model("ConsumerProtocolAssignment")(assigned_partitions=[{"topic": "t", "partitions": sorted(assigned)}],
+                                                 user_data=None)
+    return km.encode(sub, version).hex(), km.encode(asg, version).hex()
+
+
+def test_from_captured_consumer_bytes():
+    a_sub, a_asg = consumer_bytes({0, 1}, {0})
+    b_sub, b_asg = consumer_bytes(set(), {1}, version=1)
+    groups = read_groups([
+        {"group": "g", "member": "a", "subscription": a_sub, "assignment": a_asg, "protocol": "custom",
+         "leader": True},
+        {"group": "g", "member": "b", "subscription": b_sub, "assignment": b_asg},
+    ])
+    assert len(groups) == 1 and groups[0].leader == "a"
+    e = explain_group(groups[0], leader_release="2.8.1")
+    assert e.summary.startswith("group g: 1 member on v3, 1 on v1 of the consumer protocol")
+    assert "a 2.8.1 leader rejects this" in e.summary
+
+
+def test_from_an_offsets_dump():
+    import json
+
+    lines = [json.loads(x) for x in (ROOT / "fixtures/offsets/sample.jsonl").read_text().splitlines() if x.strip()]
+    groups = read_groups(lines)
+    names = [g.group_id for g in groups]
+    assert {"billing", "ledger", "audit"} <= set(names) and "connect-cluster" not in names
+    audit = next(g for g in groups if g.group_id == "audit")
+    assert audit.protocol == "cooperative-sticky" and audit.leader == "a1-eee"
+    e = explain_group(audit)
+    assert "a1-eee reports owned partitions" in " ".join(e.details)
+
+
+def test_bad_capture():
+    with pytest.raises(NegotiationError):
+        read_groups([{"member": "x"}])
+    with pytest.raises(NegotiationError):
+        explain_group(CapturedGroup("g", members=[CapturedMember("x", b"\x00")]))
+
+
+def golden_streams(kind: str, version: int, latest: int | None = None) -> bytes:
+    from conftest import golden_cases
+
+    for case in golden_cases(f"java/streams-{kind}.jsonl"):
+        fields = case["fields"]
+        second = fields.get("latestSupportedVersion", fields.get("commonlySupportedVersion"))
+        if case["version"] == version and (latest is None or second == latest) and not fields.get("errCode"):
+            return bytes.fromhex(case["hex"])
+    pytest.skip("golden Streams cases are not available")
+
+
+def wrap_subscription(info: bytes) -> str:
+    sub = km.model("ConsumerProtocolSubscription")(topics=["input"], user_data=info, owned_partitions=[],
+                                                   generation_id=-1, rack_id=None)
+    return km.encode(sub, 3).hex()
+
+
+def wrap_assignment(info: bytes) -> str:
+    return km.encode(km.model("ConsumerProtocolAssignment")(assigned_partitions=[], user_data=info), 3).hex()
+
+
+def test_from_java_streams_bytes():
+    from conftest import need_shared
+
+    need_shared()
+    v11 = golden_streams("subscription", 11, 11)
+    v8 = golden_streams("subscription", 8, 8)           # a 2.6.1 - 2.7 member
+    future = golden_streams("subscription", 12, 12)     # a member newer than any release
+    groups = read_groups([
+        {"group": "app", "member": "new", "subscription": wrap_subscription(v11), "protocol": "stream",
+         "leader": True, "release": "3.9"},
+        {"group": "app", "member": "old", "subscription": wrap_subscription(v8)},
+    ])
+    e = explain_group(groups[0])
+    assert e.kind == "streams"
+    assert e.summary.startswith("group app: 1 member on v11, 1 on v8: the leader (new, 3.9.0) encodes v8 for everyone")
+    assert "member new switches to v8 and rejoins" in e.summary
+    assert e.data["members"]["old"]["release"] == "2.6.1"
+    # the same with the assignments the leader sent (Java bytes at v8, commonly supported 8)
+    a8 = golden_streams("assignment", 8, 8)
+    groups = read_groups([
+        {"member": "new", "subscription": wrap_subscription(v11), "assignment": wrap_assignment(a8), "leader": True},
+        {"member": "old", "subscription": wrap_subscription(v8), "assignment": wrap_assignment(a8)},
+    ])
+    assert "member new switches to v8 and rejoins" in explain_group(groups[0]).summary
+    # a future subscription: the leader probes (2.4+: pooled)
+    groups = read_groups([
+        {"member": "lead", "subscription": wrap_subscription(v11), "leader": True, "release": "4.0"},
+        {"member": "next", "subscription": wrap_subscription(future)},
+    ])
+    e = explain_group(groups[0])
+    assert "pooled as one future client" in e.summary and e.data["probing"]
+    assert any("newer than any release kafka_meta knows" in d for d in e.details)
+    with pytest.raises(NegotiationError):
+        explain_group(groups[0], releases={"next": "4.4"})
