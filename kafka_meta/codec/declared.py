@@ -87,3 +87,9 @@ class DeclaredFormat(MessageFormat):
 
     def make_models(self) -> DeclaredModels:
         return self._declared_models
+
+    def limited_to(self, newest: int) -> DeclaredFormat:
+        """This format as read by a release whose newest version is ``newest`` (compatibility checks): a
+        declared table's layouts do not depend on which version is the newest, so only the range is cut."""
+        return DeclaredFormat(self.name, self.framing, Versions(self.versions.low, newest), self._layout,
+                              self._declared_models, self.family)

@@ -12,6 +12,8 @@ retired (record types 9 and 18); they register as ``<Name>@<label>`` and the rec
 
 from __future__ import annotations
 
+from typing import Any
+
 from kafka_meta.codec.format import SpecFormat
 from kafka_meta.codec.framing import ForwardPolicy, Framing, Int16Prefixed, RecordTypePrefixed
 from kafka_meta.codec.registry import Registry, schema_root
@@ -37,6 +39,27 @@ FAMILIES = {"offsets": Family(framing)}
 
 def variant_name(spec_name: str, label: str) -> str:
     return f"{spec_name}@{label}"
+
+
+FORWARD_NOTE = ("Java brokers from 4.0 on (KAFKA-18672) refuse a value version newer than they know; the "
+                "ranges rule is what Kafka's generated readers (and kafka_meta's lenient reading) do with it")
+
+
+def forward_reading(fmt: Any) -> Any:
+    """Compatibility-matrix hook: values follow their framing's rule, with what newer brokers do instead."""
+    is_value = getattr(getattr(fmt, "spec", None), "type", "") == "coordinator-value"
+    if getattr(fmt, "family", None) not in ("offsets", VARIANTS_DIR) or not is_value:
+        return None
+    from kafka_meta.compat.rules import ForwardReading
+
+    return ForwardReading(fmt.framing.forward, FORWARD_NOTE)
+
+
+def records(registry: Registry) -> dict[str, tuple[Any, Any]]:
+    """The record types as key + value pairs (each value with all its layouts), e.g. for golden cases."""
+    from kafka_meta.offsets.catalog import build_catalog
+
+    return {rt.name: (rt.key, rt.values) for rt in build_catalog(registry).values()}
 
 
 def register(registry: Registry) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from kafka_meta.formats.family import Family
+from kafka_meta.streams.assignment import TYPE_NAME as ASSIGNMENT_TYPE
 from kafka_meta.streams.assignment import assignment_format
 from kafka_meta.streams.subscription import SPEC_NAME, TYPE_NAME, SubscriptionInfoBase, subscription_framing
 
@@ -24,3 +25,25 @@ FAMILIES = {
 
 def register(registry: Any) -> None:
     registry.register(assignment_format())
+
+
+ASSIGNMENT_NOTE = ("Java's AssignmentInfo.decode fails on a version above its latest; kafka_meta reads one as a "
+                   "version probe (version and commonlySupportedVersion) to show what was sent")
+
+
+SUBSCRIPTION_NOTE = ("version probing (KIP-268) exists from subscription v3 (Kafka 2.0): older members fail on "
+                     "any version they do not know")
+EARLIEST_PROBEABLE_VERSION = 3
+
+
+def forward_reading(fmt: Any) -> Any:
+    """Compatibility-matrix hook: what Kafka's readers do with a newer version. A subscription is probed
+    (from v3 on, before that refused); an AssignmentInfo is refused."""
+    if getattr(fmt, "family", None) != "streams":
+        return None
+    from kafka_meta.codec.framing import ForwardPolicy
+    from kafka_meta.compat.rules import ForwardReading
+
+    if fmt.name == ASSIGNMENT_TYPE:
+        return ForwardReading(ForwardPolicy.REFUSE, ASSIGNMENT_NOTE)
+    return ForwardReading(ForwardPolicy.PROBE, SUBSCRIPTION_NOTE, since=EARLIEST_PROBEABLE_VERSION)

@@ -12,7 +12,7 @@ import threading
 from dataclasses import dataclass
 
 from kafka_meta.codec.format import SpecFormat
-from kafka_meta.codec.registry import REGISTRY
+from kafka_meta.codec.registry import REGISTRY, Registry
 from kafka_meta.codec.variants import Variant, VariantFormat
 from kafka_meta.formats.offsets import CURRENT, VARIANTS_DIR
 
@@ -35,10 +35,10 @@ def _label(fmt: SpecFormat) -> str:
     return CURRENT if fmt.family == "offsets" else fmt.name.rsplit("@", 1)[1]
 
 
-def build_catalog() -> dict[int, RecordType]:
+def build_catalog(registry: Registry = REGISTRY) -> dict[int, RecordType]:
     keys: dict[int, list[SpecFormat]] = {}
     values: dict[int, list[SpecFormat]] = {}
-    for fmt in REGISTRY.formats():
+    for fmt in registry.formats():
         if not isinstance(fmt, SpecFormat) or fmt.family not in ("offsets", VARIANTS_DIR):
             continue
         number = fmt.spec.api_key

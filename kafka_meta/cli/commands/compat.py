@@ -1,0 +1,37 @@
+"""``kafka-meta compat TYPE``: the reader x writer compatibility matrix of a type."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from kafka_meta.cli.output import emit_json
+
+
+def add_parsers(sub: Any) -> None:
+    p = sub.add_parser("compat", help="what a reader at each version does with bytes of each version")
+    p.add_argument("type", help="a type name (or a key + value record name: its value type)")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--verify", metavar="DIR", help="also decode the golden cases under DIR with readers limited to "
+                                                   "each version, and report where they disagree (exit status 1)")
+    p.set_defaults(run=run_compat)
+
+
+def run_compat(args: argparse.Namespace) -> int:
+    from kafka_meta.compat import matrix, verify
+    from kafka_meta.compat.render import text
+
+    checks = None
+    if args.verify:
+        m, checks = verify(args.type, args.verify)
+    else:
+        m = matrix(args.type)
+    if args.format == "json":
+        doc = m.to_json()
+        if checks is not None:
+            doc["checks"] = [{"writer": c.writer, "reader": c.reader, "cases": len(c.observations),
+                              "disagreements": c.disagreements} for c in checks]
+        emit_json(doc, indent=2)
+    else:
+        print(text(m, checks))
+    return 1 if checks and any(c.disagreements for c in checks) else 0
