@@ -8,7 +8,9 @@ member gets is not decided here (that is the task assignor's business); the plan
 assignment each member receives.
 
 The per-release differences are one table of :class:`LeaderRules`; the function reads it and never tests a
-release number itself.
+release number itself. One difference arrived in patch releases: KAFKA-8649 and KAFKA-9053 made the leader
+write the group's commonly supported version (the minimum latest version) instead of its own latest from
+2.2.2 and 2.3.1 (2.0.x, 2.1.x, 2.2.0-2.2.1 and 2.3.0 write their own; 2.4.0 has the fix).
 """
 
 from __future__ import annotations
@@ -63,11 +65,18 @@ class LeaderRules:
     probing_reports_unstable: bool     # the leader also marks a probing assignment unstable (2.7+)
 
 
+_BEFORE_KAFKA_8649 = LeaderRules("2.0.0 - 2.2.1, 2.3.0", FutureHandling.EMPTY_ASSIGNMENT, FutureWithLegacy.THROWS,
+                                 CommonlySupported.LEADER_LATEST, False, False, False)
+_AFTER_KAFKA_8649 = LeaderRules("2.2.2 - 2.2.x, 2.3.1 - 2.3.x", FutureHandling.EMPTY_ASSIGNMENT,
+                                FutureWithLegacy.THROWS, CommonlySupported.MIN_SUPPORTED, False, False, False)
+
 LEADER_RULES: ReleaseTable[LeaderRules] = ReleaseTable("Streams leader rules", [
     ("0.10.0", LeaderRules("0.10.0 - 1.1", FutureHandling.UNDECODABLE, FutureWithLegacy.THROWS,
                            CommonlySupported.ABSENT, False, False, False)),
-    ("2.0", LeaderRules("2.0 - 2.3", FutureHandling.EMPTY_ASSIGNMENT, FutureWithLegacy.THROWS,
-                        CommonlySupported.LEADER_LATEST, False, False, False)),
+    ("2.0", _BEFORE_KAFKA_8649),
+    ("2.2.2", _AFTER_KAFKA_8649),     # KAFKA-8649 + KAFKA-9053 on the 2.2 branch
+    ("2.3.0", _BEFORE_KAFKA_8649),
+    ("2.3.1", _AFTER_KAFKA_8649),     # and on the 2.3 branch
     ("2.4", LeaderRules("2.4", FutureHandling.POOLED, FutureWithLegacy.THROWS,
                         CommonlySupported.MIN_SUPPORTED, False, False, False)),
     ("2.5", LeaderRules("2.5 - 2.6", FutureHandling.POOLED, FutureWithLegacy.THROWS,
@@ -264,8 +273,9 @@ def decide_leader(leader_release: ReleaseLike, subscriptions: Sequence[StreamsSu
 
 
 FIRST_LATEST_WITH_UPGRADE_REJOIN = 5
-"""Members whose code's latest version is 5 or more (2.4+) rejoin at once when told to upgrade; 2.0-2.3
-members (latest 3 or 4) switch only at the next rebalance."""
+"""Members whose code's latest version is 5 or more (2.4+) rejoin at once when told to upgrade. Of the members
+with latest 4, 2.2.2+ and 2.3.1+ rejoin too while 2.1.x, 2.2.0-2.2.1 and 2.3.0 switch only at the next
+rebalance; the subscription cannot tell them apart, so the leader's forecast counts only the 2.4+ ones."""
 
 
 def _rejoins(sub: StreamsSubscription, plan: MemberPlan) -> bool:

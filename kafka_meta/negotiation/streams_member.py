@@ -2,8 +2,14 @@
 
 Given the member's release (its code's latest version ``M``), the version ``u`` it sent and the assignment's
 ``r``/``c``/error code, :func:`decide_member` returns the action in Kafka's order of checks: keep the error
-code; reject (decode error, fatal exception); downgrade and rejoin; upgrade (at the next rebalance in
-2.0-2.3, with an immediate rejoin from 2.4); or accept.
+code; reject (decode error, fatal exception); downgrade and rejoin; upgrade (at the next rebalance before
+KAFKA-8649, with a rejoin after it); or accept.
+
+KAFKA-8649 ("send latest commonly supported version in assignment") changed the 2.0-2.3 member in patch
+releases: from 2.2.2 and 2.3.1 a member checks ``c > u`` first and treats it like version probing (switch,
+return from ``onAssignment`` without applying the assignment, rejoin), where 2.0.x, 2.1.x, 2.2.0-2.2.1 and
+2.3.0 switch silently at the next rebalance. The 2.1 branch got the fix too, but no release was cut from it
+after 2.1.1. 2.4.0 shipped it as part of its own rules.
 """
 
 from __future__ import annotations
@@ -41,8 +47,8 @@ class Rejoin(Enum):
 
 
 class VersionOrder(Enum):
-    DOWNGRADE_FIRST = "r < u is checked before c > u (2.0 - 2.3)"
-    UPGRADE_FIRST = "c > u is checked before r < u (2.4+)"
+    DOWNGRADE_FIRST = "r < u is checked before c > u (2.0.0 - 2.2.1, 2.3.0)"
+    UPGRADE_FIRST = "c > u is checked before r < u (2.2.2+, 2.3.1+, 2.4+)"
 
 
 @dataclass(frozen=True)
@@ -54,15 +60,27 @@ class MemberRules:
     order: VersionOrder
     downgrade_applies: bool          # 2.4+: the assignment is applied before rejoining
     rejoin: Rejoin                   # how a version change brings the member back
-    upgrade_rejoins: bool            # 2.4+: a c > u upgrade rejoins at once
+    upgrade_rejoins: bool            # 2.2.2+, 2.3.1+, 2.4+: a c > u upgrade rejoins at once
     followup_from_assignment: bool   # 2.6+: nextRebalanceMs == 0 / missing endpoint force a rejoin
+    upgrade_applies: bool = True     # 2.2.2 - 2.3.x: an upgrade returns from onAssignment before applying
 
+
+_BEFORE_KAFKA_8649 = MemberRules(
+    "2.0.0 - 2.2.1, 2.3.0", True, "IllegalStateException", False, VersionOrder.DOWNGRADE_FIRST, False,
+    Rejoin.VERSION_PROBING, False, False)
+_AFTER_KAFKA_8649 = MemberRules(
+    # c > M is not checked: unobservable here, since no leader writes a c above 4 for a latest-4 member
+    # (leaders before the fix have latest 3 or 4, those after it write the group's minimum)
+    "2.2.2 - 2.2.x, 2.3.1 - 2.3.x", True, "IllegalStateException", False, VersionOrder.UPGRADE_FIRST, False,
+    Rejoin.VERSION_PROBING, True, False, upgrade_applies=False)
 
 MEMBER_RULES: ReleaseTable[MemberRules] = ReleaseTable("Streams member rules", [
     ("0.10.0", MemberRules("0.10.0 - 1.1", False, "", False, VersionOrder.DOWNGRADE_FIRST, False, Rejoin.NONE,
                            False, False)),
-    ("2.0", MemberRules("2.0 - 2.3", True, "IllegalStateException", False, VersionOrder.DOWNGRADE_FIRST, False,
-                        Rejoin.VERSION_PROBING, False, False)),
+    ("2.0", _BEFORE_KAFKA_8649),
+    ("2.2.2", _AFTER_KAFKA_8649),     # KAFKA-8649 backported to the 2.2 branch
+    ("2.3.0", _BEFORE_KAFKA_8649),
+    ("2.3.1", _AFTER_KAFKA_8649),     # and to the 2.3 branch
     ("2.4", MemberRules("2.4 - 2.5", True, "TaskAssignmentException", True, VersionOrder.UPGRADE_FIRST, True,
                         Rejoin.VERSION_PROBING, True, False)),
     ("2.6", MemberRules("2.6+", True, "TaskAssignmentException", True, VersionOrder.UPGRADE_FIRST, True,
@@ -160,9 +178,11 @@ def decide_member(member_release: ReleaseLike, used_version: int, assignment: St
                             + " and rejoins", next_version=c, applies=applies, rejoin=rules.rejoin)
         if check == "6" and upgrade:
             if rules.upgrade_rejoins:
+                applies = rules.upgrade_applies
                 return decision(Action.UPGRADE, "6", f"sent version {u}, the group now supports version {c} (end of "
-                                f"the rolling upgrade): switches to version {c} and rejoins", next_version=c,
-                                rejoin=rules.rejoin)
+                                f"the rolling upgrade): switches to version {c}"
+                                + ("" if applies else ", does not apply the assignment") + " and rejoins",
+                                next_version=c, applies=applies, rejoin=rules.rejoin)
             return decision(Action.UPGRADE, "6", f"sent version {u}, the leader supports version {c}: uses version "
                             f"{c} from the next rebalance, without triggering one", next_version=c,
                             rejoin=Rejoin.NEXT_REBALANCE)

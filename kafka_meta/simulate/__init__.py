@@ -6,6 +6,7 @@ release-specific rules of :mod:`kafka_meta.negotiation`. See docs/negotiation.md
 
 from __future__ import annotations
 
+from kafka_meta.simulate.coordinator import Succession
 from kafka_meta.simulate.engine import Simulation
 from kafka_meta.simulate.report import Report, render_table
 from kafka_meta.simulate.scenario import (
@@ -35,4 +36,4 @@ def simulate(scenario: Scenario) -> Report:
 
 
 __all__ = ["CONSUMER", "KEEP", "STREAMS", "Bounce", "Join", "Leave", "MemberSetup", "Report", "Scenario",
-           "render_table", "rolling_upgrade", "simulate"]
+           "Succession", "render_table", "rolling_upgrade", "simulate"]

@@ -114,8 +114,8 @@ class Simulation:
         self.behaviour = behaviour
         self.members = {name: SimMember(name, setup) for name, setup in scenario.members.items()}
         self.departed: set[str] = set()
-        self.coordinator = Coordinator()
-        self.report = Report(scenario.kind)
+        self.coordinator = Coordinator(succession=scenario.succession)
+        self.report = Report(scenario.kind, succession=scenario.succession.value)
 
     # -- membership ------------------------------------------------------------------------------------------
     def _by_id(self) -> dict[str, SimMember]:
@@ -131,19 +131,27 @@ class Simulation:
         if round_ is not None:
             round_.events.append(f"{member.name} fails: {failure}")
 
-    def _start(self, member: SimMember) -> bool:
+    def _start(self, member: SimMember, replacing: str | None = None) -> bool:
+        """Start a member and let it join; ``replacing`` is the member id of its previous incarnation, which the
+        coordinator drops once the new one has joined (see :meth:`Coordinator.replace`)."""
         failure = self.behaviour.start(member)
+        if failure is None:
+            offered = self.behaviour.protocols(member)
+            others = [self.behaviour.protocols(m) for m in self._by_id().values()]
+            if not self.coordinator.accepts(offered, others):
+                failure = JavaFailure(
+                    "InconsistentGroupProtocolException", "group coordinator (JoinGroup)",
+                    f"{member.name} offers [{', '.join(offered)}], none of which every other member supports")
+        previous = replacing if replacing in self.coordinator.members else None
         if failure is not None:
+            if previous is not None:
+                self.coordinator.leave(previous)
             self._fail(member, failure)
             return False
-        offered = self.behaviour.protocols(member)
-        others = [self.behaviour.protocols(m) for m in self._by_id().values()]
-        if not self.coordinator.accepts(offered, others):
-            self._fail(member, JavaFailure(
-                "InconsistentGroupProtocolException", "group coordinator (JoinGroup)",
-                f"{member.name} offers [{', '.join(offered)}], none of which every other member supports"))
-            return False
-        self.coordinator.join(member.member_id)
+        if previous is not None:
+            self.coordinator.replace(previous, member.member_id)
+        else:
+            self.coordinator.join(member.member_id)
         return True
 
     # -- the rebalance loop ----------------------------------------------------------------------------------
@@ -180,8 +188,7 @@ class Simulation:
     def _bounce(self, bounce: Bounce) -> None:
         member = self.members[bounce.member]
         trigger = bounce.describe(member.setup, self.scenario.kind)
-        if member.member_id in self.coordinator.members:
-            self.coordinator.leave(member.member_id)
+        previous = member.member_id
         member.setup = bounce.apply(member.setup)
         member.incarnation += 1
         member.owned = frozenset()
@@ -189,7 +196,7 @@ class Simulation:
         member.generation = -1
         member.failure = None
         member.rejoin = None
-        self._start(member)
+        self._start(member, replacing=previous)
         self._settle(trigger)
 
     def _settle(self, trigger: str) -> None:

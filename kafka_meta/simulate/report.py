@@ -36,6 +36,7 @@ class Round:
 @dataclass
 class Report:
     kind: str
+    succession: str = "oldest"      # the coordinator's leader succession rule (coordinator.Succession)
     rounds: list[Round] = field(default_factory=list)
     failures: dict[str, JavaFailure] = field(default_factory=dict)   # the first failure of each member, kept
     # even when a later bounce restarts it
@@ -60,6 +61,10 @@ class Report:
         if not self.converged:
             out.append(f"not converged: {self.convergence}")
         return out
+
+    def leaders(self) -> list[tuple[int, str, str]]:
+        """(round, leader, the leader's release) for every round that had a leader."""
+        return [(r.number, row.member, row.release) for r in self.rounds for row in r.rows if row.leader]
 
     def versions_by_round(self, member: str) -> list[str]:
         """The version(s) a member sent in every round it took part in."""
@@ -93,6 +98,7 @@ def render_table(report: Report) -> str:
     out.append(f"{report.rebalances} rebalance{'s' if report.rebalances != 1 else ''} for {steps} "
                f"step{'s' if steps != 1 else ''} (start, bounces, joins, leaves): {extra} extra")
     out.append(f"final: {report.convergence}")
+    out.append(f"leader succession: {report.succession} (the member the coordinator promotes when the leader leaves)")
     problems = report.problems()
     out.append("OK: invariants held, no member stuck, converged" if report.ok else "PROBLEMS:")
     out.extend(f"  - {p}" for p in problems)

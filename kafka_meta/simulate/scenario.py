@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from kafka_meta.negotiation.releases import Release
+from kafka_meta.simulate.coordinator import Succession
 
 KEEP = "<keep>"
 """A bounce field left at KEEP keeps the member's current setting."""
@@ -81,7 +82,8 @@ Step = Bounce | Join | Leave
 
 @dataclass(frozen=True)
 class Scenario:
-    """A group and the steps applied to it. ``members`` is in join order: the first one leads."""
+    """A group and the steps applied to it. ``members`` is in join order: the first one leads.
+    ``succession`` is the coordinator's choice of a new leader when the leader leaves."""
 
     kind: str
     members: dict[str, MemberSetup]
@@ -89,6 +91,7 @@ class Scenario:
     partitions: int = 6
     topic: str = "input"
     max_rounds_per_step: int = 12
+    succession: Succession = Succession.OLDEST
 
     def __post_init__(self) -> None:
         if self.kind not in (STREAMS, CONSUMER):
@@ -118,14 +121,16 @@ def member_names(count: int) -> list[str]:
 
 def rolling_upgrade(kind: str, from_release: str, to_release: str, members: int = 3,
                     orders: Sequence[Sequence[str]] | None = None, upgrade_from: str | None = None,
-                    assignors: Sequence[Sequence[str]] | None = None, partitions: int | None = None) -> Scenario:
+                    assignors: Sequence[Sequence[str]] | None = None, partitions: int | None = None,
+                    succession: Succession = Succession.OLDEST) -> Scenario:
     """The usual upgrade paths as scenarios.
 
     Streams: without ``upgrade_from`` one rolling bounce to ``to_release``; with it two (the first sets
     ``upgrade.from``, the second removes it). Consumers: ``assignors`` lists the strategy of each bounce
     round (default: the two-bounce KIP-429 path ``[cooperative-sticky, range]`` then
     ``[cooperative-sticky]``), starting from ``[range]``; the release changes in the first round.
-    ``orders`` gives the bounce order of each round (default: join order).
+    ``orders`` gives the bounce order of each round (default: join order); ``succession`` the coordinator's
+    choice of a new leader.
     """
     names = member_names(members)
     if kind == STREAMS:
@@ -152,4 +157,4 @@ def rolling_upgrade(kind: str, from_release: str, to_release: str, members: int 
         if sorted(order) != sorted(names):
             raise ValueError(f"bounce order {order} must name every member once")
         bounces.extend(Bounce(n, **change) for n in order)  # type: ignore[arg-type]
-    return Scenario(kind, setups, tuple(bounces), partitions=partitions or max(6, 2 * members))
+    return Scenario(kind, setups, tuple(bounces), partitions=partitions or max(6, 2 * members), succession=succession)

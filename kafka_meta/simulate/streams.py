@@ -287,5 +287,6 @@ def _action_text(d: Any, version: int) -> str:
     if d.action is Action.DOWNGRADE:
         return f"downgrade -> v{version}" + (", not applied" if not d.applies_assignment else "")
     if d.action is Action.UPGRADE:
-        return f"upgrade -> v{version}" + (" next time" if d.rejoin is Rejoin.NEXT_REBALANCE else "")
+        return f"upgrade -> v{version}" + (" next time" if d.rejoin is Rejoin.NEXT_REBALANCE else "") + (
+            ", not applied" if not d.applies_assignment else "")
     return "accept"
