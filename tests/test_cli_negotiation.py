@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from kafka_meta.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -100,3 +102,17 @@ def test_explain_streams_capture(capsys, tmp_path):
     assert out.startswith("1 member on v11, 1 on v8: the leader (a, 3.9.0) encodes v8 for everyone")
     code, _, err = run(capsys, ["explain", str(path), "--release", "a"])
     assert code == 2 and "MEMBER=RELEASE" in err
+
+
+def test_simulate_leader_succession(capsys):
+    # before KAFKA-8649 a new-code leader breaks the 2.0 members; bouncing the leader last avoids it
+    code, out, _ = run(capsys, ["simulate", "--from", "2.0", "--to", "2.1", "--succession", "newest"])
+    assert code == 3 and "unknown metadata version 4; latest supported version 3" in out
+    assert "leader succession: newest" in out
+    code, out, _ = run(capsys, ["simulate", "--from", "2.0", "--to", "2.1", "--succession", "newest",
+                                "--order", "leader-last", "--json"])
+    doc = json.loads(out)
+    assert code == 0 and doc["ok"] and doc["succession"] == "newest" and doc["rebalances"] == 7
+    with pytest.raises(SystemExit):
+        main(["simulate", "--from", "2.0", "--to", "2.1", "--succession", "random"])
+    assert "invalid choice: 'random'" in capsys.readouterr().err

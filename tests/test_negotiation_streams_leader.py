@@ -34,6 +34,15 @@ def test_2_0_to_2_3_leader_writes_its_own_latest_as_c():
     assert {(m.version, m.commonly_supported_version) for m in d24.members.values()} == {(3, 3)}
 
 
+@pytest.mark.parametrize(("release", "c"), [
+    ("2.0", 3), ("2.1.1", 4), ("2.2.1", 4), ("2.2.2", 3), ("2.2.3", 3), ("2.3.0", 4), ("2.3.1", 3), ("2.4", 3),
+])
+def test_kafka_8649_leaders_write_the_commonly_supported_version_from_2_2_2_and_2_3_1(release, c):
+    # one member still on 2.0 code (latest 3): before the fix the leader writes its own latest, after it the minimum
+    d = decide_leader(release, [sub("new", 3, latest_supported_version(release)), sub("old", 3, 3)])
+    assert {(m.version, m.commonly_supported_version) for m in d.members.values()} == {(3, c)}
+
+
 def test_probing_2_3_empty_assignment_vs_2_4_pooled():
     subs = [sub("old", 4), sub("new", 11)]
     old = decide_leader("2.3", subs)

@@ -42,6 +42,28 @@ def test_version_steps(release, u, assignment, action, next_version, rejoin, app
     assert d.failure is None
 
 
+@pytest.mark.parametrize(("release", "rejoin", "applies"), [
+    ("2.1.1", Rejoin.NEXT_REBALANCE, True),
+    ("2.2.1", Rejoin.NEXT_REBALANCE, True),
+    ("2.2.2", Rejoin.VERSION_PROBING, False),     # KAFKA-8649: the end of the upgrade is a probing rejoin
+    ("2.3.0", Rejoin.NEXT_REBALANCE, True),
+    ("2.3.1", Rejoin.VERSION_PROBING, False),
+    ("2.4", Rejoin.VERSION_PROBING, True),
+    ("2.6", Rejoin.IMMEDIATE, True),
+])
+def test_kafka_8649_members_rejoin_at_the_end_of_the_upgrade_from_2_2_2_and_2_3_1(release, rejoin, applies):
+    d = decide_member(release, 3, asg(3, 4))           # probed down to 3; now every member supports 4
+    assert (d.action, d.next_version, d.rejoin, d.applies_assignment) == (Action.UPGRADE, 4, rejoin, applies)
+    assert d.rebalances is (rejoin is not Rejoin.NEXT_REBALANCE)
+
+
+@pytest.mark.parametrize("release", ["2.2.2", "2.3.1"])
+def test_kafka_8649_members_check_the_upgrade_first_and_skip_the_assignment(release):
+    d = decide_member(release, 4, asg(3, 4))            # the last member bounced: ahead of the group
+    assert (d.action, d.next_version, d.applies_assignment) == (Action.DOWNGRADE, 4, False)
+    assert decide_member(release, 4, asg(4, 4)).action is Action.ACCEPT
+
+
 def test_error_code_first_and_no_version_change():
     d = decide_member("3.9", 11, asg(10, 12, error=4))   # c > M would be fatal, but the error code comes first
     assert d.action is Action.ERROR and d.error_code == 4 and d.next_version == 11 and not d.applies_assignment

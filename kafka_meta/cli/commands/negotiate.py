@@ -39,6 +39,10 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--order", action="append", default=[],
                    help="bounce order of a round: member names or indices separated by commas, or 'join' "
                         "(default), 'reverse', 'leader-last'; repeat for the second round")
+    p.add_argument("--succession", choices=("oldest", "newest"), default="oldest",
+                   help="whom the coordinator makes leader when the leader leaves: the longest-standing member "
+                        "(default) or the newest one (after a bounce, the restarted member itself); Kafka's choice "
+                        "is arbitrary")
     p.add_argument("--upgrade-from", help="Streams: upgrade.from for the first of two rolling bounces")
     p.add_argument("--assignors", action="append", default=[], metavar="LIST",
                    help="consumers: the assignor list of one bounce round, comma-separated; repeatable")
@@ -122,7 +126,7 @@ def _order(spec: str, names: list[str]) -> list[str]:
 
 
 def run_simulate(args: argparse.Namespace) -> int:
-    from kafka_meta.simulate import CONSUMER, STREAMS, render_table, rolling_upgrade, simulate
+    from kafka_meta.simulate import CONSUMER, STREAMS, Succession, render_table, rolling_upgrade, simulate
     from kafka_meta.simulate.scenario import member_names
 
     if args.members < 1:
@@ -137,7 +141,8 @@ def run_simulate(args: argparse.Namespace) -> int:
         return fail("--upgrade-from is for --kind streams")
     try:
         scenario = rolling_upgrade(kind, args.from_release, args.to_release, members=args.members, orders=orders,
-                                   upgrade_from=args.upgrade_from, assignors=assignors, partitions=args.partitions)
+                                   upgrade_from=args.upgrade_from, assignors=assignors, partitions=args.partitions,
+                                   succession=Succession(args.succession))
     except ValueError as e:
         return fail(str(e))
     report = simulate(scenario)
@@ -151,6 +156,7 @@ def run_simulate(args: argparse.Namespace) -> int:
 def report_json(report: Any) -> dict[str, Any]:
     return {
         "kind": report.kind,
+        "succession": report.succession,
         "ok": report.ok,
         "rebalances": report.rebalances,
         "converged": report.converged,
