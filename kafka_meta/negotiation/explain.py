@@ -363,18 +363,19 @@ _MESSAGES = {
         f"A member whose code speaks at most version {m} (Kafka {_speakers(m)}) was asked to subscribe with version "
         f"{u}. 2.0 - 2.3 members take the leader's latest version from the assignment without checking it against "
         f"their own, so a newer leader (latest {u}, Kafka {_speakers(u)}) in a group with such members makes their "
-        f"next subscription fail. From 2.4 the leader sends the group's commonly supported version instead, and "
-        f"a member rejects a value above its own latest."],
+        f"next subscription fail: a new-code leader taking over before the last old member is bounced "
+        f"(KAFKA-8649). From 2.2.2, 2.3.1 and 2.4 the leader sends the group's commonly supported version instead "
+        f"(and from 2.4 a member rejects a value above its own latest); bouncing the old leader last avoids it."],
     "downgrade": lambda u, r: [
         f"Successful version probing: the member sent version {u}, the leader answered at version {r} because some "
         f"member (or the leader itself) speaks only {r}. The member switches down and rejoins; once every member "
         f"runs the new code it is told to upgrade again."],
     "upgrade": lambda u, c: [
         f"End of a rolling upgrade: every member now supports version {c}, so the member moves from {u} to {c} and "
-        f"rejoins (2.4+); one more rebalance follows."],
+        f"rejoins (2.2.2+, 2.3.1+, 2.4+); one more rebalance follows."],
     "upgrade-next": lambda u, c: [
-        f"A 2.0 - 2.3 member learned that the leader supports version {c} and will subscribe with it from the next "
-        f"rebalance (no rebalance is triggered for this)."],
+        f"A 2.0.0 - 2.2.1 or 2.3.0 member learned that the leader supports version {c} and will subscribe with it "
+        f"from the next rebalance (no rebalance is triggered for this; 2.2.2+ and 2.3.1+ rejoin at once)."],
     "leader-empty": lambda u, c: [
         f"A 2.0 - 2.3 leader (latest {c}) met a version {u} subscription and answers it with an empty assignment "
         f"at version {c} (KIP-268 version probing); the member downgrades to {c} and rejoins."],
