@@ -6,7 +6,8 @@ What is modelled (and documented in docs/negotiation.md):
 * The first member to join an empty group becomes the leader (``GroupMetadata.add`` sets the leader only
   when there is none). The leader stays leader while it is a member.
 * When the leader leaves, Kafka's coordinator promotes the first member id of its member hash map
-  (``GroupMetadata.remove``; from 2.4 also ``maybeElectNewJoinedLeader`` when the leader does not rejoin).
+  (``GroupMetadata.remove``; later coordinators also ``maybeElectNewJoinedLeader`` when the leader does not
+  rejoin).
   Member ids are the client id plus a random UUID, so in practice the successor is arbitrary: any remaining
   member, including the new incarnation of a restarted leader, whose JoinGroup is already in when the old
   incarnation (which sent no LeaveGroup) is dropped. The simulator makes that choice with an explicit
