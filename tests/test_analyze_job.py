@@ -92,3 +92,22 @@ def test_console_script_from_a_bare_environment(tmp_path):
                             capture_output=True, text=True, timeout=900, check=False)
     assert result.returncode == 0, result.stderr[-2000:]
     assert "needs attention: audit, word-count" in result.stdout
+
+
+def test_spark_submit_runs_the_job_file(tmp_path):
+    """The cluster path of docs/spark.md, on a local master: spark-submit with kafka_meta/spark/job.py."""
+    import shutil
+    import subprocess
+    import sys
+
+    from kafka_meta.spark import job
+
+    submit = Path(sys.executable).with_name("spark-submit")
+    submit = submit if submit.exists() else shutil.which("spark-submit")
+    if submit is None:
+        pytest.skip("spark-submit is not installed")
+    result = subprocess.run([str(submit), "--master", "local[1]", job.__file__, str(CAPTURE), "--output",
+                             str(tmp_path / "out")], capture_output=True, text=True, timeout=900, check=False)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "needs attention: audit, word-count" in result.stdout
+    assert (tmp_path / "out" / "report.json").exists()

@@ -67,6 +67,22 @@ def test_unreadable_sticky_user_data_falls_back_like_kafka():
     assert data.decode_problem
 
 
+def test_streams_members_decoded_with_subscription_and_assignment_info():
+    import uuid
+
+    info = km.encode(km.model("SubscriptionInfo")(latest_supported_version=11, process_id=uuid.UUID(int=7),
+                                                  task_offset_sums=[{"topic_group_id": 0, "partition": 2,
+                                                                     "offset_sum": -2}]), 11)
+    answer = km.encode(km.model("AssignmentInfo")(commonly_supported_version=11, active_tasks=[
+        {"topic_group_id": 0, "partition": 2}]), 11)
+    assignment = km.encode(km.model("ConsumerProtocolAssignment")(
+        assigned_partitions=[{"topic": "words", "partitions": [2]}], user_data=answer))
+    nest = group("consumer", "stream", [member("s1", sub(["words"], info), assignment)]).members[0]
+    assert nest.errors == []
+    assert nest.subscription_user_data.version == 11 and nest.subscription_user_data.streams_view.prev_tasks == ["0_2"]
+    assert nest.assignment_user_data.version == 11 and nest.assignment_user_data.active_tasks[0].partition == 2
+
+
 def test_connect_and_unknown_assignors_keep_raw_bytes():
     assert group("connect", "sessioned", [member("w", b"\x00\x01", b"\x00")]).members is None
     record = group("consumer", "my-assignor", [member("m", sub(["a"], b"\x01\x02"), b"")])
