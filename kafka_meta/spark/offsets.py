@@ -17,6 +17,7 @@ from typing import Any
 import pyarrow as pa
 
 from kafka_meta.api import types
+from kafka_meta.codec.registry import REGISTRY
 from kafka_meta.errors import KafkaMetaError
 from kafka_meta.models.base import Message
 from kafka_meta.offsets import catalog, decode_record
@@ -152,6 +153,12 @@ class FastRows:
         return out
 
 
+@cache
+def fast_rows(strict: bool, generation: int) -> FastRows:
+    """One per worker process (and registry state): its plans are looked up once per record type."""
+    return FastRows(strict)
+
+
 def record_row(key: bytes | None, value: bytes | None, strict: bool = False, control: bool = False) -> dict[str, Any]:
     record = decode_record(key, value, strict=strict, control=control)
     if isinstance(record, ControlRecord):
@@ -177,7 +184,7 @@ def decode_batch(keys: pa.Array, values: pa.Array, mode: str = PERMISSIVE, stric
                  controls: pa.Array | None = None) -> pa.Array:
     rows = []
     flags = controls.to_pylist() if controls is not None else [False] * len(keys)
-    fast = FastRows(strict)
+    fast = fast_rows(strict, REGISTRY.generation)
     with paused_gc():
         for key, value, control in zip(keys.to_pylist(), values.to_pylist(), flags, strict=True):
             try:
