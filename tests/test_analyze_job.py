@@ -46,6 +46,7 @@ def test_report_facts(capture_report):
     assert report.groups["word-count"].explanation
     assert report.groups["orders"].committed_partitions == 5
     assert any("decoding __consumer_offsets" in line for line in progress)
+    assert progress[0].endswith(f"Spark master local[2]; reading {CAPTURE}")
 
 
 def test_cli_prints_the_report_and_writes_it(spark, tmp_path, capsys):
@@ -109,5 +110,7 @@ def test_spark_submit_runs_the_job_file(tmp_path):
     result = subprocess.run([str(submit), "--master", "local[1]", job.__file__, str(CAPTURE), "--output",
                              str(tmp_path / "out")], capture_output=True, text=True, timeout=900, check=False)
     assert result.returncode == 0, result.stderr[-2000:]
+    # spark-submit's master, not the embedded default (its Python runner merges the script's stderr into stdout)
+    assert "Spark master local[1];" in result.stdout + result.stderr
     assert "needs attention: audit, word-count" in result.stdout
     assert (tmp_path / "out" / "report.json").exists()

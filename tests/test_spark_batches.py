@@ -104,3 +104,29 @@ def test_fast_offsets_rows_equal_the_full_reader(number, fmt, version, data):
         fast = FastRows(False).row(key, v)
         if fast is not None:
             assert _through_arrow(fast) == _through_arrow(record_row(key, v))
+
+
+def test_trailing_bytes_follow_the_formats_own_rule(tmp_path):
+    """Where Kafka's reader refuses bytes after the body, so do the batch paths (columns and rows alike). The
+    rule belongs to the format from its registration on (as the metadata-log frame sets it)."""
+    blobs = [b"\x00\x00\x00\x07", b"\x00\x00\x00\x07\xff"]
+    for name, keeps in (("KeepsTrailingProbe", True), ("RefusesTrailingProbe", False)):
+        spec = tmp_path / f"{name}.json"
+        spec.write_text(f'{{"type": "data", "name": "{name}", "validVersions": "0", "flexibleVersions": "none",'
+                        ' "fields": [{"name": "A", "type": "int32", "versions": "0+"}]}')
+        km.load_specs(spec, replace=True)
+        km.get_format(name).keeps_trailing = keeps
+        decoder = BatchDecoder(name)
+        for rows in (decoder(pa.array(blobs, pa.binary())).to_pylist(), decoder.rows(blobs)):
+            assert rows[0].get("_error") is None and rows[0]["a"] == 7
+            if keeps:  # Java ignores them: so do we
+                assert rows[1].get("_error") is None and rows[1]["a"] == 7
+            else:
+                assert rows[1]["_error"] == f"{name} v0, byte 4: 1 bytes follow the last field (Kafka refuses them)"
+
+
+def test_metadata_record_with_trailing_bytes_is_an_error_row():
+    frame = bytes.fromhex("010c00116d657461646174612e76657273696f6e001500")
+    out = BatchDecoder("MetadataRecord")(pa.array([frame, frame + b"\x00"], pa.binary())).to_pylist()
+    assert out[0]["_error"] is None and out[0]["record"]["featureLevelRecord"]["featureLevel"] == 21
+    assert "follow the last field" in out[1]["_error"]

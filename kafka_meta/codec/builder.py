@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from kafka_meta.spec.model import EMPTY_STRUCT, FieldSpec, MessageSpec, StructSpec
+from kafka_meta.spec.model import EMPTY_STRUCT, FieldSpec, MessageSpec
 from kafka_meta.wire.composite import KArray, KStruct, Marked, Member, StructShape
 from kafka_meta.wire.primitives import Bool, Fixed, KBytes, KString, KUuid
 
@@ -109,8 +109,3 @@ class SpecBuilder:
         if kind == "bytes":
             return KBytes(compact=compact, nullable=nullable)
         raise ValueError(f"type {kind} has no wire form in kafka_meta")
-
-
-def struct_specs(spec: MessageSpec) -> list[StructSpec]:
-    """The root and every named struct of a message, root first."""
-    return [spec.root, *spec.structs.values()]

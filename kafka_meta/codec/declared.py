@@ -19,7 +19,7 @@ from kafka_meta.codec.format import MessageFormat
 from kafka_meta.codec.framing import Framing
 from kafka_meta.models.base import Message
 from kafka_meta.spec.versions import Versions
-from kafka_meta.wire.composite import KStruct, Member, StructShape
+from kafka_meta.wire.composite import KArray, KStruct, Marked, Member, StructShape
 
 
 @dataclass(frozen=True)
@@ -35,6 +35,15 @@ class DeclaredField:
     ignorable: bool = False  # a non-default value is dropped, not refused, by versions without the field
 
 
+def nested_struct(con: Any) -> KStruct | None:
+    """The struct a member holds, directly, as an array element or behind a null marker (``Member.struct``)."""
+    if isinstance(con, KArray):
+        con = con.element
+    if isinstance(con, Marked):
+        con = con.struct
+    return con if isinstance(con, KStruct) else None
+
+
 class DeclaredStruct:
     """A struct shape and its field table; :meth:`at` gives its construct at one version."""
 
@@ -47,7 +56,7 @@ class DeclaredStruct:
         for f in self.fields:
             present = version in f.versions
             con = f.wire(version) if present else None
-            nested = con if isinstance(con, KStruct) else None
+            nested = nested_struct(con)
             members.append(Member(py=f.py, json=f.json, role="inline" if present else "absent", kind=f.kind,
                                   default=copy.deepcopy(f.default), con=con, ignorable=f.ignorable, struct=nested))
         return KStruct(self.shape, version, members, flexible=False)

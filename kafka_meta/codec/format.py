@@ -176,8 +176,8 @@ class MessageFormat:
             return self.probe.decode(buf, header)
         message, end = self.decode_body(buf, header, True, strict)
         tail = buf[end:]
-        if tail and (strict or not self.keeps_trailing):
-            raise self._trailing_error(len(tail), header, end, strict)
+        if tail and self.refuses_trailing(strict):
+            raise self.trailing_error(len(tail), header, end, strict)
         private = message.__pydantic_private__
         private["_version"] = header.wire_version
         private["_trailing"] = tail
@@ -190,11 +190,15 @@ class MessageFormat:
         if header.layout_version is None:
             return self.probe.plain(buf, header)[0], header.wire_version
         value, end = self.decode_body(buf, header, False, strict)
-        if end != len(buf) and (strict or not self.keeps_trailing):
-            raise self._trailing_error(len(buf) - end, header, end, strict)
+        if end != len(buf) and self.refuses_trailing(strict):
+            raise self.trailing_error(len(buf) - end, header, end, strict)
         return value, header.wire_version
 
-    def _trailing_error(self, count: int, header: Header, end: int, strict: bool) -> DecodeError:
+    def refuses_trailing(self, strict: bool) -> bool:
+        """Whether bytes after the body are an error (every reader of this format asks here)."""
+        return strict or not self.keeps_trailing
+
+    def trailing_error(self, count: int, header: Header, end: int, strict: bool) -> DecodeError:
         why = "strict reading" if strict or self.keeps_trailing else "Kafka refuses them"
         return DecodeError(f"{count} bytes follow the last field ({why})", type_name=self.name,
                            version=header.wire_version, offset=end)

@@ -110,6 +110,3 @@ def compatible(old: Any, new: Any) -> bool:
 def message_layout(spec: MessageSpec, version: int) -> StructLayout:
     return layout(spec.fields, version, flexible_at(spec, version))
 
-
-def describe_type(f: FieldSpec) -> str:
-    return str(f.type)

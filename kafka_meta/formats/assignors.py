@@ -46,10 +46,3 @@ def sticky_formats() -> list[VariantFormat]:
 def register(registry: Registry) -> None:
     for fmt in sticky_formats():
         registry.register(fmt)
-
-
-# the assignor named in a group's protocol -> the type of its subscription user data
-USER_DATA_TYPES = {
-    "sticky": "StickyAssignorUserData",
-    "cooperative-sticky": "CooperativeStickyAssignorUserData",
-}

@@ -17,7 +17,6 @@ reported, never silently ignored.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -99,7 +98,3 @@ def find_cases(root: Path) -> tuple[list[CaseRef], list[str]]:
                     problems.append(f"{blob}: no {stem}.json beside it, so it is not a golden case")
     return cases, problems
 
-
-def iter_subject_dirs(root: Path) -> Iterator[Path]:
-    if root.is_dir():
-        yield from sorted(p for p in root.iterdir() if p.is_dir())

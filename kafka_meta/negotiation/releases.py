@@ -104,11 +104,6 @@ def release(value: ReleaseLike) -> Release:
     return Release.parse(value)
 
 
-def known_releases() -> list[Release]:
-    """The first release of every known line, oldest first."""
-    return [Release.parse(line) for line in KNOWN_LINES]
-
-
 @dataclass(frozen=True)
 class ReleaseTable(Generic[T]):
     """A rule that changed at given releases: ``rows`` are ``(first release, value)``, oldest first.

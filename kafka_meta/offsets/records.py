@@ -8,6 +8,7 @@ from pydantic import Field, SerializeAsAny
 
 from kafka_meta.models.base import KafkaModel, Message
 from kafka_meta.models.values import KafkaBytes
+from kafka_meta.spec.naming import json_name, snake_case
 
 
 class ProtocolNest(KafkaModel):
@@ -30,6 +31,21 @@ class MemberNest(KafkaModel):
     subscription_user_data: SerializeAsAny[Message] | None = None
     assignment_user_data: SerializeAsAny[Message] | None = None
     errors: list[str] = Field(default_factory=list)
+
+
+# the key field naming a record's group, in the older specs' naming and in the newer ("GroupId")
+GROUP_FIELDS = ("group", "GroupId")
+GROUP_PY_NAMES = tuple(snake_case(f) for f in GROUP_FIELDS)
+GROUP_JSON_NAMES = tuple(json_name(f) for f in GROUP_FIELDS)
+
+
+def group_of(fields: Any, names: tuple[str, ...]) -> str | None:
+    """The group of a key given as a mapping keyed by ``names`` (``GROUP_PY_NAMES`` or ``GROUP_JSON_NAMES``);
+    an empty group id is a group id."""
+    for name in names:
+        if name in fields:
+            return fields[name]
+    return None
 
 
 class RecordBase(KafkaModel):
@@ -63,11 +79,7 @@ class CoordinatorRecord(RecordBase):
     @property
     def group_id(self) -> str | None:
         """The key's group (``group`` in the older specs' naming, ``GroupId`` in the newer); may be empty."""
-        fields = type(self.key).model_fields
-        for name in ("group", "group_id"):
-            if name in fields:
-                return getattr(self.key, name)
-        return None
+        return group_of(self.key.__dict__, GROUP_PY_NAMES)
 
 
 class UnknownRecord(RecordBase):

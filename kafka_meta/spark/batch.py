@@ -10,20 +10,18 @@ DecodeError. A null blob gives a null row. Rows out = rows in, always.
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable
-from functools import cache
-from typing import Any
+from functools import cache, partial
 
 import pyarrow as pa
 
 from kafka_meta.api import get_format
 from kafka_meta.codec.format import SpecFormat
 from kafka_meta.codec.registry import REGISTRY
-from kafka_meta.errors import DecodeError, KafkaMetaError
+from kafka_meta.errors import KafkaMetaError
 from kafka_meta.spark.columnar import batch_program
 from kafka_meta.spark.columns import InvalidUtf8, arrow_text
-from kafka_meta.spark.rows import row_decoder, row_from_model
-from kafka_meta.spark.schema import ERROR_FIELD, VERSION_FIELD, message_row_type
+from kafka_meta.spark.rows import model_row
+from kafka_meta.spark.schema import ERROR_FIELD, message_row_type
 
 PERMISSIVE = "PERMISSIVE"
 FAILFAST = "FAILFAST"
@@ -41,39 +39,6 @@ class paused_gc:
             gc.enable()
 
 
-def _spec_row_reader(fmt: SpecFormat, strict: bool, version: int | None) -> Callable[[bytes], dict]:
-    read_header = fmt.framing.read
-    versions, name = fmt.spec.valid_versions, fmt.name
-    decoders: dict[int, Callable] = {}
-
-    def read(buf: bytes) -> dict:
-        header = read_header(buf, versions, version, name, strict)
-        fn = decoders.get(header[1])
-        if fn is None:
-            fn = decoders[header[1]] = row_decoder(fmt, header[1], strict)
-        try:
-            row, end = fn(buf, header[2], len(buf))
-        except Exception as exc:  # noqa: BLE001 - explained by the reference reader
-            raise fmt.explain_decode(buf, header, strict, exc) from None
-        if strict and end != len(buf):
-            raise DecodeError(f"{len(buf) - end} bytes follow the last field (strict reading)", type_name=name,
-                              version=header[0], offset=end)
-        row[VERSION_FIELD] = header[0]
-        return row
-
-    return read
-
-
-def _model_row_reader(fmt: Any, strict: bool, version: int | None) -> Callable[[bytes], dict]:
-    def read(buf: bytes) -> dict:
-        message = fmt.decode(buf, version=version, strict=strict)
-        row = row_from_model(message)
-        row[VERSION_FIELD] = message.version
-        return row
-
-    return read
-
-
 class BatchDecoder:
     def __init__(self, type_name: str, mode: str = PERMISSIVE, version: int | None = None,
                  strict: bool = False) -> None:
@@ -84,11 +49,11 @@ class BatchDecoder:
         self.failfast = mode == FAILFAST
         fmt = get_format(type_name)
         self.row_type = message_row_type(fmt.model)
+        # Spec-described formats decode straight into columns. Hand-declared ones (Streams AssignmentInfo, the
+        # metadata-log frame) read values back while decoding (a topic dictionary, an apiKey), which needs the
+        # values the columnar mode never builds, so they decode row by row.
         self.program = batch_program(fmt, self.failfast, version, strict) if isinstance(fmt, SpecFormat) else None
-        if isinstance(fmt, SpecFormat):
-            self.read = _spec_row_reader(fmt, strict, version)
-        else:
-            self.read = _model_row_reader(fmt, strict, version)
+        self.read = partial(model_row, fmt, version=version, strict=strict)
 
     def rows(self, blobs: list[bytes | None]) -> list[dict | None]:
         read, failfast = self.read, self.failfast

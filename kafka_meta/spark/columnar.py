@@ -21,7 +21,7 @@ from kafka_meta.codec.framing import Int16Prefixed
 from kafka_meta.codec.registry import REGISTRY
 from kafka_meta.errors import DecodeError, KafkaMetaError
 from kafka_meta.spark.columns import UTF8, Column, FixedLeaf, Leaf, ListColumn, StructColumn
-from kafka_meta.spark.rows import UNKNOWN_ALIAS, _json_keyed, dispatched_row_decoder, kafka_uuid, row_decoder
+from kafka_meta.spark.rows import UNKNOWN_ALIAS, _json_keyed, dispatched_row_decoder, kafka_uuid, model_row
 from kafka_meta.spark.schema import ERROR_FIELD, VERSION_FIELD, message_row_type
 from kafka_meta.wire.codegen import UNKNOWN_KEY, CodeWriter, DecodeEmitter, ValueMode, base_namespace
 from kafka_meta.wire.composite import KArray, KStruct
@@ -166,15 +166,13 @@ class BatchBuilder:
         error = exc if isinstance(exc, KafkaMetaError) else self.program.explain(buf, exc)
         if self.program.failfast:
             raise error
-        self.root.count += 1
         for name, child in self.root.fields.items():
             child.append_value(str(error)) if name == ERROR_FIELD else child.append_null()
 
-    def slow_row(self, buf: bytes, header: Any) -> None:
-        """A layout without a compiled body (a version read forward): through the dict-row decoder."""
-        fn = row_decoder(self.program.fmt, header[1], self.program.strict)
-        row, _ = fn(buf, header[2], len(buf))
-        row[VERSION_FIELD] = header[0]
+    def slow_row(self, buf: bytes) -> None:
+        """A row without a compiled body (a version read forward, a version probe): the typed decoder."""
+        program = self.program
+        row = model_row(program.fmt, buf, program.version, program.strict)
         row[ERROR_FIELD] = None
         self.root.append_value(row)
 
@@ -183,7 +181,7 @@ class BatchBuilder:
 
 
 class Trailing(Exception):
-    """Strict reading found bytes after the last field."""
+    """Bytes after the last field, where the format refuses them."""
 
 
 class BatchProgram:
@@ -206,8 +204,8 @@ class BatchProgram:
         mode = ColumnarMode(template)
         ns = base_namespace(self.strict)
         ns.update(_PRESENT=PRESENT, _ABSENT=ABSENT, _read=self.fmt.framing.read, _Trailing=Trailing,
-                  _versions=self.fmt.spec.valid_versions, _version=self.version, _name=self.fmt.name,
-                  _strict=self.strict)
+                  _versions=self.fmt.versions, _version=self.version, _name=self.fmt.name,
+                  _strict=self.strict, _refuse_trailing=self.fmt.refuses_trailing(self.strict))
         em = DecodeEmitter(ns, mode, self.strict)
         em.level = 3
         keyword = "if"
@@ -232,9 +230,9 @@ class BatchProgram:
                  *("            " + line for line in self._header_lines()),
                  *body,
                  "            else:",
-                 "                builder.slow_row(buf, (wv, lv, pos)); i += 1",
+                 "                builder.slow_row(buf); i += 1",
                  "                continue",
-                 "            if _strict and pos != blen: raise _Trailing(blen - pos)",
+                 "            if _refuse_trailing and pos != blen: raise _Trailing(pos)",
                  f"            {version_leaf}(wv); {error_leaf}(None)",
                  "        except Exception as exc:",
                  "            builder.fail(i, buf, exc)",
@@ -252,7 +250,7 @@ class BatchProgram:
         generic = ["h = _read(buf, _versions, _version, _name, _strict)", "wv, lv, pos = h"]
         if not isinstance(self.fmt.framing, Int16Prefixed):
             return generic
-        versions = self.fmt.spec.valid_versions
+        versions = self.fmt.versions
         return ["if blen < 2: raise _Bad('header')",
                 "wv = buf[0] << 8 | buf[1]",
                 f"if {versions.low} <= wv <= {versions.high} and (_version is None or wv == _version):",
@@ -266,8 +264,8 @@ class BatchProgram:
         except DecodeError as e:
             return e
         if isinstance(exc, Trailing):
-            return DecodeError(f"{exc.args[0]} bytes follow the last field (strict reading)", type_name=self.fmt.name,
-                               version=header[0], offset=len(buf) - exc.args[0])
+            end = exc.args[0]
+            return self.fmt.trailing_error(len(buf) - end, header, end, self.strict)
         return self.fmt.explain_decode(buf, header, self.strict, exc)
 
     def decode(self, blobs: list[bytes | None]) -> pa.Array:

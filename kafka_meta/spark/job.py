@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from kafka_meta.analysis import Report, analyze_groups, render_text
+from kafka_meta.analysis import GroupFacts, Report, analyze_groups, render_text
 from kafka_meta.errors import KafkaMetaError
 from kafka_meta.offsets import decode_record
 from kafka_meta.spark.inputs import FORMATS, Inputs, read_input
@@ -78,8 +79,6 @@ def analyze_offsets(offsets: Any, output: str, report: Report, progress: Progres
     for row in commits:
         facts = report.groups.get(row.groupId)
         if facts is None:
-            from kafka_meta.analysis.groups import GroupFacts
-
             facts = report.groups[row.groupId] = GroupFacts(row.groupId, "offsets only")
         facts.committed_partitions = row["count"]
     report.groups = dict(sorted(report.groups.items()))
@@ -119,7 +118,7 @@ def analyze_blobs(blobs: Any, output: str, report: Report, progress: Progress) -
 def run(spark: Any, source: str, fmt: str = "auto", output: str = "kafka-meta-out",
         bootstrap_servers: str | None = None, progress: Progress | None = None) -> Report:
     progress = progress or Progress()
-    progress.step(f"reading {source}")
+    progress.step(f"Spark master {spark.sparkContext.master}; reading {source}")
     inputs: Inputs = read_input(spark, source, fmt, bootstrap_servers)
     report = Report(output=output)
     report.errors += inputs.unreadable
@@ -169,19 +168,26 @@ def main(argv: list[str] | None = None) -> int:
     add_arguments(parser)
     args = parser.parse_args(argv)
     session = None
-    if args.master is None:
+    if args.master is None and submitted_master() is not None:
         from pyspark.sql import SparkSession
 
-        if SparkSession.getActiveSession() is not None or "spark.master" in _submitted_conf():
-            session = SparkSession.builder.getOrCreate()  # spark-submit chose the master
+        session = SparkSession.builder.getOrCreate()  # keep spark-submit's master, not the embedded local[*]
     return execute(args, session)
 
 
-def _submitted_conf() -> dict[str, str]:
-    import os
+def submitted_master() -> str | None:
+    """The master ``spark-submit`` started this process with, or None when run directly.
 
-    return {"spark.master": "set"} if os.environ.get("SPARK_ENV_LOADED") or os.environ.get(
-        "PYSPARK_GATEWAY_PORT") else {}
+    spark-submit starts the JVM first and hands Python its gateway (``PYSPARK_GATEWAY_PORT``); only then can
+    Python read the JVM's settings. Run directly, no JVM is started here: the embedded session starts its
+    own, with its options.
+    """
+    if "PYSPARK_GATEWAY_PORT" not in os.environ:
+        return None
+    from pyspark import SparkConf, SparkContext
+
+    SparkContext._ensure_initialized()
+    return SparkConf().get("spark.master", None)
 
 
 if __name__ == "__main__":

@@ -22,7 +22,15 @@ from kafka_meta.errors import KafkaMetaError
 from kafka_meta.models.base import Message
 from kafka_meta.offsets import catalog, decode_record
 from kafka_meta.offsets.nest import ASSIGNOR_USER_DATA
-from kafka_meta.offsets.records import ControlRecord, CoordinatorRecord, MemberNest, ProtocolNest, UnknownRecord
+from kafka_meta.offsets.records import (
+    GROUP_JSON_NAMES,
+    ControlRecord,
+    CoordinatorRecord,
+    MemberNest,
+    ProtocolNest,
+    UnknownRecord,
+    group_of,
+)
 from kafka_meta.spark.batch import FAILFAST, PERMISSIVE, paused_gc
 from kafka_meta.spark.rows import row_decoder, row_from_model
 from kafka_meta.spark.schema import ERROR_FIELD, VERSION_FIELD, spark_type, struct_type
@@ -137,20 +145,16 @@ class FastRows:
         key_row, end = row_decoder(rt.key, 0, self.strict)(key, 2, len(key))
         if end != len(key):
             return None
-        out = {"recordType": rt.number, "recordName": rt.name, "groupId": key_row.get("group", key_row.get("groupId")),
-               "tombstone": value is None, "valueVersion": None, "valueVariant": None, "readForward": False,
-               "retired": rt.retired, "unknown": False, ERROR_FIELD: None}
-        value_row = None
-        if value is not None:
-            fmt = variant.format
-            header = fmt.framing.read(value, fmt.spec.valid_versions, None, fmt.name, self.strict)
-            value_row, end = row_decoder(fmt, header[1], self.strict)(value, header[2], len(value))
-            if end != len(value):
-                return None
-            value_row[VERSION_FIELD] = header[0]
-            out.update(valueVersion=header[0], valueVariant=variant.label, readForward=header[0] > fmt.newest)
-        out[json_name(rt.name)] = {"key": key_row, "value": value_row}
-        return out
+        if value is None:
+            return header_row(rt.number, rt.name, group_of(key_row, GROUP_JSON_NAMES), rt.retired, key_row, None)
+        fmt = variant.format
+        header = fmt.framing.read(value, fmt.versions, None, fmt.name, self.strict)
+        value_row, end = row_decoder(fmt, header[1], self.strict)(value, header[2], len(value))
+        if end != len(value):
+            return None
+        value_row[VERSION_FIELD] = header[0]
+        return header_row(rt.number, rt.name, group_of(key_row, GROUP_JSON_NAMES), rt.retired, key_row, value_row,
+                          header[0], variant.label, header[0] > fmt.newest)
 
 
 @cache
@@ -168,16 +172,22 @@ def record_row(key: bytes | None, value: bytes | None, strict: bool = False, con
         return {"recordType": record.record_type, "unknown": True, "tombstone": value is None,
                 ERROR_FIELD: None}
     assert isinstance(record, CoordinatorRecord)
-    return {
-        "recordType": record.record_type, "recordName": record.record_name, "groupId": record.group_id,
-        "tombstone": record.value is None, "valueVersion": record.value_version,
-        "valueVariant": record.value_variant, "readForward": record.read_forward, "retired": record.retired,
-        "unknown": False, ERROR_FIELD: None,
-        json_name(record.record_name): {"key": row_from_model(record.key), "value": _message_row(record.value)},
-        "members": None if record.members is None else [_member_row(m) for m in record.members],
-        "classicProtocols": None if record.classic_protocols is None else [
-            _protocol_row(p) for p in record.classic_protocols],
-    }
+    row = header_row(record.record_type, record.record_name, record.group_id, record.retired,
+                     row_from_model(record.key), _message_row(record.value), record.value_version,
+                     record.value_variant, record.read_forward)
+    row["members"] = None if record.members is None else [_member_row(m) for m in record.members]
+    row["classicProtocols"] = None if record.classic_protocols is None else [
+        _protocol_row(p) for p in record.classic_protocols]
+    return row
+
+
+def header_row(number: int, name: str, group: str | None, retired: bool, key: dict[str, Any],
+               value: dict[str, Any] | None, version: int | None = None, variant: str | None = None,
+               forward: bool = False) -> dict[str, Any]:
+    """A decoded record's row: what every record has, then its type's column with its key and value."""
+    return {"recordType": number, "recordName": name, "groupId": group, "tombstone": value is None,
+            "valueVersion": version, "valueVariant": variant, "readForward": forward, "retired": retired,
+            "unknown": False, ERROR_FIELD: None, json_name(name): {"key": key, "value": value}}
 
 
 def decode_batch(keys: pa.Array, values: pa.Array, mode: str = PERMISSIVE, strict: bool = False,

@@ -14,7 +14,7 @@ from typing import Any
 
 from kafka_meta.codec.format import SpecFormat
 from kafka_meta.models.base import KafkaModel
-from kafka_meta.spark.schema import choice_name, field_name
+from kafka_meta.spark.schema import VERSION_FIELD, choice_name, field_name
 from kafka_meta.wire.codegen import UNKNOWN_KEY, CodeWriter, ValueMode, compile_decoder
 
 UNKNOWN_ALIAS = "_unknownTaggedFields"
@@ -107,3 +107,12 @@ def row_from_model(value: Any) -> Any:
     if isinstance(value, uuid.UUID):
         return kafka_uuid(value.bytes)
     return value
+
+
+def model_row(fmt: Any, buf: bytes, version: int | None, strict: bool) -> dict:
+    """One row through the typed decoder: every format, every case (version probes, versions read
+    forward, variants); the columnar decoder's slow path and the fallback of formats without one."""
+    message = fmt.decode(buf, version=version, strict=strict)
+    row = row_from_model(message)
+    row[VERSION_FIELD] = message.version
+    return row
