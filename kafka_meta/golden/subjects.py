@@ -50,9 +50,9 @@ class Subject(ABC):
     name: str
     is_record: bool = False
 
-    @abstractmethod
     def versions(self) -> list[int]:
-        """The versions a corpus should cover (value versions for records)."""
+        """The versions a corpus should cover (value versions for records): every layout's versions."""
+        return sorted({v for _, f in self.layouts() for v in f.versions})
 
     @abstractmethod
     def layouts(self) -> list[tuple[str | None, Any]]:
@@ -159,9 +159,6 @@ class MessageSubject(Subject):
         self.fmt = fmt
         self.name = fmt.name
 
-    def versions(self) -> list[int]:
-        return sorted({v for _, f in self.layouts() for v in f.versions})
-
     def layouts(self) -> list[tuple[str | None, Any]]:
         return layouts_of(self.fmt)
 
@@ -183,9 +180,6 @@ class RecordSubject(Subject):
         self.name = name
         self.key_fmt = key_fmt
         self.value_fmt = value_fmt
-
-    def versions(self) -> list[int]:
-        return sorted({v for _, f in self.layouts() for v in f.versions})
 
     def layouts(self) -> list[tuple[str | None, Any]]:
         return layouts_of(self.value_fmt)

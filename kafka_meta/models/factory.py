@@ -167,16 +167,6 @@ class TypedMode(ValueMode):
             return self.models.class_for(member.struct.shape.name)()
         return value
 
-    def fresh_default(self, em: CodeWriter, member: Any) -> str:
-        value = member.default
-        if member.kind == "struct" and value is not None:
-            return f"{em.const(self.models.class_for(member.struct.shape.name), '_cls')}()"
-        if isinstance(value, list):
-            return "[]"
-        if member.kind == "uuid" and value is not None:
-            return em.const(uuid.UUID(bytes=value))
-        return em.literal(value)
-
     def get(self, obj: str, member: Any) -> str:
         return f"{obj}.{member.py}"
 

@@ -13,7 +13,6 @@ decoding use) and *typed* values (pydantic models), selected by a :class:`ValueM
 
 from __future__ import annotations
 
-import copy
 import struct
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -124,13 +123,23 @@ class ValueMode:
         return member.default_plain()
 
     def fresh_default(self, em: CodeWriter, member: Member) -> str:
-        """An expression giving a new default value each time (mutable defaults must not be shared)."""
-        value = self.default_value(member)
+        """An expression building the member's default anew each time (mutable defaults must not be shared).
+
+        A struct default is built like a decoded struct, by :meth:`make_struct` from its members' own
+        defaults, so every mode gets its own representation without copying a template per record.
+        """
+        value = member.default
+        if member.kind == "struct" and value is not None and member.struct is not None:
+            struct = member.struct
+            items = [(m.py, self.fresh_default(em, m)) for m in struct.members]
+            if struct.shape.unknown_key:
+                items.append((UNKNOWN_KEY, "[]"))
+            return self.make_struct(em, struct, items)
         if isinstance(value, list):
+            if value:
+                raise ValueError(f"{member.json}: only empty array defaults exist in Kafka's message specs")
             return "[]"
-        if isinstance(value, dict):
-            return f"{em.const(copy.deepcopy, '_deepcopy')}({em.const(value)})"
-        return em.literal(value)
+        return em.literal(self.default_value(member))
 
     # encode side
     def get(self, obj: str, member: Member) -> str:
