@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from kafka_meta.codec.format import MessageFormat
 from kafka_meta.codec.registry import REGISTRY, Format, register_spec_files
 from kafka_meta.errors import EncodeError
 from kafka_meta.models.base import Message
@@ -38,11 +37,7 @@ def decode(type_name: str, data: bytes, *, version: int | None = None, strict: b
 
 def decode_plain(type_name: str, data: bytes, *, version: int | None = None, strict: bool = False) -> tuple[Any, int]:
     """The bulk path: plain Python values (dicts and lists) and the wire version, without models."""
-    fmt = REGISTRY.get(type_name)
-    if not isinstance(fmt, MessageFormat):
-        message = fmt.decode(data, version=version, strict=strict)
-        return message.model_dump(), message.version
-    return fmt.decode_plain(data, version=version, strict=strict)
+    return REGISTRY.get(type_name).decode_plain(data, version=version, strict=strict)
 
 
 def encode(message: Any, version: int | None = None, *, type_name: str | None = None) -> bytes:

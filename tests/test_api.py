@@ -93,3 +93,22 @@ def test_loading_kafkas_own_specs():
     assert back.protocols[0].name == "range" and back.version == 6
     with pytest.raises(km.DecodeError, match="pass one of 0-9"):
         km.decode("JoinGroupRequest", data)
+
+
+def test_a_version_probe_cannot_be_encoded_as_a_type_without_probing():
+    probe = km.decode("SubscriptionInfo", bytes.fromhex("0000000c" "0000000c"))
+    assert probe.version == 12
+    with pytest.raises(km.EncodeError, match="cannot be encoded as"):
+        km.encode(probe, type_name=SUB)
+
+
+@pytest.mark.parametrize("decode", [km.decode, km.decode_plain], ids=["typed", "plain"])
+def test_defaults_of_absent_struct_fields_are_fresh_per_record(decode):
+    """A tagged struct with a non-null default, absent from the bytes: each record gets its own copy."""
+    model = km.model("ConsumerGroupMemberMetadataValue")
+    data = km.encode(model(), 0)
+    first, second = (decode("ConsumerGroupMemberMetadataValue", data) for _ in range(2))
+    pick = (lambda m: m.classic_member_metadata) if decode is km.decode else (
+        lambda m: m[0]["classic_member_metadata"])
+    assert pick(first) == pick(second) and pick(first) is not pick(second)
+    assert pick(first) is not None

@@ -8,6 +8,7 @@ from conftest import SHARED_REASON, case_id, golden_cases
 from support import mismatches, plain
 
 import kafka_meta as km
+from kafka_meta.models.factory import to_plain
 
 JAVA = [c for c in golden_cases("java/sticky-userdata.jsonl") if c["hex"] is not None]
 KAFKA_PYTHON = [c for c in golden_cases("clients/kafka-python.jsonl") if c["kind"].startswith("sticky-userdata")]
@@ -68,3 +69,23 @@ def test_cooperative_generation_and_fallback():
     assert unreadable.generation == -1 and unreadable.variant == "unreadable"
     assert km.encode(unreadable) == b"\x01"
     assert km.encode(unreadable.with_version(0)) == b"\xff\xff\xff\xff"
+
+
+@pytest.mark.skipif(not JAVA + KAFKA_PYTHON, reason=SHARED_REASON)
+@pytest.mark.parametrize("case", JAVA + KAFKA_PYTHON, ids=lambda c: f"{case_id(c)}-{c['hex'][:16]}")
+def test_bulk_path_reads_the_same_variant_as_the_typed_path(case):
+    type_name = case.get("type", "StickyAssignorUserData")
+    data = bytes.fromhex(case["hex"])
+    message = km.decode(type_name, data)
+    assert km.decode_plain(type_name, data) == (to_plain(message), message.version)
+
+
+def test_bytes_no_variant_reads_report_the_first_variants_error():
+    with pytest.raises(km.DecodeError) as info:
+        km.decode("StickyAssignorUserData", bytes.fromhex("00000002" "0001"), strict=True)
+    e = info.value
+    assert e.offset is not None and e.path  # explained by the reference reader, not just "does not fit"
+    assert "do not fit" not in e.reason
+    with pytest.raises(km.DecodeError) as plain_info:
+        km.decode_plain("StickyAssignorUserData", bytes.fromhex("00000002" "0001"), strict=True)
+    assert str(plain_info.value) == str(e)

@@ -79,6 +79,36 @@ def test_not_bytes():
     assert km.decode(SUB, memoryview(bytes.fromhex("000000000000ffffffff"))).topics == []
 
 
+@pytest.mark.parametrize("type_name", km.types())
+@pytest.mark.parametrize("value", [None, "00", 5, [0]], ids=["none", "str", "int", "list"])
+def test_anything_but_bytes_is_a_decode_error_for_every_type(type_name, value):
+    for decode in (km.decode, km.decode_plain):
+        with pytest.raises(km.DecodeError, match="expected bytes") as info:
+            decode(type_name, value)  # type: ignore[arg-type]
+        assert info.value.type_name == type_name
+
+
+@pytest.mark.parametrize("version", ["1", 1.0, True, 2**70])
+def test_a_version_argument_that_no_framing_can_carry_is_refused(version):
+    with pytest.raises(km.DecodeError, match=r"integer|cannot be carried"):
+        km.decode("FeatureLevelRecord", bytes.fromhex("0000"), version=version)
+    message = km.decode(SUB, bytes.fromhex("000000000000ffffffff"))
+    with pytest.raises(km.EncodeError, match=r"integer|outside the known versions"):
+        km.encode(message, version)
+
+
+def test_a_forward_version_beyond_int16_cannot_be_written():
+    message = km.decode(SUB, bytes.fromhex("000000000000ffffffff"))
+    message.__pydantic_private__["_version"] = 99_999  # e.g. a hand-edited golden document
+    with pytest.raises(km.EncodeError, match="outside the known versions"):
+        km.encode(message)
+
+
+def test_version_probe_errors_name_the_wire_version():
+    e = fails("AssignmentInfo", "0000000c" "000000")  # v12: a probe, its commonlySupportedVersion cut short
+    assert e.version == 12 and e.path == "commonlySupportedVersion" and e.offset == 4
+
+
 @pytest.mark.parametrize("count_hex", ["7fffffff", "00100000"])
 def test_lying_array_count_fails_before_allocating(count_hex):
     tracemalloc.start()

@@ -7,7 +7,7 @@ from conftest import golden_cases
 
 import kafka_meta as km
 from kafka_meta.negotiation.facts import assignment_facts, subscription_facts
-from kafka_meta.negotiation.streams_versions import UNKNOWN
+from kafka_meta.streams.protocol import UNKNOWN
 
 SUBSCRIPTIONS = golden_cases("java/streams-subscription.jsonl")
 ASSIGNMENTS = golden_cases("java/streams-assignment.jsonl")

@@ -10,7 +10,8 @@ from kafka_meta.negotiation.facts import StreamsSubscription
 from kafka_meta.negotiation.outcomes import NegotiationError
 from kafka_meta.negotiation.releases import KNOWN_LINES, Release
 from kafka_meta.negotiation.streams_leader import Outcome, TaskPlan, decide_leader
-from kafka_meta.negotiation.streams_versions import UNKNOWN, latest_supported_version
+from kafka_meta.negotiation.streams_versions import latest_supported_version
+from kafka_meta.streams.protocol import UNKNOWN
 
 
 def sub(member, u, s=None, error=0):

@@ -7,7 +7,7 @@ import pytest
 from kafka_meta.negotiation.facts import StreamsAssignment
 from kafka_meta.negotiation.outcomes import NegotiationError
 from kafka_meta.negotiation.streams_member import NO_FOLLOWUP_MS, Action, Rejoin, decide_member
-from kafka_meta.negotiation.streams_versions import UNKNOWN
+from kafka_meta.streams.protocol import UNKNOWN
 
 
 def asg(r, c=None, error=0, next_ms=None):

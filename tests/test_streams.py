@@ -315,3 +315,32 @@ def test_command_line_decode_and_encode(capsys):
     finally:
         sys.stdin = stdin
     assert capsys.readouterr().out.strip() == data.hex()
+
+
+def _structs(struct):
+    """Every struct of a construct tree, the root first."""
+    yield struct
+    for m in struct.members:
+        if m.struct is not None:
+            yield from _structs(m.struct)
+
+
+@pytest.mark.parametrize("type_name", ["AssignmentInfo", "MetadataRecord"])
+def test_declared_models_agree_with_their_layout_tables(type_name):
+    """A declared format states each field twice (model class and layout table): the names must match, and
+    a field a version lacks must read as the default the model gives it."""
+    from kafka_meta.codec.registry import REGISTRY
+    from kafka_meta.models.factory import to_plain
+
+    fmt = REGISTRY.get(type_name)
+    checked = 0
+    for version in fmt.versions:
+        for struct in _structs(fmt.construct(version)):
+            cls = fmt.models.class_for(struct.shape.name)
+            assert set(cls.model_fields) == {m.py for m in struct.members}, (version, struct.shape.name)
+            for m in struct.members:
+                if m.role == "absent":
+                    default = cls.model_fields[m.py].get_default(call_default_factory=True)
+                    assert to_plain(default) == m.default, (version, struct.shape.name, m.py)
+                    checked += 1
+    assert checked or type_name == "MetadataRecord"

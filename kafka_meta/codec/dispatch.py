@@ -73,15 +73,25 @@ class Dispatch(KafkaConstruct):
 
     # ---------------------------------------------------------------- generated
     def _decoder(self, mode: Any, strict: bool) -> Callable:
+        """The inner decoder per (key, version), looked up once and kept until the format table changes."""
         select = self._select
         typed = mode.name == "typed"
+        decoders: dict[tuple[int, int], Callable] = {}
+        seen: list[Mapping[int, MessageFormat] | None] = [None]
 
         def decode(key: int, version: int, buf: bytes, pos: int, blen: int) -> tuple[Any, int]:
-            try:
-                fmt, layout = select(key, version, strict)
-            except LookupError:
-                raise Malformed("unknown") from None
-            value, end = mode.inner_decoder(fmt, layout, strict)(buf, pos, blen)
+            table = self.formats()
+            if table is not seen[0]:
+                decoders.clear()
+                seen[0] = table
+            fn = decoders.get((key, version))
+            if fn is None:
+                try:
+                    fmt, layout = select(key, version, strict)
+                except LookupError:
+                    raise Malformed("unknown") from None
+                fn = decoders[key, version] = mode.inner_decoder(fmt, layout, strict)
+            value, end = fn(buf, pos, blen)
             if typed:
                 value.__pydantic_private__["_version"] = version
             return value, end

@@ -24,7 +24,7 @@ from kafka_meta.models.base import Message
 from kafka_meta.models.factory import ModelSet, TypedMode, to_plain
 from kafka_meta.spec.model import MessageSpec
 from kafka_meta.spec.versions import Versions
-from kafka_meta.wire.codegen import PLAIN, compile_decoder, compile_encoder
+from kafka_meta.wire.codegen import PLAIN, ValueMode, compile_decoder, compile_encoder
 from kafka_meta.wire.composite import KStruct
 from kafka_meta.wire.errors import BuildError, WireError
 
@@ -58,10 +58,10 @@ class MessageFormat:
         self._models: Models | None = None
         self._typed: TypedMode | None = None
         self._probe: ProbeCodec | None = None
-        # compiled codecs by layout version, one table per (direction, mode, strictness)
-        self._codecs: dict[tuple[str, bool, bool], dict[int, Callable]] = {}
-        self._plain = self._table("d", False, False)  # the bulk path's table, looked up on every call
-        self._typed_table = self._table("d", True, False)
+        # compiled codecs by layout version, one table per (direction, value mode, strictness)
+        self._codecs: dict[tuple[str, str, bool], dict[int, Callable]] = {}
+        self._plain = self._table("d", PLAIN.name, False)  # the bulk path's table, looked up on every call
+        self._typed_table = self._table("d", TypedMode.name, False)
 
     # ------------------------------------------------------------------ what a subclass provides
     @property
@@ -119,19 +119,24 @@ class MessageFormat:
         twin._models, twin._typed, twin._probe = self._models, self._typed, None
         return twin
 
-    def _table(self, direction: str, typed: bool, strict: bool) -> dict[int, Callable]:
-        return self._codecs.setdefault((direction, typed, strict), {})
+    def _table(self, direction: str, mode: str, strict: bool) -> dict[int, Callable]:
+        return self._codecs.setdefault((direction, mode, strict), {})
 
     def decoder(self, version: int, typed: bool, strict: bool = False) -> Callable:
-        table = self._table("d", typed, strict)
+        return self.decoder_in(self._mode(typed), version, strict)
+
+    def decoder_in(self, mode: ValueMode, version: int, strict: bool = False) -> Callable:
+        """The generated ``fn(buf, pos, blen) -> (value, end)`` of layout ``version`` producing ``mode``'s values
+        (modes other than plain and typed are how other layers, e.g. Spark rows, get values of their own)."""
+        table = self._table("d", mode.name, strict)
         fn = table.get(version)
         if fn is None:
-            fn = compile_decoder(self.construct(version), self._mode(typed), strict, f"{self.name} v{version}")
+            fn = compile_decoder(self.construct(version), mode, strict, f"{self.name} v{version}")
             table[version] = fn
         return fn
 
     def encoder(self, version: int, typed: bool) -> Callable:
-        table = self._table("e", typed, False)
+        table = self._table("e", TypedMode.name if typed else PLAIN.name, False)
         fn = table.get(version)
         if fn is None:
             fn = compile_encoder(self.construct(version), self._mode(typed), f"{self.name} v{version}")
@@ -146,13 +151,19 @@ class MessageFormat:
         """The layout that reads ``version`` when something else carries it (an enclosing frame)."""
         return self.framing.layout_for(version, self.versions, self.name, strict)
 
-    def decode_body(self, buf: bytes, header: Header, typed: bool, strict: bool) -> tuple[Any, int]:
+    def decode_body(self, buf: bytes, header: Header, typed: bool, strict: bool,
+                    explain: bool = True) -> tuple[Any, int]:
+        """The body's value and end. ``explain=False`` skips the reference re-read that locates a failure, for
+        callers that only need to know whether the bytes fit (trying a type's variants)."""
         fn = None if strict else (self._typed_table if typed else self._plain).get(header[1])
         if fn is None:
             fn = self.decoder(header.layout_version, typed, strict)
         try:
             return fn(buf, header.body_offset, len(buf))
         except Exception as exc:  # noqa: BLE001 - any fast-path failure is explained by the reference reader
+            if not explain:
+                raise DecodeError("the bytes do not fit this layout", type_name=self.name,
+                                  version=header.wire_version) from None
             raise self.explain_decode(buf, header, strict, exc) from None
 
     def explain_decode(self, buf: bytes, header: Header, strict: bool, exc: BaseException) -> DecodeError:
@@ -169,12 +180,13 @@ class MessageFormat:
         return DecodeError(f"internal error: the fast reader failed ({exc!r}) where the reference reader did not",
                            type_name=self.name, version=header.wire_version)
 
-    def decode(self, data: bytes, version: int | None = None, strict: bool = False) -> Message:
-        buf = data if type(data) is bytes else _as_bytes(data, self.name)
+    def decode(self, data: bytes, version: int | None = None, strict: bool = False, explain: bool = True) -> Message:
+        """A typed message (see :meth:`decode_body` for ``explain``)."""
+        buf = data if type(data) is bytes else as_bytes(data, self.name)
         header = self.framing.read(buf, self.versions, version, self.name, strict)
         if header.layout_version is None:
             return self.probe.decode(buf, header)
-        message, end = self.decode_body(buf, header, True, strict)
+        message, end = self.decode_body(buf, header, True, strict, explain)
         tail = buf[end:]
         if tail and self.refuses_trailing(strict):
             raise self.trailing_error(len(tail), header, end, strict)
@@ -185,14 +197,21 @@ class MessageFormat:
 
     def decode_plain(self, data: bytes, version: int | None = None, strict: bool = False) -> tuple[Any, int]:
         """The bulk path: plain Python values (dicts, lists, uuid bytes) and the wire version."""
-        buf = data if type(data) is bytes else _as_bytes(data, self.name)
+        value, wire, _ = self.read_plain(data, version, strict)
+        return value, wire
+
+    def read_plain(self, data: bytes, version: int | None = None, strict: bool = False,
+                   explain: bool = True) -> tuple[Any, int, int]:
+        """:meth:`decode_plain`, also saying how many bytes followed the body (kept, as Kafka's readers do)."""
+        buf = data if type(data) is bytes else as_bytes(data, self.name)
         header = self.framing.read(buf, self.versions, version, self.name, strict)
         if header.layout_version is None:
-            return self.probe.plain(buf, header)[0], header.wire_version
-        value, end = self.decode_body(buf, header, False, strict)
+            value, end = self.probe.plain(buf, header)
+            return value, header.wire_version, len(buf) - end
+        value, end = self.decode_body(buf, header, False, strict, explain)
         if end != len(buf) and self.refuses_trailing(strict):
             raise self.trailing_error(len(buf) - end, header, end, strict)
-        return value, header.wire_version
+        return value, header.wire_version, len(buf) - end
 
     def refuses_trailing(self, strict: bool) -> bool:
         """Whether bytes after the body are an error (every reader of this format asks here)."""
@@ -208,7 +227,8 @@ class MessageFormat:
         """Encode a model of this format (or plain values) at ``version`` (default: the message's own
         version, else the newest)."""
         typed = isinstance(message, Message)
-        if isinstance(message, VersionProbe) and type(message) is self.probe.model:
+        if (isinstance(message, VersionProbe) and isinstance(self.framing, LeadingVersion)
+                and type(message) is self.probe.model):
             return self.probe.encode(message, version)
         if typed and type(message) is not (self._models or self.models).root:
             raise EncodeError(f"a {type(message).__qualname__} cannot be encoded as {self.name}", type_name=self.name)
@@ -259,7 +279,10 @@ class SpecFormat(MessageFormat):
         return ModelSet(self.spec, kafka_type=self.name, root_base=self.model_base)
 
 
-def _as_bytes(data: Any, type_name: str) -> bytes:
-    if isinstance(data, (bytearray, memoryview)):
+def as_bytes(data: Any, type_name: str) -> bytes:
+    """The input of every decoder: bytes, or a bytes-like object copied once; anything else is a DecodeError."""
+    if type(data) is bytes:
+        return data
+    if isinstance(data, (bytes, bytearray, memoryview)):
         return bytes(data)
     raise DecodeError(f"expected bytes, got {type(data).__name__}", type_name=type_name)

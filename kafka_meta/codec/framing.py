@@ -26,7 +26,9 @@ from typing import Any, NamedTuple
 from kafka_meta.errors import DecodeError, EncodeError
 from kafka_meta.spec.versions import Versions
 from kafka_meta.wire.checked import Bounded, LayoutVersion, number_bounds
-from kafka_meta.wire.runtime import FIXED, uvarint_bytes
+from kafka_meta.wire.runtime import FIXED, Malformed, uvarint_bytes, uvarint_tail
+
+MAX_VERSION = 0x7FFF  # Kafka's message versions are int16s
 
 
 class ForwardPolicy(enum.Enum):
@@ -59,6 +61,7 @@ class Framing:
     """Base: reads and writes the version framing around a body."""
 
     forward = ForwardPolicy.REFUSE
+    max_version = MAX_VERSION  # the largest version the framing's version field can hold
 
     def read(self, buf: bytes, versions: Versions, version: int | None, type_name: str, strict: bool) -> Header:
         raise NotImplementedError
@@ -72,11 +75,16 @@ class Framing:
 
     def layout_for(self, version: int, versions: Versions, type_name: str, strict: bool = False) -> int | None:
         """The layout that reads (or writes) ``version``, applying the forward policy (None: probe only)."""
+        if isinstance(version, bool) or not isinstance(version, int):
+            raise DecodeError(f"a version is an integer, not {version!r}", type_name=type_name)
         if version < versions.low:
             raise DecodeError(f"unsupported version {version} (lowest is {versions.low})", type_name=type_name,
                               version=version, offset=0)
         if version <= versions.high:
             return version
+        if version > self.max_version:
+            raise DecodeError(f"version {version} cannot be carried by this format (at most {self.max_version})",
+                              type_name=type_name, version=version, offset=0)
         if strict or self.forward is ForwardPolicy.REFUSE:
             raise DecodeError(f"version {version} is newer than the newest known ({versions.high})",
                               type_name=type_name, version=version, offset=0)
@@ -85,9 +93,12 @@ class Framing:
         return versions.high if self.forward is ForwardPolicy.CLAMP else version
 
     def write_layout(self, version: int, versions: Versions, type_name: str, keeps_forward: bool) -> int:
+        if isinstance(version, bool) or not isinstance(version, int):
+            raise EncodeError(f"a version is an integer, not {version!r}", type_name=type_name)
         if versions.low <= version <= versions.high:
             return version
-        if version > versions.high and keeps_forward and self.forward in (ForwardPolicy.CLAMP, ForwardPolicy.RANGES):
+        forward = keeps_forward and self.forward in (ForwardPolicy.CLAMP, ForwardPolicy.RANGES)
+        if forward and versions.high < version <= self.max_version:
             return versions.high if self.forward is ForwardPolicy.CLAMP else version
         raise EncodeError(f"version {version} is outside the known versions {versions}", type_name=type_name,
                           version=version)
@@ -161,6 +172,7 @@ class LeadingVersion(Framing):
         self.field = field
         self.forward = forward
         self.companions = tuple(companions)
+        self.max_version = number_bounds(kind)[1]
 
     def read(self, buf: bytes, versions: Versions, version: int | None, type_name: str, strict: bool) -> Header:
         wire, _ = read_number(self.kind, buf, 0, self.field, type_name)
@@ -193,7 +205,7 @@ class LeadingVersion(Framing):
             if wire < c.since:
                 continue
             start = pos
-            value, pos = read_number(c.kind, buf, pos, c.json_name, type_name)
+            value, pos = read_number(c.kind, buf, pos, c.json_name, type_name, wire)
             if c.at_least_version and value < wire:
                 raise DecodeError(f"{value} is below {wire}: {self._rule(c, wire)}", type_name=type_name,
                                   version=wire, path=c.json_name, offset=start)
@@ -209,22 +221,20 @@ class LeadingVersion(Framing):
             write_number(out, c.kind, value, c.json_name)
 
 
-def read_number(kind: str, buf: bytes, pos: int, what: str, type_name: str) -> tuple[int, int]:
-    """A framing number (fixed-width or uvarint) at ``pos``, and the position after it."""
+def read_number(kind: str, buf: bytes, pos: int, what: str, type_name: str,
+                version: int | None = None) -> tuple[int, int]:
+    """A framing number (fixed-width or uvarint) at ``pos``, and the position after it (``version``: the
+    message's, once known, for the error)."""
     if kind == "uvarint":
-        value = 0
-        for i in range(min(5, len(buf) - pos)):
-            b = buf[pos + i]
-            value |= (b & 0x7F) << (7 * i)
-            if b < 0x80:
-                if value <= 0xFFFFFFFF:
-                    return value, pos + i + 1
-                break
-        raise DecodeError(f"{what} is not a readable unsigned varint", type_name=type_name, path=what, offset=pos)
+        try:
+            return uvarint_tail(buf, pos)
+        except (Malformed, IndexError):
+            raise DecodeError(f"{what} is not a readable unsigned varint", type_name=type_name, version=version,
+                              path=what, offset=pos) from None
     codec = FIXED[kind]
     if len(buf) < pos + codec.size:
         raise DecodeError(f"input ends inside {what}: needs {codec.size} bytes, {max(len(buf) - pos, 0)} left",
-                          type_name=type_name, path=what, offset=pos)
+                          type_name=type_name, version=version, path=what, offset=pos)
     return codec.unpack_from(buf, pos)[0], pos + codec.size
 
 

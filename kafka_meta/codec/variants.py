@@ -13,11 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
-from kafka_meta.codec.format import SpecFormat
+from kafka_meta.codec.format import SpecFormat, as_bytes
 from kafka_meta.errors import DecodeError, EncodeError
 from kafka_meta.models.base import Message
+from kafka_meta.models.factory import to_plain
+
+T = TypeVar("T")
 
 UNREADABLE = "unreadable"
 
@@ -62,27 +65,61 @@ class VariantFormat:
 
     def decode(self, data: bytes, version: int | None = None, strict: bool = False,
                variant: str | None = None) -> Message:
+        buf = as_bytes(data, self.name)
+
+        def attempt(v: Variant, explain: bool) -> tuple[Message, bool]:
+            message = v.format.decode(buf, self._version(v, version), strict, explain)
+            return message, not message.unknown_trailing
+
+        try:
+            label, message = self._first_fit(variant, attempt)
+        except DecodeError as e:
+            if self.fallback is None or strict or variant is not None:
+                raise
+            return _mark(self.fallback(self, buf), UNREADABLE, str(e))
+        return _mark(message, label)
+
+    def decode_plain(self, data: bytes, version: int | None = None, strict: bool = False,
+                     variant: str | None = None) -> tuple[Any, int]:
+        """The bulk path, variant by variant as :meth:`decode` (bytes no variant reads fall back to typed
+        decoding, which knows Kafka's substitute)."""
+        buf = as_bytes(data, self.name)
+
+        def attempt(v: Variant, explain: bool) -> tuple[tuple[Any, int], bool]:
+            value, wire, trailing = v.format.read_plain(buf, self._version(v, version), strict, explain)
+            return (value, wire), not trailing
+
+        try:
+            return self._first_fit(variant, attempt)[1]
+        except DecodeError:
+            if self.fallback is None or strict or variant is not None:
+                raise
+        message = self.decode(buf, version, strict)
+        return to_plain(message), message.version
+
+    @staticmethod
+    def _version(v: Variant, version: int | None) -> int | None:
+        return v.version if v.version is not None else version
+
+    def _first_fit(self, variant: str | None, attempt: Callable[[Variant, bool], tuple[T, bool]]) -> tuple[str, T]:
+        """The first variant that reads the bytes exactly, else the first that reads them at all; raises the
+        first variant's error, explained, when none does (misses are not explained: that re-reads the bytes)."""
         candidates = [v for v in self.variants if variant is None or v.label == variant]
         if not candidates:
             raise DecodeError(f"no variant {variant!r}; known: {', '.join(self.labels)}", type_name=self.name)
-        first_error: DecodeError | None = None
-        loose: tuple[Variant, Message] | None = None
+        loose: tuple[str, T] | None = None
         for v in candidates:
             try:
-                message = v.format.decode(data, version=v.version if v.version is not None else version,
-                                          strict=strict)
-            except DecodeError as e:
-                first_error = first_error or e
+                result, exact = attempt(v, False)
+            except DecodeError:
                 continue
-            if not message.unknown_trailing:
-                return _mark(message, v.label)
-            loose = loose or (v, message)
+            if exact:
+                return v.label, result
+            loose = loose or (v.label, result)
         if loose is not None:
-            return _mark(loose[1], loose[0].label)
-        assert first_error is not None
-        if self.fallback is not None and not strict and variant is None:
-            return _mark(self.fallback(self, bytes(data)), UNREADABLE, str(first_error))
-        raise first_error
+            return loose
+        attempt(candidates[0], True)  # raises the explained error
+        raise AssertionError(f"{candidates[0].label} read bytes it could not read a moment ago")
 
     def variant_for(self, message: Message, version: int | None = None) -> Variant:
         label = message.variant

@@ -16,6 +16,7 @@ from typing import Any
 from kafka_meta.formats.family import Family
 from kafka_meta.streams.assignment import TYPE_NAME as ASSIGNMENT_TYPE
 from kafka_meta.streams.assignment import assignment_format
+from kafka_meta.streams.protocol import EARLIEST_PROBEABLE_VERSION
 from kafka_meta.streams.subscription import SPEC_NAME, TYPE_NAME, SubscriptionInfoBase, subscription_framing
 
 FAMILIES = {
@@ -33,7 +34,6 @@ ASSIGNMENT_NOTE = ("Java's AssignmentInfo.decode fails on a version above its la
 
 SUBSCRIPTION_NOTE = ("version probing (KIP-268) exists from subscription v3 (Kafka 2.0): older members fail on "
                      "any version they do not know")
-EARLIEST_PROBEABLE_VERSION = 3
 
 
 def forward_reading(fmt: Any) -> Any:

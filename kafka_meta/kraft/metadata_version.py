@@ -53,7 +53,6 @@ BY_RELEASE: dict[str, MetadataVersionLevel] = {mv.release: mv for mv in METADATA
 
 MINIMUM_KRAFT_LEVEL = 1  # 3.0-IV1; a log without a metadata.version record counts as this level
 MINIMUM_BOOTSTRAP_LEVEL = 4  # 3.3-IV0, the first whose log can hold FeatureLevelRecord (floor of <= 3.9 controllers)
-MINIMUM_LEVEL_4X = 7  # 3.3-IV3, MetadataVersion.MINIMUM_VERSION of Kafka 4.x
 LATEST_PRODUCTION_LEVEL = 22  # 4.0-IV0 at the October 2024 trunk
 FIRST_CONTROLLER_REGISTRATION_LEVEL = 15  # 3.7-IV0: controllers register and must support new levels
 

@@ -129,16 +129,15 @@ def metadata_record_formats(registry: Any) -> RecordFormats:
 
 
 def metadata_record_format(record_formats: RecordFormats) -> DeclaredFormat:
-    every = Versions(FRAME_VERSION, FRAME_VERSION)
     root = DeclaredStruct(TYPE_NAME, TYPE_NAME, [
-        DeclaredField("frame_version", "frameVersion", every, lambda v: FRAMING.field_construct("frameVersion", v),
+        DeclaredField("frame_version", "frameVersion", VERSIONS, lambda v: FRAMING.field_construct("frameVersion", v),
                       FRAME_VERSION, "uint32"),
-        DeclaredField("api_key", "apiKey", every,
+        DeclaredField("api_key", "apiKey", VERSIONS,
                       lambda v: Bind(Bounded("uvarint", 0, SHORT, "Kafka reads an apiKey as an int16"), API_KEY), 0),
-        DeclaredField("record_version", "recordVersion", every,
+        DeclaredField("record_version", "recordVersion", VERSIONS,
                       lambda v: Bind(Bounded("uvarint", 0, SHORT, "Kafka reads a version as an int16"), RECORD_VERSION),
                       0),
-        DeclaredField("record", "record", every,
+        DeclaredField("record", "record", VERSIONS,
                       lambda v: Dispatch(API_KEY, RECORD_VERSION, record_formats, "metadata record apiKey"), None,
                       "record"),
     ])

@@ -17,8 +17,9 @@ from pydantic import AliasChoices, Field, StrictBool, StrictFloat, StrictStr, cr
 
 from kafka_meta.models.base import KafkaModel, Message, UnknownTaggedField
 from kafka_meta.models.values import KafkaBytes, KafkaUuid, int_type
-from kafka_meta.spec.model import EMPTY_STRUCT, INT_RANGES, FieldSpec, FieldType, MessageSpec, StructSpec
+from kafka_meta.spec.model import EMPTY_STRUCT, FieldSpec, FieldType, MessageSpec, StructSpec
 from kafka_meta.wire.codegen import UNKNOWN_KEY, CodeWriter, ValueMode
+from kafka_meta.wire.primitives import INT_BOUNDS
 
 UNKNOWN_FIELD = "unknown_tagged_fields"
 UNKNOWN_ALIAS = "_unknownTaggedFields"
@@ -91,7 +92,7 @@ class ModelSet:
 
     def _python_type(self, ftype: FieldType) -> Any:
         kind = ftype.kind
-        if kind in INT_RANGES:
+        if kind in INT_BOUNDS:
             return int_type(kind)
         if kind == "bool":
             return StrictBool

@@ -14,7 +14,8 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator, Field, PlainSerializer, Strict
 
-from kafka_meta.spec.model import INT_RANGES, parse_uuid_text
+from kafka_meta.spec.model import parse_uuid_text
+from kafka_meta.wire.primitives import INT_BOUNDS
 
 
 def bytes_from_any(value: Any) -> Any:
@@ -55,9 +56,8 @@ def kafka_uuid_text(value: uuid.UUID) -> str:
 
 KafkaBytes = Annotated[bytes, BeforeValidator(bytes_from_any), PlainSerializer(bytes_to_json, when_used="json")]
 KafkaUuid = Annotated[uuid.UUID, BeforeValidator(uuid_from_any), PlainSerializer(kafka_uuid_text, when_used="json")]
-ZERO_UUID = uuid.UUID(int=0)
 
 
 def int_type(kind: str) -> Any:
-    low, high = INT_RANGES[kind]
+    low, high = INT_BOUNDS[kind]
     return Annotated[int, Strict(), Field(ge=low, le=high)]

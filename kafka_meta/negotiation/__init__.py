@@ -28,8 +28,9 @@ from kafka_meta.negotiation.rebalance_protocol import (
 from kafka_meta.negotiation.releases import Release, ReleaseError, ReleaseTable
 from kafka_meta.negotiation.streams_leader import LeaderDecision, Outcome, TaskPlan, decide_leader
 from kafka_meta.negotiation.streams_member import Action, MemberDecision, Rejoin, decide_member
-from kafka_meta.negotiation.streams_versions import AssignorError, latest_supported_version
+from kafka_meta.negotiation.streams_versions import latest_supported_version
 from kafka_meta.negotiation.upgrade_from import UpgradeFromDecision, decide_upgrade_from, streams_assignor
+from kafka_meta.streams.protocol import AssignorError
 
 __all__ = [
     "Action",

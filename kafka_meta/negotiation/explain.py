@@ -28,12 +28,11 @@ from kafka_meta.negotiation.releases import Release
 from kafka_meta.negotiation.streams_leader import LeaderDecision, Outcome, TaskPlan, decide_leader
 from kafka_meta.negotiation.streams_member import Action, MemberDecision, Rejoin, decide_member
 from kafka_meta.negotiation.streams_versions import (
-    UNKNOWN,
-    AssignorError,
     describe_releases_speaking,
     latest_supported_version,
     releases_speaking,
 )
+from kafka_meta.streams.protocol import UNKNOWN, AssignorError
 
 
 @dataclass

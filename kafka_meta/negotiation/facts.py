@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from kafka_meta.negotiation.streams_versions import UNKNOWN
+from kafka_meta.streams.protocol import UNKNOWN
 
 
 @dataclass(frozen=True)

@@ -23,12 +23,10 @@ from kafka_meta.negotiation.facts import StreamsSubscription
 from kafka_meta.negotiation.outcomes import JavaFailure, NegotiationError
 from kafka_meta.negotiation.releases import Release, ReleaseLike, ReleaseTable
 from kafka_meta.negotiation.streams_versions import (
-    EARLIEST_PROBEABLE_VERSION,
     FIRST_SUBSCRIPTION_VERSION_WITH_ERROR_CODE,
-    UNKNOWN,
-    AssignorError,
     latest_supported_version,
 )
+from kafka_meta.streams.protocol import EARLIEST_PROBEABLE_VERSION, UNKNOWN, AssignorError
 
 
 class FutureHandling(Enum):

@@ -20,11 +20,8 @@ from enum import Enum
 from kafka_meta.negotiation.facts import StreamsAssignment
 from kafka_meta.negotiation.outcomes import JavaFailure, NegotiationError
 from kafka_meta.negotiation.releases import Release, ReleaseLike, ReleaseTable
-from kafka_meta.negotiation.streams_versions import (
-    EARLIEST_PROBEABLE_VERSION,
-    AssignorError,
-    latest_supported_version,
-)
+from kafka_meta.negotiation.streams_versions import latest_supported_version
+from kafka_meta.streams.protocol import EARLIEST_PROBEABLE_VERSION, AssignorError
 
 NO_FOLLOWUP_MS = 2**63 - 1
 """``Long.MAX_VALUE``: an AssignmentInfo ``nextRebalanceMs`` that schedules nothing."""

@@ -6,15 +6,7 @@ branch). 2.6.0 is the only 2.6 release at 7: version 8 (``uniqueField``) was bac
 
 from __future__ import annotations
 
-from enum import IntEnum
-
 from kafka_meta.negotiation.releases import KNOWN_LINES, Release, ReleaseLike, ReleaseTable
-
-UNKNOWN = -1
-"""``latestSupportedVersion`` / ``commonlySupportedVersion`` of versions 1 and 2, which lack the field."""
-
-EARLIEST_PROBEABLE_VERSION = 3
-"""The first version carrying ``latestSupportedVersion``; version probing needs every member at 3 or above."""
 
 FIRST_RELEASE_WITH_PROBING = "2.0"
 
@@ -60,23 +52,6 @@ def describe_releases_speaking(latest: int) -> str:
     if end is not None and end.patch > 0 and end.line == last:
         last = f"{end.line}.{end.patch - 1}"
     return start if start == last else f"{start} - {last}"
-
-
-class AssignorError(IntEnum):
-    """The ``errorCode`` of SubscriptionInfo v9+ and ``errCode`` of AssignmentInfo v4+ (section 4.4)."""
-
-    NONE = 0
-    INCOMPLETE_SOURCE_TOPIC_METADATA = 1
-    VERSION_PROBING = 2
-    ASSIGNMENT_ERROR = 3
-    SHUTDOWN_REQUESTED = 4
-
-    @classmethod
-    def describe(cls, code: int) -> str:
-        try:
-            return f"{cls(code).name} ({code})"
-        except ValueError:
-            return f"unknown error code {code}"
 
 
 FIRST_SUBSCRIPTION_VERSION_WITH_ERROR_CODE = 9

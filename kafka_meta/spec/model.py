@@ -14,16 +14,9 @@ from typing import Any
 
 from kafka_meta.spec.naming import RESERVED, json_name, snake_case
 from kafka_meta.spec.versions import NONE, Versions
+from kafka_meta.wire.primitives import INT_BOUNDS
 
-INT_RANGES: dict[str, tuple[int, int]] = {
-    "int8": (-(2**7), 2**7 - 1),
-    "int16": (-(2**15), 2**15 - 1),
-    "int32": (-(2**31), 2**31 - 1),
-    "int64": (-(2**63), 2**63 - 1),
-    "uint16": (0, 2**16 - 1),
-    "uint32": (0, 2**32 - 1),
-}
-PRIMITIVES = frozenset({"bool", "float64", "string", "bytes", "uuid", "records", *INT_RANGES})
+PRIMITIVES = frozenset({"bool", "float64", "string", "bytes", "uuid", "records", *INT_BOUNDS})
 NULLABLE_KINDS = frozenset({"string", "bytes", "array", "struct", "records"})
 ZERO_UUID = bytes(16)
 
@@ -198,11 +191,11 @@ def parse_default(ftype: FieldType, text: str | None, nullable: bool) -> Any:
             raise ValueError("default 'null' on a field that is never nullable")
         return None
     kind = ftype.kind
-    if kind in INT_RANGES:
+    if kind in INT_BOUNDS:
         if text is None or text == "":
             return 0
         value = int(text, 16) if text.lower().startswith(("0x", "-0x")) else int(text)
-        low, high = INT_RANGES[kind]
+        low, high = INT_BOUNDS[kind]
         if not low <= value <= high:
             raise ValueError(f"default {text} does not fit in {kind}")
         return value

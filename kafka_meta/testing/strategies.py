@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from kafka_meta.codec.dispatch import Dispatch
 from kafka_meta.wire.bindings import Bind
-from kafka_meta.wire.checked import Bounded, LayoutVersion
+from kafka_meta.wire.checked import UVARINT_BOUNDS, Bounded, LayoutVersion
 from kafka_meta.wire.codegen import UNKNOWN_KEY
 from kafka_meta.wire.composite import KArray, KStruct, Marked
 from kafka_meta.wire.dictionary import Dictionary, DictRef
@@ -37,7 +37,7 @@ def values_for(con: Any, bindings: Bindings | None = None) -> st.SearchStrategy[
     if isinstance(con, Bool):
         return st.booleans()
     if isinstance(con, UVarInt):
-        return st.integers(0, 2**32 - 1)
+        return st.integers(*UVARINT_BOUNDS)
     if isinstance(con, LayoutVersion):
         return st.just(con.version)
     if isinstance(con, Bounded):

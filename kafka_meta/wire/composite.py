@@ -9,9 +9,8 @@ field of every version, so one model serves all versions of a message.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from io import BytesIO
-from itertools import pairwise
 from typing import Any
 
 from construct import ConstructError
@@ -19,7 +18,7 @@ from construct import ConstructError
 from kafka_meta.wire.codegen import UNKNOWN_KEY
 from kafka_meta.wire.errors import BuildError, WireError
 from kafka_meta.wire.primitives import Fixed, KafkaConstruct, _Sized
-from kafka_meta.wire.runtime import read_exact, read_uvarint, remaining, uvarint_bytes
+from kafka_meta.wire.runtime import Unwritable, read_exact, read_uvarint, remaining, write_tagged
 
 _ARRAY_FORMAT = {"int8": "b", "int16": "h", "int32": "i", "int64": "q", "uint16": "H", "uint32": "I",
                  "float64": "d"}
@@ -59,10 +58,20 @@ class KArray(_Sized):
         n = self._read_length(stream, context)
         if n is None:
             return None
+        self._check_count(n, stream, start)
+        return [_parse_child(self.element, stream, context, path, f"[{i}]") for i in range(n)]
+
+    def _check_count(self, n: int, stream: Any, start: int) -> None:
+        """Refuse a count the bytes left cannot hold, before allocating anything for it."""
         left = remaining(stream)
         if n * max(self.element.min_size, 1) > left:
             raise WireError(f"array of {n} elements cannot fit in the {left} bytes left", start)
-        return [_parse_child(self.element, stream, context, path, f"[{i}]") for i in range(n)]
+
+    def emit_count_check(self, em: Any, n: str) -> None:
+        """The generated counterpart of :meth:`_check_count`."""
+        min_size = max(self.element.min_size, 1)
+        em.line(f"if {n} * {min_size} > blen - pos: raise _Bad('count')" if min_size > 1
+                else f"if {n} > blen - pos: raise _Bad('count')")
 
     def _build(self, obj: Any, stream: Any, context: Any, path: str) -> Any:
         if obj is None:
@@ -83,9 +92,8 @@ class KArray(_Sized):
         body = em.block(f"if {n} >= 0:") if self.nullable else None
         if body:
             body.__enter__()
+        self.emit_count_check(em, n)
         min_size = max(self.element.min_size, 1)
-        em.line(f"if {n} * {min_size} > blen - pos: raise _Bad('count')" if min_size > 1
-                else f"if {n} > blen - pos: raise _Bad('count')")
         if isinstance(self.element, Fixed):
             fmt = _ARRAY_FORMAT[self.element.kind]
             em.line(f"{target} = {em.mode.make_fixed_array(em, self.element.kind, fmt, min_size, n)}; "
@@ -148,7 +156,6 @@ class StructShape:
     owner: str  # message name
     name: str  # struct type name (the message name for the root)
     unknown_key: bool  # whether decoded dicts carry the unknown-tagged-fields list
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 class KStruct(KafkaConstruct):
@@ -246,13 +253,12 @@ class KStruct(KafkaConstruct):
                     raise BuildError(f"unknown tagged field {tag} collides with known field "
                                      f"{self.by_tag[tag].json}").within(UNKNOWN_KEY)
                 entries.append((int(tag), bytes(payload)))
-            entries.sort(key=lambda e: e[0])
-            for a, b in pairwise(entries):
-                if a[0] == b[0]:
-                    raise BuildError(f"tagged field {a[0]} appears twice").within(UNKNOWN_KEY)
-            stream.write(uvarint_bytes(len(entries)))
-            for tag, payload in entries:
-                stream.write(uvarint_bytes(tag) + uvarint_bytes(len(payload)) + payload)
+            section = bytearray()
+            try:
+                write_tagged(section, entries)
+            except Unwritable as e:
+                raise BuildError(str(e)).within(UNKNOWN_KEY) from None
+            stream.write(section)
         elif unknown:
             raise BuildError(f"version {self.version} is not flexible, so it cannot carry tagged fields").within(
                 UNKNOWN_KEY)

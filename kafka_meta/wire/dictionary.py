@@ -17,7 +17,7 @@ from kafka_meta.wire.bindings import bind, bound
 from kafka_meta.wire.composite import KArray, KStruct, _parse_child
 from kafka_meta.wire.errors import BuildError, WireError
 from kafka_meta.wire.primitives import KafkaConstruct
-from kafka_meta.wire.runtime import read_exact, remaining
+from kafka_meta.wire.runtime import read_exact
 
 READ, WRITE = "by_index", "by_name"
 
@@ -36,9 +36,7 @@ class Dictionary(KArray):
         start = stream.tell()
         n = self._read_length(stream, context)
         assert n is not None
-        left = remaining(stream)
-        if n * self.element.min_size > left:
-            raise WireError(f"array of {n} elements cannot fit in the {left} bytes left", start)
+        self._check_count(n, stream, start)
         strict = bool(context.get("_strict"))
         entries, by_index, names = [], {}, set()
         for i in range(n):
@@ -66,7 +64,7 @@ class Dictionary(KArray):
     def emit_decode(self, em: Any, target: str) -> None:
         n, item, lookup = em.var("n"), em.var("x"), em.var("dix")
         self.emit_length(em, n)
-        em.line(f"if {n} * {self.element.min_size} > blen - pos: raise _Bad('count')")
+        self.emit_count_check(em, n)
         em.line(f"{target} = []; {lookup} = {{}}")
         if em.strict:
             names = em.var("dnames")
