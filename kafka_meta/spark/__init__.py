@@ -2,5 +2,6 @@
 
 from kafka_meta.spark.batch import FAILFAST, PERMISSIVE
 from kafka_meta.spark.functions import from_kafka_meta, schema_for
+from kafka_meta.spark.sources import register
 
-__all__ = ["FAILFAST", "PERMISSIVE", "from_kafka_meta", "schema_for"]
+__all__ = ["FAILFAST", "PERMISSIVE", "from_kafka_meta", "register", "schema_for"]
