@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from kafka_meta.codec.registry import REGISTRY, Format, register_spec_files
+from kafka_meta.codec.registry import Format, register_spec_files
 from kafka_meta.errors import EncodeError
+from kafka_meta.formats.catalogue import REGISTRY
 from kafka_meta.models.base import Message
 
 
@@ -57,5 +58,4 @@ def encode(message: Any, version: int | None = None, *, type_name: str | None = 
 
 def load_specs(path: str | Path, *, replace: bool = False) -> list[str]:
     """Register message specs from a file or directory (Kafka's own files work); returns the type names."""
-    REGISTRY._ensure_loaded()
     return register_spec_files(REGISTRY, path, replace=replace)

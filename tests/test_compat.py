@@ -15,6 +15,7 @@ from kafka_meta.codec.format import SpecFormat
 from kafka_meta.codec.framing import ForwardPolicy, Int16Prefixed
 from kafka_meta.compat import Forward, ForwardReading, Outcome, check_matrix, forward_reading, matrix, matrix_of, verify
 from kafka_meta.compat.check import golden_bytes
+from kafka_meta.formats.family import FormatPlugin
 from kafka_meta.golden.build import build
 from kafka_meta.spec import load_spec_text
 
@@ -115,11 +116,8 @@ def test_forward_hooks_format_attribute_and_family_module(monkeypatch):
     assert {m.cell(w, r).outcome for w in m.versions for r in m.versions if w > r} == {Outcome.PROBING}
     assert m.forward.note == "answers with its own version"
 
-    import types
-
-    hook = types.ModuleType("hook")
-    hook.forward_reading = lambda f: "refuse" if f.name == "Widget" else None
-    monkeypatch.setattr("kafka_meta.formats.format_modules", lambda: [hook])
+    hook = FormatPlugin("hook", forward_reading=lambda f: "refuse" if f.name == "Widget" else None)
+    monkeypatch.setattr("kafka_meta.formats.catalogue.PLUGINS", (hook,))
     assert forward_reading(widget(ForwardPolicy.CLAMP)).rule is Forward.REFUSE
     assert forward_reading(SpecFormat(load_spec_text(WIDGET.replace("Widget", "Gadget")),
                                       Int16Prefixed(ForwardPolicy.CLAMP))).rule is Forward.CLAMP

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 from conftest import GOLDEN_DIR, ROOT, SHARED_REASON
 
-from kafka_meta.codec.registry import Registry, load_bundled
+from kafka_meta.codec.registry import Registry
+from kafka_meta.formats.catalogue import load_bundled
 from kafka_meta.golden import find_cases, subjects, verify_directory
 from kafka_meta.golden.build import build
 from kafka_meta.golden.sources import shared_vectors

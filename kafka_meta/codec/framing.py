@@ -38,6 +38,22 @@ class ForwardPolicy(enum.Enum):
     REFUSE = "refuse"
 
 
+@dataclass(frozen=True)
+class ForwardReading:
+    """How Kafka's readers treat a version newer than they know, when that is not what the framing does (a
+    format's plugin may say so): the rule, a note shown with the compatibility matrix, and the first reader
+    version that follows the rule (readers of older versions refuse newer ones: e.g. version probing only
+    exists from Streams subscription v3)."""
+
+    rule: ForwardPolicy
+    note: str = ""
+    since: int = 0
+
+    def at(self, reader: int) -> ForwardPolicy:
+        """The rule a reader at version ``reader`` follows."""
+        return self.rule if reader >= self.since else ForwardPolicy.REFUSE
+
+
 class Header(NamedTuple):
     """What the framing says: the version on the wire, the layout that reads it, where the body starts.
 

@@ -1,8 +1,7 @@
-"""The registry of decodable types: bundled specs (``schemas/``), hand-declared formats, and user specs.
+"""The registry of decodable types: name -> format.
 
-Bundled specs are grouped by directory; a directory's *family* (declared by a module of
-:mod:`kafka_meta.formats`) decides the framing. Adding a message to an existing family needs one spec
-file and no Python.
+It knows no format itself: the catalogue above (:mod:`kafka_meta.formats.catalogue`) adds a loader that
+registers the bundled ones on first use, and users add their own specs (:func:`register_spec_files`).
 """
 
 from __future__ import annotations
@@ -17,7 +16,6 @@ from typing import Any, Protocol
 from kafka_meta.codec.format import SpecFormat
 from kafka_meta.codec.framing import Framing, Unframed
 from kafka_meta.errors import SpecError, UnknownTypeError
-from kafka_meta.models.base import Message
 from kafka_meta.spec.loader import iter_spec_files, load_spec
 from kafka_meta.spec.model import MessageSpec
 
@@ -48,7 +46,8 @@ class Registry:
         """Register a function that adds formats on first use (keeps ``import kafka_meta`` cheap)."""
         self._loaders.append(loader)
 
-    def _ensure_loaded(self) -> None:
+    def ensure_loaded(self) -> None:
+        """Run the loaders once (every lookup does; registering user types after them keeps names unique)."""
         if self._loaded:
             return
         with self._lock:
@@ -70,7 +69,7 @@ class Registry:
         fmt = self._formats.get(name)
         if fmt is not None:  # the hot path: one dict lookup
             return fmt
-        self._ensure_loaded()
+        self.ensure_loaded()
         fmt = self._formats.get(name)
         if fmt is None:
             close = difflib.get_close_matches(name, list(self._formats), n=3)
@@ -79,40 +78,18 @@ class Registry:
         return fmt
 
     def names(self) -> list[str]:
-        self._ensure_loaded()
+        self.ensure_loaded()
         return sorted(self._formats)
 
     def formats(self) -> Iterable[Format]:
-        self._ensure_loaded()
+        self.ensure_loaded()
         return list(self._formats.values())
-
-
-def load_bundled(registry: Registry, root: Path | None = None) -> None:
-    """Register every spec of every family directory, then the hand-declared formats."""
-    from kafka_meta.formats import format_modules
-
-    root = root or schema_root()
-    modules = format_modules()
-    for module in modules:
-        for name, family in getattr(module, "FAMILIES", {}).items():
-            directory = root / name
-            if not directory.is_dir():
-                continue
-            for path in iter_spec_files(directory):
-                spec = load_spec(path)
-                base = family.model_bases.get(spec.name, Message)
-                type_name = family.type_names.get(spec.name, spec.name)
-                registry.register(SpecFormat(spec, family.framing(spec), name=type_name, family=name,
-                                             model_base=base))
-    for module in modules:
-        register = getattr(module, "register", None)
-        if register is not None:
-            register(registry)
 
 
 def register_spec_files(registry: Registry, path: str | Path, framing: Framing | None = None,
                         replace: bool = False) -> list[str]:
     """Register user-supplied specs (e.g. Kafka's own files); unframed unless a framing is given."""
+    registry.ensure_loaded()
     names = [register_spec(registry, load_spec(file), framing, replace) for file in iter_spec_files(path)]
     if not names:
         raise SpecError("no .json spec files found", source=str(path), rule="io")
@@ -129,5 +106,5 @@ def register_spec(registry: Registry, spec: MessageSpec, framing: Framing | None
 USER_FAMILY = "user"
 
 
+# the registry of the public API; the catalogue (kafka_meta.formats.catalogue) registers the bundled formats
 REGISTRY = Registry()
-REGISTRY.add_loader(load_bundled)

@@ -16,10 +16,11 @@ from typing import Any
 
 from kafka_meta.codec.framing import Unframed
 from kafka_meta.codec.probe import VersionProbe
-from kafka_meta.codec.registry import REGISTRY, Registry
+from kafka_meta.codec.registry import Registry
 from kafka_meta.compat.matrix import Matrix, Outcome, matrix_of, resolve
 from kafka_meta.compat.readers import limited_reader, writer_layout
 from kafka_meta.errors import KafkaMetaError
+from kafka_meta.formats.catalogue import REGISTRY
 from kafka_meta.models.factory import to_plain
 from kafka_meta.wire.codegen import UNKNOWN_KEY
 from kafka_meta.wire.composite import KArray, KStruct, Marked

@@ -7,10 +7,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kafka_meta.codec.framing import ForwardPolicy
-from kafka_meta.codec.registry import REGISTRY, Registry
+from kafka_meta.codec.registry import Registry
 from kafka_meta.compat.layout import compare_layouts
 from kafka_meta.compat.readers import reader_layout, writer_layout
 from kafka_meta.compat.rules import EXPLAIN, ForwardReading, forward_reading
+from kafka_meta.formats.catalogue import REGISTRY
 
 
 class Outcome(enum.Enum):

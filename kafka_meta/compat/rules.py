@@ -10,19 +10,21 @@
 
 Hooks, for formats whose rule for Kafka's readers is not what their framing does (kafka_meta may read
 more leniently than Kafka): a format may carry ``forward_reading`` (a
-:class:`ForwardReading` or one of the names above), and a module of :mod:`kafka_meta.formats` may define
-``forward_reading(fmt)`` returning one (or None to pass). ``note`` is shown with the matrix (e.g. that
-newer Java brokers refuse what the lenient rule reads).
+:class:`ForwardReading` or one of the names above), and a format plugin of the catalogue
+(:mod:`kafka_meta.formats.catalogue`) may define ``forward_reading(fmt)`` returning one (or None to
+pass). ``note`` is shown with the matrix (e.g. that newer Java brokers refuse what the lenient rule reads).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
-from kafka_meta.codec.framing import ForwardPolicy
+from kafka_meta.codec.framing import ForwardPolicy, ForwardReading
+from kafka_meta.formats import catalogue
 
 Forward = ForwardPolicy  # the rules are the framing's policies
+
+__all__ = ["EXPLAIN", "Forward", "ForwardReading", "forward_reading"]
 
 EXPLAIN = {
     Forward.CLAMP: "a newer version is read with the newest layout the reader knows; what follows is ignored",
@@ -32,20 +34,6 @@ EXPLAIN = {
     Forward.PROBE: "a newer version is read only for its version fields (version probing): the reader answers "
                    "with the version it supports",
 }
-
-
-@dataclass(frozen=True)
-class ForwardReading:
-    """The rule, a note shown with the matrix, and the first reader version that follows the rule (readers
-    of older versions refuse newer ones: e.g. version probing only exists from Streams subscription v3)."""
-
-    rule: ForwardPolicy
-    note: str = ""
-    since: int = 0
-
-    def at(self, reader: int) -> ForwardPolicy:
-        """The rule a reader at version ``reader`` follows."""
-        return self.rule if reader >= self.since else ForwardPolicy.REFUSE
 
 
 def _coerce(value: Any) -> ForwardReading | None:
@@ -63,13 +51,8 @@ def forward_reading(fmt: Any) -> ForwardReading:
     declared = _coerce(getattr(fmt, "forward_reading", None))
     if declared is not None:
         return declared
-    from kafka_meta.formats import format_modules
-
-    for module in format_modules():
-        hook = getattr(module, "forward_reading", None)
-        if hook is not None:
-            found = _coerce(hook(fmt))
-            if found is not None:
-                return found
+    found = _coerce(catalogue.forward_reading(fmt))
+    if found is not None:
+        return found
     framing = getattr(fmt, "framing", None)
     return ForwardReading(getattr(framing, "forward", ForwardPolicy.REFUSE))

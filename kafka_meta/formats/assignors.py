@@ -13,6 +13,7 @@ from kafka_meta.codec.format import SpecFormat
 from kafka_meta.codec.framing import ForwardPolicy, Int16Prefixed, Unframed
 from kafka_meta.codec.registry import Registry, schema_root
 from kafka_meta.codec.variants import Variant, VariantFormat
+from kafka_meta.formats.family import FormatPlugin
 from kafka_meta.models.base import Message
 from kafka_meta.spec.loader import load_spec
 
@@ -46,3 +47,6 @@ def sticky_formats() -> list[VariantFormat]:
 def register(registry: Registry) -> None:
     for fmt in sticky_formats():
         registry.register(fmt)
+
+
+PLUGIN = FormatPlugin("assignors", register=register)

@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import computed_field
 
 from kafka_meta.codec.framing import ForwardPolicy, Int16Prefixed
-from kafka_meta.formats.family import Family
+from kafka_meta.formats.family import Family, FormatPlugin
 from kafka_meta.models.base import KafkaModel, Message
 from kafka_meta.models.values import KafkaBytes
 
@@ -69,4 +69,4 @@ MODEL_BASES: dict[str, type[Message]] = {
     "ConsumerProtocolAssignment": AssignmentBase,
 }
 
-FAMILIES = {"consumer": Family(lambda spec: Int16Prefixed(ForwardPolicy.CLAMP), MODEL_BASES)}
+PLUGIN = FormatPlugin("consumer", {"consumer": Family(lambda spec: Int16Prefixed(ForwardPolicy.CLAMP), MODEL_BASES)})

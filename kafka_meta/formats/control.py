@@ -4,8 +4,8 @@ are read with the newest layout, as Kafka's ControlRecordType and EndTransaction
 from __future__ import annotations
 
 from kafka_meta.codec.framing import ForwardPolicy, Int16Prefixed
-from kafka_meta.formats.family import Family
+from kafka_meta.formats.family import Family, FormatPlugin
 
-FAMILIES = {"control": Family(lambda spec: Int16Prefixed(ForwardPolicy.CLAMP))}
+PLUGIN = FormatPlugin("control", {"control": Family(lambda spec: Int16Prefixed(ForwardPolicy.CLAMP))})
 
 MARKERS = {0: "ABORT", 1: "COMMIT"}

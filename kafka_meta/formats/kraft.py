@@ -9,16 +9,18 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from kafka_meta.codec.framing import ForwardPolicy, Unframed
-from kafka_meta.formats.family import Family
+from kafka_meta.codec.registry import Registry
+from kafka_meta.formats.family import Family, FormatPlugin
 from kafka_meta.kraft.records import FeatureLevelBase, metadata_record_format, metadata_record_formats
 
-FAMILIES = {
-    "metadata": Family(lambda spec: Unframed(ForwardPolicy.RANGES), {"FeatureLevelRecord": FeatureLevelBase}),
-}
 
-
-def register(registry: Any) -> None:
+def register(registry: Registry) -> None:
     registry.register(metadata_record_format(metadata_record_formats(registry)))
+
+
+PLUGIN = FormatPlugin(
+    "kraft",
+    {"metadata": Family(lambda spec: Unframed(ForwardPolicy.RANGES), {"FeatureLevelRecord": FeatureLevelBase})},
+    register=register,
+)

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from kafka_meta.formats.family import Family
+from kafka_meta.codec.framing import ForwardPolicy, ForwardReading
+from kafka_meta.codec.registry import Registry
+from kafka_meta.formats.family import Family, FormatPlugin
 from kafka_meta.streams.assignment import TYPE_NAME as ASSIGNMENT_TYPE
 from kafka_meta.streams.assignment import assignment_format
 from kafka_meta.streams.protocol import EARLIEST_PROBEABLE_VERSION
@@ -24,7 +26,7 @@ FAMILIES = {
 }
 
 
-def register(registry: Any) -> None:
+def register(registry: Registry) -> None:
     registry.register(assignment_format())
 
 
@@ -36,14 +38,14 @@ SUBSCRIPTION_NOTE = ("version probing (KIP-268) exists from subscription v3 (Kaf
                      "any version they do not know")
 
 
-def forward_reading(fmt: Any) -> Any:
+def forward_reading(fmt: Any) -> ForwardReading | None:
     """Compatibility-matrix hook: what Kafka's readers do with a newer version. A subscription is probed
     (from v3 on, before that refused); an AssignmentInfo is refused."""
     if getattr(fmt, "family", None) != "streams":
         return None
-    from kafka_meta.codec.framing import ForwardPolicy
-    from kafka_meta.compat.rules import ForwardReading
-
     if fmt.name == ASSIGNMENT_TYPE:
         return ForwardReading(ForwardPolicy.REFUSE, ASSIGNMENT_NOTE)
     return ForwardReading(ForwardPolicy.PROBE, SUBSCRIPTION_NOTE, since=EARLIEST_PROBEABLE_VERSION)
+
+
+PLUGIN = FormatPlugin("streams", FAMILIES, register=register, forward_reading=forward_reading)

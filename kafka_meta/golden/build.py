@@ -23,8 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kafka_meta.codec.registry import REGISTRY, Registry
+from kafka_meta.codec.registry import Registry
 from kafka_meta.errors import KafkaMetaError
+from kafka_meta.formats.catalogue import REGISTRY
 from kafka_meta.golden import samples
 from kafka_meta.golden.layout import CaseRef, find_cases
 from kafka_meta.golden.sources import Vector, shared_vectors

@@ -13,8 +13,8 @@ A record's value type may have several layouts (a :class:`~kafka_meta.codec.vari
 changed some without a version bump); its document then names the one that read the bytes (``"variant"``).
 
 Subjects are found in the registry (:func:`subjects`), so every type that lands in it, and every spec a
-user loads, can have golden cases with no code here. Records come from the ``records(registry)`` hook of
-the :mod:`kafka_meta.formats` modules (``__consumer_offsets`` record types), and from any other
+user loads, can have golden cases with no code here. Records come from the format plugins' ``records(registry)``
+hooks, asked through the catalogue (``__consumer_offsets`` record types), and from any other
 ``<Record>Key`` / ``<Record>Value`` pair of one family.
 """
 
@@ -27,8 +27,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from kafka_meta.codec.framing import Unframed
-from kafka_meta.codec.registry import REGISTRY, Format, Registry
+from kafka_meta.codec.registry import Format, Registry
 from kafka_meta.errors import DecodeError, EncodeError
+from kafka_meta.formats import catalogue
+from kafka_meta.formats.catalogue import REGISTRY
 from kafka_meta.models.base import Message
 from kafka_meta.models.factory import UNKNOWN_ALIAS
 from kafka_meta.wire.composite import KArray, KStruct, Marked
@@ -225,15 +227,8 @@ def record_pairs(formats: list[Format]) -> dict[str, tuple[Format, Format]]:
 
 
 def hooked_records(registry: Registry) -> dict[str, tuple[Format, Format]]:
-    """Records declared by the format modules' ``records(registry)`` hooks."""
-    from kafka_meta.formats import format_modules
-
-    out: dict[str, tuple[Format, Format]] = {}
-    for module in format_modules():
-        hook = getattr(module, "records", None)
-        if hook is not None:
-            out.update(hook(registry))
-    return out
+    """Records declared by the format plugins' ``records(registry)`` hooks."""
+    return catalogue.records(registry)
 
 
 def subjects(registry: Registry = REGISTRY) -> dict[str, Subject]:

@@ -10,8 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kafka_meta.codec.registry import REGISTRY, Registry
+from kafka_meta.codec.registry import Registry
 from kafka_meta.errors import KafkaMetaError
+from kafka_meta.formats.catalogue import REGISTRY
 from kafka_meta.golden.diff import bytes_diff, json_diff
 from kafka_meta.golden.layout import CaseRef, find_cases
 from kafka_meta.golden.subjects import CaseBytes, Subject, subject_for, subjects

@@ -19,11 +19,10 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from kafka_meta.wire import runtime
+from kafka_meta.wire.runtime import UNKNOWN_KEY
 
 if TYPE_CHECKING:
     from kafka_meta.wire.composite import KStruct, Member
-
-UNKNOWN_KEY = "_unknown_tagged_fields"
 
 
 def base_namespace(strict: bool) -> dict[str, Any]:

@@ -15,10 +15,9 @@ from typing import Any
 
 from construct import ConstructError
 
-from kafka_meta.wire.codegen import UNKNOWN_KEY
 from kafka_meta.wire.errors import BuildError, WireError
 from kafka_meta.wire.primitives import Fixed, KafkaConstruct, _Sized
-from kafka_meta.wire.runtime import Unwritable, read_exact, read_uvarint, remaining, write_tagged
+from kafka_meta.wire.runtime import UNKNOWN_KEY, Unwritable, read_exact, read_uvarint, remaining, write_tagged
 
 _ARRAY_FORMAT = {"int8": "b", "int16": "h", "int32": "i", "int64": "q", "uint16": "H", "uint32": "I",
                  "float64": "d"}

@@ -13,6 +13,9 @@ from kafka_meta.wire.errors import WireError
 
 MAX_STRING = 0x7FFF  # Kafka refuses longer strings, even in compact form
 
+# the key under which a decoded plain struct keeps the tagged fields it did not know, as (tag, bytes) pairs
+UNKNOWN_KEY = "_unknown_tagged_fields"
+
 
 class Malformed(Exception):
     """Raised by generated decoders; the caller re-reads with the interpreted constructs to explain it."""
