@@ -40,7 +40,7 @@ def test_decoding_any_bytes_gives_a_string_or_a_located_error(data):
     try:
         text = decode_modified_utf8(data)
     except ModifiedUtf8Error as e:
-        assert 0 <= e.index < len(data)
+        assert 0 <= e.offset < len(data)
     else:
         assert isinstance(text, str)
 

@@ -14,9 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from kafka_meta.errors import DecodeError
 from kafka_meta.wire.bindings import bound
-from kafka_meta.wire.errors import BuildError, WireError
+from kafka_meta.wire.errors import Fault
 from kafka_meta.wire.primitives import KafkaConstruct
-from kafka_meta.wire.runtime import Malformed, Unwritable
 
 if TYPE_CHECKING:
     from kafka_meta.codec.format import MessageFormat
@@ -61,14 +60,14 @@ class Dispatch(KafkaConstruct):
             fmt, layout = self._select(bound(context, self.key), bound(context, self.version),
                                        bool(context.get("_strict")))
         except LookupError as e:
-            raise WireError(str(e.args[0]), start) from None
+            raise Fault(str(e.args[0]), start) from None
         return fmt.construct(layout)._parse(stream, context, path)
 
     def _build(self, obj: Any, stream: Any, context: Any, path: str) -> Any:
         try:
             fmt, layout = self._select(bound(context, self.key), bound(context, self.version), False)
         except LookupError as e:
-            raise BuildError(str(e.args[0])) from None
+            raise Fault(str(e.args[0])) from None
         return fmt.construct(layout)._build(obj, stream, context, path)
 
     # ---------------------------------------------------------------- generated
@@ -89,7 +88,7 @@ class Dispatch(KafkaConstruct):
                 try:
                     fmt, layout = select(key, version, strict)
                 except LookupError:
-                    raise Malformed("unknown") from None
+                    raise Fault("unknown") from None
                 fn = decoders[key, version] = mode.inner_decoder(fmt, layout, strict)
             value, end = fn(buf, pos, blen)
             if typed:
@@ -105,9 +104,9 @@ class Dispatch(KafkaConstruct):
             try:
                 fmt, layout = select(key, version, False)
             except LookupError:
-                raise Unwritable("unknown") from None
+                raise Fault("unknown") from None
             if typed and getattr(type(value), "kafka_type", None) != fmt.name:
-                raise Unwritable("the record does not match its key")
+                raise Fault("the record does not match its key")
             fmt.encoder(layout, typed)(value, out)
 
         return encode

@@ -26,7 +26,7 @@ from kafka_meta.spec.model import MessageSpec
 from kafka_meta.spec.versions import Versions
 from kafka_meta.wire.codegen import PLAIN, ValueMode, compile_decoder, compile_encoder
 from kafka_meta.wire.composite import KStruct
-from kafka_meta.wire.errors import BuildError, WireError
+from kafka_meta.wire.errors import Fault
 
 
 class Models(Protocol):
@@ -171,9 +171,9 @@ class MessageFormat:
         stream.seek(header.body_offset)
         try:
             self.construct(header.layout_version)._parse(stream, Container(_strict=strict), "(parsing)")
-        except WireError as e:
+        except Fault as e:
             return DecodeError(e.reason, type_name=self.name, version=header.wire_version, path=e.field_path,
-                               offset=e.offset)
+                               offset=stream.tell() if e.offset is None else e.offset)
         except Exception as e:  # noqa: BLE001 - reported, never escapes
             return DecodeError(f"unreadable ({type(e).__name__}: {e})", type_name=self.name,
                                version=header.wire_version, offset=stream.tell())
@@ -252,7 +252,7 @@ class MessageFormat:
         plain = to_plain(message)
         try:
             self.construct(layout)._build(plain, BytesIO(), Container(), "(building)")
-        except BuildError as e:
+        except Fault as e:
             return EncodeError(e.reason, type_name=self.name, version=version, path=e.field_path)
         except Exception as e:  # noqa: BLE001
             return EncodeError(f"cannot encode ({type(e).__name__}: {e})", type_name=self.name, version=version)

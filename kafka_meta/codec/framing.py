@@ -26,7 +26,8 @@ from typing import Any, NamedTuple
 from kafka_meta.errors import DecodeError, EncodeError
 from kafka_meta.spec.versions import Versions
 from kafka_meta.wire.checked import Bounded, LayoutVersion, number_bounds
-from kafka_meta.wire.runtime import FIXED, Malformed, uvarint_bytes, uvarint_tail
+from kafka_meta.wire.errors import Fault
+from kafka_meta.wire.runtime import FIXED, uvarint_bytes, uvarint_tail
 
 MAX_VERSION = 0x7FFF  # Kafka's message versions are int16s
 
@@ -244,7 +245,7 @@ def read_number(kind: str, buf: bytes, pos: int, what: str, type_name: str,
     if kind == "uvarint":
         try:
             return uvarint_tail(buf, pos)
-        except (Malformed, IndexError):
+        except (Fault, IndexError):
             raise DecodeError(f"{what} is not a readable unsigned varint", type_name=type_name, version=version,
                               path=what, offset=pos) from None
     codec = FIXED[kind]

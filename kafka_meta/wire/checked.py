@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kafka_meta.wire.errors import BuildError, WireError
+from kafka_meta.wire.errors import Fault
 from kafka_meta.wire.primitives import INT_BOUNDS, Fixed, KafkaConstruct, UVarInt
 from kafka_meta.wire.runtime import FIXED, uvarint_bytes
 
@@ -82,12 +82,12 @@ class Bounded(KafkaConstruct):
         start = stream.tell()
         value = self.number._parse(stream, context, path)
         if not self.low <= value <= self.high:
-            raise WireError(self._complaint(value), start)
+            raise Fault(self._complaint(value), start)
         return value
 
     def _build(self, obj: Any, stream: Any, context: Any, path: str) -> Any:
         if isinstance(obj, int) and not isinstance(obj, bool) and not self.low <= obj <= self.high:
-            raise BuildError(self._complaint(obj))
+            raise Fault(self._complaint(obj))
         return self.number._build(obj, stream, context, path)
 
     def emit_decode(self, em: Any, target: str) -> None:

@@ -4,7 +4,7 @@ The constructs stay the single description of a format: each one knows how to pa
 (interpreted, the reference) and how to *emit* the equivalent Python source. The emitted functions are
 what hand-written code would be: ``struct`` unpacks on a ``bytes`` buffer, locals instead of a context
 object, nested structs inlined, no per-field dispatch. They raise a bare
-:class:`~kafka_meta.wire.runtime.Malformed` on bad input; the caller then re-reads with the interpreted
+:class:`~kafka_meta.wire.errors.Fault` on bad input; the caller then re-reads with the interpreted
 constructs, which know the field path and offset, so the fast path carries no bookkeeping.
 
 Two modes share one emitter: *plain* values (dicts, lists, ``bytes`` for uuids; what bulk and Spark
@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from kafka_meta.wire import runtime
+from kafka_meta.wire.errors import Fault
 from kafka_meta.wire.runtime import UNKNOWN_KEY
 
 if TYPE_CHECKING:
@@ -29,8 +30,8 @@ def base_namespace(strict: bool) -> dict[str, Any]:
     ns: dict[str, Any] = {
         "_unpack_from": struct.unpack_from,
         "_pack": struct.pack,
-        "_Bad": runtime.Malformed,
-        "_Unwritable": runtime.Unwritable,
+        "_Bad": Fault,  # malformed input: the caller re-reads with the interpreted constructs to locate it
+        "_Unwritable": Fault,  # a value that cannot be written: re-built by the interpreted constructs likewise
         "_uvt": runtime.uvarint_tail_strict if strict else runtime.uvarint_tail,
         "_uv": runtime.uvarint_bytes,
         "_wtag": runtime.write_tagged,

@@ -15,9 +15,9 @@ from typing import Any
 
 from construct import ConstructError
 
-from kafka_meta.wire.errors import BuildError, WireError
+from kafka_meta.wire.errors import Fault
 from kafka_meta.wire.primitives import Fixed, KafkaConstruct, _Sized
-from kafka_meta.wire.runtime import UNKNOWN_KEY, Unwritable, read_exact, read_uvarint, remaining, write_tagged
+from kafka_meta.wire.runtime import UNKNOWN_KEY, read_exact, read_uvarint, remaining, write_tagged
 
 _ARRAY_FORMAT = {"int8": "b", "int16": "h", "int32": "i", "int64": "q", "uint16": "H", "uint32": "I",
                  "float64": "d"}
@@ -27,19 +27,19 @@ def _parse_child(con: Any, stream: Any, context: Any, path: str, segment: str) -
     start = stream.tell()
     try:
         return con._parsereport(stream, context, path)
-    except WireError as e:
+    except Fault as e:
         raise e.within(segment) from None
     except ConstructError as e:
-        raise WireError(str(e), start).within(segment) from None
+        raise Fault(str(e), start).within(segment) from None
 
 
 def _build_child(con: Any, obj: Any, stream: Any, context: Any, path: str, segment: str) -> None:
     try:
         con._build(obj, stream, context, path)
-    except BuildError as e:
+    except Fault as e:
         raise e.within(segment) from None
     except ConstructError as e:
-        raise BuildError(str(e)).within(segment) from None
+        raise Fault(str(e)).within(segment) from None
 
 
 class KArray(_Sized):
@@ -64,7 +64,7 @@ class KArray(_Sized):
         """Refuse a count the bytes left cannot hold, before allocating anything for it."""
         left = remaining(stream)
         if n * max(self.element.min_size, 1) > left:
-            raise WireError(f"array of {n} elements cannot fit in the {left} bytes left", start)
+            raise Fault(f"array of {n} elements cannot fit in the {left} bytes left", start)
 
     def emit_count_check(self, em: Any, n: str) -> None:
         """The generated counterpart of :meth:`_check_count`."""
@@ -75,11 +75,11 @@ class KArray(_Sized):
     def _build(self, obj: Any, stream: Any, context: Any, path: str) -> Any:
         if obj is None:
             if not self.nullable:
-                raise BuildError("null where the field is not nullable")
+                raise Fault("null where the field is not nullable")
             self._write_length(None, stream)
             return obj
         if not isinstance(obj, (list, tuple)):
-            raise BuildError(f"expected a list, got {type(obj).__name__}")
+            raise Fault(f"expected a list, got {type(obj).__name__}")
         self._write_length(len(obj), stream)
         for i, item in enumerate(obj):
             _build_child(self.element, item, stream, context, path, f"[{i}]")
@@ -193,7 +193,7 @@ class KStruct(KafkaConstruct):
         strict = bool(context.get("_strict"))
         try:
             count = read_uvarint(stream, strict)
-        except WireError as e:
+        except Fault as e:
             raise e.within("<tagged fields>") from None
         unknown: list[tuple[int, bytes]] = []
         last = -1
@@ -202,38 +202,38 @@ class KStruct(KafkaConstruct):
             try:
                 tag = read_uvarint(stream, strict)
                 size = read_uvarint(stream, strict)
-            except WireError as e:
+            except Fault as e:
                 raise e.within("<tagged fields>") from None
             left = remaining(stream)
             if size > left:
-                raise WireError(f"tagged field {tag} has size {size} but only {left} bytes are left", at).within(
+                raise Fault(f"tagged field {tag} has size {size} but only {left} bytes are left", at).within(
                     "<tagged fields>")
             if strict and tag <= last:
-                raise WireError(f"tagged field {tag} is out of order (after {last})", at).within("<tagged fields>")
+                raise Fault(f"tagged field {tag} is out of order (after {last})", at).within("<tagged fields>")
             last = tag
             member = self.by_tag.get(tag)
             if member is None:
                 if strict:
-                    raise WireError(f"unknown tagged field {tag} (strict reading)", at).within("<tagged fields>")
+                    raise Fault(f"unknown tagged field {tag} (strict reading)", at).within("<tagged fields>")
                 unknown.append((tag, stream.read(size)))
                 continue
             begin = stream.tell()
             out[member.py] = _parse_child(member.con, stream, context, path, member.json)
             used = stream.tell() - begin
             if used != size:
-                raise WireError(f"tagged field {tag} declares {size} bytes but its value takes {used}", at).within(
+                raise Fault(f"tagged field {tag} declares {size} bytes but its value takes {used}", at).within(
                     member.json)
         return unknown
 
     def _build(self, obj: Any, stream: Any, context: Any, path: str) -> Any:
         if not isinstance(obj, dict):
-            raise BuildError(f"expected a struct (dict), got {type(obj).__name__}")
+            raise Fault(f"expected a struct (dict), got {type(obj).__name__}")
         for m in self.members:
             value = obj[m.py] if m.py in obj else copy.deepcopy(m.default)
             if m.role == "inline":
                 _build_child(m.con, value, stream, context, path, m.json)
             elif m.role == "absent" and not m.ignorable and value != m.default:
-                raise BuildError(
+                raise Fault(
                     f"version {self.version} has no field {m.json}, so its non-default value {value!r} cannot be "
                     "written").within(m.json)
         unknown = obj.get(UNKNOWN_KEY) or []
@@ -249,17 +249,17 @@ class KStruct(KafkaConstruct):
             for entry in unknown:
                 tag, payload = entry
                 if tag in self.by_tag:
-                    raise BuildError(f"unknown tagged field {tag} collides with known field "
+                    raise Fault(f"unknown tagged field {tag} collides with known field "
                                      f"{self.by_tag[tag].json}").within(UNKNOWN_KEY)
                 entries.append((int(tag), bytes(payload)))
             section = bytearray()
             try:
                 write_tagged(section, entries)
-            except Unwritable as e:
-                raise BuildError(str(e)).within(UNKNOWN_KEY) from None
+            except Fault as e:
+                raise Fault(str(e)).within(UNKNOWN_KEY) from None
             stream.write(section)
         elif unknown:
-            raise BuildError(f"version {self.version} is not flexible, so it cannot carry tagged fields").within(
+            raise Fault(f"version {self.version} is not flexible, so it cannot carry tagged fields").within(
                 UNKNOWN_KEY)
         return obj
 
@@ -372,7 +372,7 @@ class Marked(KafkaConstruct):
             if mark == 0:
                 return None
         if mark != 1:
-            raise WireError(f"null marker {mark} is neither null nor present", start)
+            raise Fault(f"null marker {mark} is neither null nor present", start)
         return self.struct._parse(stream, context, path)
 
     def _build(self, obj: Any, stream: Any, context: Any, path: str) -> Any:

@@ -15,7 +15,7 @@ from typing import Any
 
 from kafka_meta.wire.bindings import bind, bound
 from kafka_meta.wire.composite import KArray, KStruct, _parse_child
-from kafka_meta.wire.errors import BuildError, WireError
+from kafka_meta.wire.errors import Fault
 from kafka_meta.wire.primitives import KafkaConstruct
 from kafka_meta.wire.runtime import read_exact
 
@@ -45,7 +45,7 @@ class Dictionary(KArray):
             index, name = entry[self.key.py], entry[self.value.py]
             if strict and (index in by_index or name in names):
                 what = f"index {index}" if index in by_index else f"name {name!r}"
-                raise WireError(f"the dictionary repeats {what} (strict reading)", at).within(f"[{i}]")
+                raise Fault(f"the dictionary repeats {what} (strict reading)", at).within(f"[{i}]")
             by_index[index] = name
             names.add(name)
             entries.append(entry)
@@ -108,13 +108,13 @@ class DictRef(KafkaConstruct):
         index = int.from_bytes(read_exact(stream, 4, "int32"), "big", signed=True)
         name = bound(context, self.dictionary)[READ].get(index)
         if name is None:
-            raise WireError(f"index {index} is not in the dictionary", start)
+            raise Fault(f"index {index} is not in the dictionary", start)
         return name
 
     def _build(self, obj: Any, stream: Any, context: Any, path: str) -> Any:
         index = bound(context, self.dictionary)[WRITE].get(obj) if isinstance(obj, str) else None
         if index is None:
-            raise BuildError(f"{obj!r} is not in the dictionary, so it has no index to write")
+            raise Fault(f"{obj!r} is not in the dictionary, so it has no index to write")
         stream.write(index.to_bytes(4, "big", signed=True))
         return obj
 

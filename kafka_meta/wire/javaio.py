@@ -13,22 +13,18 @@ from __future__ import annotations
 import struct
 from typing import Any
 
-from kafka_meta.wire.errors import BuildError, WireError
+from kafka_meta.wire.errors import Fault
 from kafka_meta.wire.primitives import KafkaConstruct
-from kafka_meta.wire.runtime import Malformed, Unwritable, read_exact, remaining
+from kafka_meta.wire.runtime import read_exact, remaining
 
 MAX_UTF = 0xFFFF
 
 
-class ModifiedUtf8Error(ValueError):
-    def __init__(self, reason: str, index: int) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.index = index
-
+ModifiedUtf8Error = Fault  # its offset is the offending byte's index within the string
 
 def decode_modified_utf8(data: bytes, strict: bool = False) -> str:
-    """Java's ``readUTF`` body; raises :class:`ModifiedUtf8Error` naming the offending byte."""
+    """Java's ``readUTF`` body; raises a :class:`~kafka_meta.wire.errors.Fault` whose offset is the
+    offending byte's index."""
     if data.isascii() and 0 not in data:
         return data.decode("ascii")
     units: list[int] = []
@@ -37,16 +33,16 @@ def decode_modified_utf8(data: bytes, strict: bool = False) -> str:
         c = data[i]
         if c < 0x80:
             if c == 0 and strict:
-                raise ModifiedUtf8Error("a raw 00 byte (Java writes NUL as C0 80)", i)
+                raise Fault("a raw 00 byte (Java writes NUL as C0 80)", i)
             units.append(c)
             i += 1
         elif c >> 5 == 0b110 or c >> 4 == 0b1110:
             size = 2 if c >> 5 == 0b110 else 3
             if i + size > n:
-                raise ModifiedUtf8Error("partial character at the end", i)
+                raise Fault("partial character at the end", i)
             tail = data[i + 1:i + size]
             if any(b & 0xC0 != 0x80 for b in tail):
-                raise ModifiedUtf8Error(f"malformed input around byte {i + size - 1}", i)
+                raise Fault(f"malformed input around byte {i + size - 1}", i)
             if size == 2:
                 unit = (c & 0x1F) << 6 | tail[0] & 0x3F
                 overlong = unit < 0x80 and unit != 0
@@ -54,11 +50,11 @@ def decode_modified_utf8(data: bytes, strict: bool = False) -> str:
                 unit = (c & 0x0F) << 12 | (tail[0] & 0x3F) << 6 | tail[1] & 0x3F
                 overlong = unit < 0x800
             if overlong and strict:
-                raise ModifiedUtf8Error(f"over-long encoding of U+{unit:04X}", i)
+                raise Fault(f"over-long encoding of U+{unit:04X}", i)
             units.append(unit)
             i += size
         else:
-            raise ModifiedUtf8Error(f"malformed input around byte {i}", i)
+            raise Fault(f"malformed input around byte {i}", i)
     return struct.pack(f">{len(units)}H", *units).decode("utf-16-be", "surrogatepass")
 
 
@@ -79,22 +75,22 @@ def encode_modified_utf8(text: str) -> bytes:
 
 
 def read_utf(buf: bytes, pos: int, blen: int, strict: bool) -> tuple[str, int]:
-    """The generated code's reader: the string at ``pos`` and the position after it (raises Malformed)."""
+    """The generated code's reader: the string at ``pos`` and the position after it (raises a Fault)."""
     if pos + 2 > blen:
-        raise Malformed("short")
+        raise Fault("short")
     end = pos + 2 + (buf[pos] << 8 | buf[pos + 1])
     if end > blen:
-        raise Malformed("short")
+        raise Fault("short")
     try:
         return decode_modified_utf8(buf[pos + 2:end], strict), end
-    except ModifiedUtf8Error:
-        raise Malformed("modified utf-8") from None
+    except Fault:
+        raise Fault("modified utf-8") from None
 
 
 def write_utf(out: bytearray, text: Any) -> None:
     data = encode_modified_utf8(text)
     if len(data) > MAX_UTF:
-        raise Unwritable("long string")
+        raise Fault("long string")
     out += len(data).to_bytes(2, "big")
     out += data
 
@@ -109,18 +105,18 @@ class ModifiedUtf8(KafkaConstruct):
         n = int.from_bytes(read_exact(stream, 2, "the length of a string"), "big")
         left = remaining(stream)
         if n > left:
-            raise WireError(f"string length {n} exceeds the {left} bytes left", start)
+            raise Fault(f"string length {n} exceeds the {left} bytes left", start)
         try:
             return decode_modified_utf8(stream.read(n), bool(context.get("_strict")))
-        except ModifiedUtf8Error as e:
-            raise WireError(f"invalid modified UTF-8: {e.reason} (string byte {e.index})", start) from None
+        except Fault as e:
+            raise Fault(f"invalid modified UTF-8: {e.reason} (string byte {e.offset})", start) from None
 
     def _build(self, obj: Any, stream: Any, context: Any, path: str) -> Any:
         if not isinstance(obj, str):
-            raise BuildError(f"expected a string, got {type(obj).__name__}")
+            raise Fault(f"expected a string, got {type(obj).__name__}")
         data = encode_modified_utf8(obj)
         if len(data) > MAX_UTF:
-            raise BuildError(f"string of {len(data)} encoded bytes exceeds Java's writeUTF limit of {MAX_UTF}")
+            raise Fault(f"string of {len(data)} encoded bytes exceeds Java's writeUTF limit of {MAX_UTF}")
         stream.write(len(data).to_bytes(2, "big") + data)
         return obj
 
@@ -147,18 +143,18 @@ class Utf16Chars(KafkaConstruct):
         start = stream.tell()
         n = int.from_bytes(read_exact(stream, 4, "the length of a string"), "big", signed=True)
         if n < 0:
-            raise WireError(f"negative length {n}", start)
+            raise Fault(f"negative length {n}", start)
         left = remaining(stream)
         if 2 * n > left:
-            raise WireError(f"{n} UTF-16 characters cannot fit in the {left} bytes left", start)
+            raise Fault(f"{n} UTF-16 characters cannot fit in the {left} bytes left", start)
         return stream.read(2 * n).decode("utf-16-be", "surrogatepass") if n else None
 
     def _build(self, obj: Any, stream: Any, context: Any, path: str) -> Any:
         if obj is not None and not isinstance(obj, str):
-            raise BuildError(f"expected a string or None, got {type(obj).__name__}")
+            raise Fault(f"expected a string or None, got {type(obj).__name__}")
         data = obj.encode("utf-16-be", "surrogatepass") if obj else b""
         if len(data) // 2 > 0x7FFFFFFF:
-            raise BuildError("string too long")
+            raise Fault("string too long")
         stream.write((len(data) // 2).to_bytes(4, "big") + data)
         return obj
 

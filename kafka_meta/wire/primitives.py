@@ -12,7 +12,7 @@ from typing import Any
 
 from construct import Construct
 
-from kafka_meta.wire.errors import BuildError, WireError
+from kafka_meta.wire.errors import Fault
 from kafka_meta.wire.runtime import FIXED, MAX_STRING, read_exact, read_uvarint, remaining, uvarint_bytes
 
 INT_BOUNDS = {
@@ -51,13 +51,13 @@ class Fixed(KafkaConstruct):
     def _build(self, obj: Any, stream: Any, context: Any, path: str) -> Any:
         if self.kind == "float64":
             if isinstance(obj, bool) or not isinstance(obj, (int, float)):
-                raise BuildError(f"expected a number, got {type(obj).__name__}")
+                raise Fault(f"expected a number, got {type(obj).__name__}")
         else:
             if isinstance(obj, bool) or not isinstance(obj, int):
-                raise BuildError(f"expected an integer, got {type(obj).__name__}")
+                raise Fault(f"expected an integer, got {type(obj).__name__}")
             low, high = INT_BOUNDS[self.kind]
             if not low <= obj <= high:
-                raise BuildError(f"{obj} does not fit in {self.kind}")
+                raise Fault(f"{obj} does not fit in {self.kind}")
         stream.write(self.codec.pack(obj))
         return obj
 
@@ -80,12 +80,12 @@ class Bool(KafkaConstruct):
         start = stream.tell()
         b = read_exact(stream, 1, "bool")[0]
         if b > 1 and context.get("_strict"):
-            raise WireError(f"bool byte {b} is neither 0 nor 1", start)
+            raise Fault(f"bool byte {b} is neither 0 nor 1", start)
         return b != 0
 
     def _build(self, obj: Any, stream: Any, context: Any, path: str) -> Any:
         if not isinstance(obj, bool):
-            raise BuildError(f"expected a bool, got {type(obj).__name__}")
+            raise Fault(f"expected a bool, got {type(obj).__name__}")
         stream.write(b"\x01" if obj else b"\x00")
         return obj
 
@@ -112,7 +112,7 @@ class UVarInt(KafkaConstruct):
 
     def _build(self, obj: Any, stream: Any, context: Any, path: str) -> Any:
         if isinstance(obj, bool) or not isinstance(obj, int) or not 0 <= obj <= 0xFFFFFFFF:
-            raise BuildError(f"{obj!r} is not an unsigned 32-bit integer")
+            raise Fault(f"{obj!r} is not an unsigned 32-bit integer")
         stream.write(uvarint_bytes(obj))
         return obj
 
@@ -152,10 +152,10 @@ class _Sized(KafkaConstruct):
             codec = FIXED[self.classic_kind]
             n = codec.unpack(read_exact(stream, codec.size, f"the length of {self.what}"))[0]
             if n < -1:
-                raise WireError(f"negative length {n}", start)
+                raise Fault(f"negative length {n}", start)
         if n == -1:
             if not self.nullable:
-                raise WireError(f"null {self.what} where the field is not nullable", start)
+                raise Fault(f"null {self.what} where the field is not nullable", start)
             return None
         return n
 
@@ -167,7 +167,7 @@ class _Sized(KafkaConstruct):
         else:
             high = INT_BOUNDS[self.classic_kind][1]
             if n > high:
-                raise BuildError(f"{self.what} of length {n} is too long")
+                raise Fault(f"{self.what} of length {n} is too long")
             stream.write(FIXED[self.classic_kind].pack(n))
 
     def emit_length(self, em: Any, n: str) -> None:
@@ -212,30 +212,30 @@ class KString(_Sized):
         if n is None:
             return None
         if n > MAX_STRING:
-            raise WireError(f"string length {n} exceeds Kafka's limit of {MAX_STRING}", start)
+            raise Fault(f"string length {n} exceeds Kafka's limit of {MAX_STRING}", start)
         left = remaining(stream)
         if n > left:
-            raise WireError(f"string length {n} exceeds the {left} bytes left", start)
+            raise Fault(f"string length {n} exceeds the {left} bytes left", start)
         data = stream.read(n)
         try:
             return data.decode("utf-8")
         except UnicodeDecodeError as e:
-            raise WireError(f"invalid UTF-8 in string ({e.reason} at string byte {e.start})", start) from None
+            raise Fault(f"invalid UTF-8 in string ({e.reason} at string byte {e.start})", start) from None
 
     def _build(self, obj: Any, stream: Any, context: Any, path: str) -> Any:
         if obj is None:
             if not self.nullable:
-                raise BuildError("null where the field is not nullable")
+                raise Fault("null where the field is not nullable")
             self._write_length(None, stream)
             return obj
         if not isinstance(obj, str):
-            raise BuildError(f"expected a string, got {type(obj).__name__}")
+            raise Fault(f"expected a string, got {type(obj).__name__}")
         try:
             data = obj.encode("utf-8")
         except UnicodeEncodeError as e:
-            raise BuildError(f"string cannot be encoded as UTF-8: {e.reason}") from None
+            raise Fault(f"string cannot be encoded as UTF-8: {e.reason}") from None
         if len(data) > MAX_STRING:
-            raise BuildError(f"string of {len(data)} bytes exceeds Kafka's limit of {MAX_STRING}")
+            raise Fault(f"string of {len(data)} bytes exceeds Kafka's limit of {MAX_STRING}")
         self._write_length(len(data), stream)
         stream.write(data)
         return obj
@@ -287,17 +287,17 @@ class KBytes(_Sized):
             return None
         left = remaining(stream)
         if n > left:
-            raise WireError(f"bytes length {n} exceeds the {left} bytes left", start)
+            raise Fault(f"bytes length {n} exceeds the {left} bytes left", start)
         return stream.read(n)
 
     def _build(self, obj: Any, stream: Any, context: Any, path: str) -> Any:
         if obj is None:
             if not self.nullable:
-                raise BuildError("null where the field is not nullable")
+                raise Fault("null where the field is not nullable")
             self._write_length(None, stream)
             return obj
         if not isinstance(obj, (bytes, bytearray, memoryview)):
-            raise BuildError(f"expected bytes, got {type(obj).__name__}")
+            raise Fault(f"expected bytes, got {type(obj).__name__}")
         data = bytes(obj)
         self._write_length(len(data), stream)
         stream.write(data)
@@ -346,7 +346,7 @@ class KUuid(KafkaConstruct):
     def _build(self, obj: Any, stream: Any, context: Any, path: str) -> Any:
         raw = getattr(obj, "bytes", obj)
         if not isinstance(raw, (bytes, bytearray)) or len(raw) != 16:
-            raise BuildError(f"expected 16 uuid bytes, got {obj!r}")
+            raise Fault(f"expected 16 uuid bytes, got {obj!r}")
         stream.write(bytes(raw))
         return obj
 

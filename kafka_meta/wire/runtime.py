@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 from typing import Any
 
-from kafka_meta.wire.errors import WireError
+from kafka_meta.wire.errors import Fault, Malformed, Unwritable
 
 MAX_STRING = 0x7FFF  # Kafka refuses longer strings, even in compact form
 
@@ -17,12 +17,8 @@ MAX_STRING = 0x7FFF  # Kafka refuses longer strings, even in compact form
 UNKNOWN_KEY = "_unknown_tagged_fields"
 
 
-class Malformed(Exception):
-    """Raised by generated decoders; the caller re-reads with the interpreted constructs to explain it."""
-
-
-class Unwritable(Exception):
-    """Raised by generated encoders; the caller re-builds with the interpreted constructs to explain it."""
+__all__ = ["FIXED", "MAX_STRING", "UNKNOWN_KEY", "Fault", "Malformed", "Unwritable", "read_exact", "read_uvarint",
+           "remaining", "uvarint_bytes", "uvarint_tail", "uvarint_tail_strict", "write_tagged"]
 
 
 def uvarint_tail(buf: bytes, pos: int) -> tuple[int, int]:
@@ -34,42 +30,38 @@ def uvarint_tail(buf: bytes, pos: int) -> tuple[int, int]:
         value |= (b & 0x7F) << shift
         if b < 0x80:
             if value > 0xFFFFFFFF:
-                raise Malformed("varint does not fit in 32 bits")
+                raise Fault("varint does not fit in 32 bits")
             return value, pos + i + 1
         shift += 7
-    raise Malformed("varint longer than 5 bytes")
+    raise Fault("varint longer than 5 bytes")
 
 
 def uvarint_tail_strict(buf: bytes, pos: int) -> tuple[int, int]:
     """As :func:`uvarint_tail`, also refusing over-long encodings (trailing zero groups) that no writer emits."""
     value, end = uvarint_tail(buf, pos)
     if end - pos > 1 and buf[end - 1] == 0:
-        raise Malformed("over-long varint encoding")
+        raise Fault("over-long varint encoding")
     return value, end
 
 
 def read_uvarint(stream: Any, strict: bool = False) -> int:
-    """Interpreted counterpart of the two functions above, reading from a stream."""
+    """The interpreted readers' varint: the functions above on the next bytes of a (seekable) stream, with
+    the varint's start as the fault's offset."""
     start = stream.tell()
-    value = 0
-    for i in range(5):
-        chunk = stream.read(1)
-        if not chunk:
-            raise WireError("input ends inside a varint", start)
-        b = chunk[0]
-        value |= (b & 0x7F) << (7 * i)
-        if b < 0x80:
-            if value > 0xFFFFFFFF:
-                raise WireError("varint does not fit in 32 bits", start)
-            if strict and i > 0 and b == 0:
-                raise WireError("over-long varint encoding", start)
-            return value
-    raise WireError("varint longer than 5 bytes", start)
+    head = stream.read(5)
+    try:
+        value, end = (uvarint_tail_strict if strict else uvarint_tail)(head, 0)
+    except IndexError:
+        raise Fault("input ends inside a varint", start) from None
+    except Fault as e:
+        raise Fault(e.reason, start) from None
+    stream.seek(start + end)
+    return value
 
 
 def uvarint_bytes(value: int) -> bytes:
     if value < 0 or value > 0xFFFFFFFF:
-        raise Unwritable(f"{value} does not fit in an unsigned 32-bit varint")
+        raise Fault(f"{value} does not fit in an unsigned 32-bit varint")
     out = bytearray()
     while value > 0x7F:
         out.append((value & 0x7F) | 0x80)
@@ -82,7 +74,7 @@ def read_exact(stream: Any, n: int, what: str) -> bytes:
     start = stream.tell()
     data = stream.read(n)
     if len(data) != n:
-        raise WireError(f"input ends inside {what}: needs {n} bytes, {len(data)} left", start)
+        raise Fault(f"input ends inside {what}: needs {n} bytes, {len(data)} left", start)
     return data
 
 
@@ -99,7 +91,7 @@ def write_tagged(out: bytearray, entries: list[tuple[int, bytes]]) -> None:
     last = -1
     for tag, _ in entries:
         if tag <= last:
-            raise Unwritable(f"tagged field {tag} appears twice")
+            raise Fault(f"tagged field {tag} appears twice")
         last = tag
     out += uvarint_bytes(len(entries))
     for tag, payload in entries:
