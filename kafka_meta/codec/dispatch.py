@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 class Dispatch(KafkaConstruct):
     """The body of whichever format ``formats()[key]`` is, at ``version`` (both bound earlier)."""
 
+    shown = ("key", "version")
+
     def __init__(self, key: str, version: str, formats: Callable[[], Mapping[int, MessageFormat]],
                  what: str = "key") -> None:
         super().__init__()
@@ -118,6 +120,3 @@ class Dispatch(KafkaConstruct):
     def emit_encode(self, em: Any, expr: str) -> None:
         fn = em.const(self._encoder(em.mode.name == "typed"), "_dispe")
         em.line(f"{fn}({em.bound(self.key)}, {em.bound(self.version)}, {expr}, {em.out})")
-
-    def __repr__(self) -> str:
-        return f"Dispatch({self.key!r}, {self.version!r})"

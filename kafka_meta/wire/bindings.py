@@ -34,6 +34,8 @@ def bound(context: Any, name: str) -> Any:
 class Bind(KafkaConstruct):
     """Reads or writes ``inner`` and binds its value to ``name`` for the constructs that follow."""
 
+    shown = ("inner", "binds")
+
     def __init__(self, inner: Any, name: str) -> None:
         super().__init__()
         self.inner = inner
@@ -58,6 +60,3 @@ class Bind(KafkaConstruct):
         em.line(f"{v} = {expr}")
         em.bind(self.binds, v)
         self.inner.emit_encode(em, v)
-
-    def __repr__(self) -> str:
-        return f"Bind({self.inner!r}, {self.binds!r})"

@@ -33,6 +33,8 @@ class LayoutVersion(KafkaConstruct):
     mirrors the framing, so a message re-encoded at another version says that version.
     """
 
+    shown = ("kind", "version")
+
     def __init__(self, kind: str, version: int) -> None:
         super().__init__()
         self.kind = kind
@@ -54,9 +56,6 @@ class LayoutVersion(KafkaConstruct):
     def emit_encode(self, em: Any, expr: str) -> None:
         em.line(f"{em.out} += {self.encoded!r}")
 
-    def __repr__(self) -> str:
-        return f"LayoutVersion({self.kind!r}, {self.version})"
-
 
 class Bounded(KafkaConstruct):
     """A number Kafka accepts only within ``low..high``; ``rule`` says why, in the reader's error.
@@ -64,6 +63,8 @@ class Bounded(KafkaConstruct):
     Examples: a Streams subscription's latestSupportedVersion may not be below its version (Java's
     ``SubscriptionInfo`` refuses it), the metadata log's apiKey and version must fit an int16.
     """
+
+    shown = ("kind", "low", "high")
 
     def __init__(self, kind: str, low: int, high: int, rule: str) -> None:
         super().__init__()
@@ -99,6 +100,3 @@ class Bounded(KafkaConstruct):
         em.line(f"{v} = {expr}")
         em.line(f"if not {self.low} <= {v} <= {self.high}: raise _Unwritable('out of bounds')")
         self.number.emit_encode(em, v)
-
-    def __repr__(self) -> str:
-        return f"Bounded({self.kind!r}, {self.low}, {self.high})"

@@ -61,8 +61,10 @@ class CodeWriter:
         except KeyError:
             raise ValueError(f"nothing is bound to {name!r} before it is used") from None
 
-    def line(self, text: str) -> None:
-        self.lines.append("    " * self.level + text)
+    def line(self, *texts: str) -> None:
+        """Emit one line of source, or several in a row at the same indentation."""
+        indent = "    " * self.level
+        self.lines.extend(indent + text for text in texts)
 
     @contextmanager
     def block(self, header: str) -> Iterator[None]:
@@ -201,25 +203,27 @@ class EncodeEmitter(CodeWriter):
         self.line(f"else: {self.out} += _uv({expr})")
 
 
+def load_function(source: str, namespace: dict[str, Any], name: str, label: str) -> Callable:
+    """Compile generated ``source`` in ``namespace`` and return its function ``name``: the one place where
+    generated code becomes code (every decoder and encoder, whatever its value mode, goes through here).
+    The source stays on the function as ``__source__``, and ``label`` names it in tracebacks."""
+    exec(compile(source, f"<kafka_meta {label}>", "exec"), namespace)
+    fn = namespace[name]
+    fn.__source__ = source
+    return fn
+
+
 def compile_decoder(root: Any, mode: ValueMode = PLAIN, strict: bool = False, name: str = "decode") -> Callable:
     """``fn(buf: bytes, pos: int, blen: int) -> (value, end_pos)`` for a construct tree."""
-    ns = base_namespace(strict)
-    em = DecodeEmitter(ns, mode, strict)
+    em = DecodeEmitter(base_namespace(strict), mode, strict)
     em.decode(root, "result")
     src = em.source("def decode(buf, pos, blen):", "    return result, pos")
-    exec(compile(src, f"<kafka_meta {mode.name} decoder {name}>", "exec"), ns)
-    fn = ns["decode"]
-    fn.__source__ = src
-    return fn
+    return load_function(src, em.namespace, "decode", f"{mode.name} decoder {name}")
 
 
 def compile_encoder(root: Any, mode: ValueMode = PLAIN, name: str = "encode") -> Callable:
     """``fn(value, out: bytearray) -> None`` appending the encoding of ``value``."""
-    ns = base_namespace(False)
-    em = EncodeEmitter(ns, mode)
+    em = EncodeEmitter(base_namespace(False), mode)
     em.encode(root, "value")
     src = em.source("def encode(value, out):", "    return out")
-    exec(compile(src, f"<kafka_meta {mode.name} encoder {name}>", "exec"), ns)
-    fn = ns["encode"]
-    fn.__source__ = src
-    return fn
+    return load_function(src, em.namespace, "encode", f"{mode.name} encoder {name}")

@@ -45,6 +45,8 @@ def _build_child(con: Any, obj: Any, stream: Any, context: Any, path: str, segme
 class KArray(_Sized):
     """An array of primitives or structs; elements of struct arrays carry no null marker."""
 
+    shown = ("element", "compact=", "nullable=")
+
     classic_kind = "int32"
     what = "array"
 
@@ -52,11 +54,7 @@ class KArray(_Sized):
         super().__init__(compact, nullable)
         self.element = element
 
-    def _parse(self, stream: Any, context: Any, path: str) -> list | None:
-        start = stream.tell()
-        n = self._read_length(stream, context)
-        if n is None:
-            return None
+    def _parse_present(self, n: int, start: int, stream: Any, context: Any, path: str) -> list:
         self._check_count(n, stream, start)
         return [_parse_child(self.element, stream, context, path, f"[{i}]") for i in range(n)]
 
@@ -72,51 +70,33 @@ class KArray(_Sized):
         em.line(f"if {n} * {min_size} > blen - pos: raise _Bad('count')" if min_size > 1
                 else f"if {n} > blen - pos: raise _Bad('count')")
 
-    def _build(self, obj: Any, stream: Any, context: Any, path: str) -> Any:
-        if obj is None:
-            if not self.nullable:
-                raise Fault("null where the field is not nullable")
-            self._write_length(None, stream)
-            return obj
+    def _build_present(self, obj: Any, stream: Any, context: Any, path: str) -> None:
         if not isinstance(obj, (list, tuple)):
             raise Fault(f"expected a list, got {type(obj).__name__}")
         self._write_length(len(obj), stream)
         for i, item in enumerate(obj):
             _build_child(self.element, item, stream, context, path, f"[{i}]")
-        return obj
 
     def emit_decode(self, em: Any, target: str) -> None:
         n = em.var("n")
-        self.emit_length(em, n)
-        body = em.block(f"if {n} >= 0:") if self.nullable else None
-        if body:
-            body.__enter__()
-        self.emit_count_check(em, n)
-        min_size = max(self.element.min_size, 1)
-        if isinstance(self.element, Fixed):
-            fmt = _ARRAY_FORMAT[self.element.kind]
-            em.line(f"{target} = {em.mode.make_fixed_array(em, self.element.kind, fmt, min_size, n)}; "
-                    f"pos += {n} * {min_size}")
-        else:
-            item, append = em.var("x"), em.var("ap")
-            em.line(f"{target} = []; {append} = {target}.append")
-            with em.block(f"for _ in range({n}):"):
-                em.decode(self.element, item)
-                em.line(f"{append}({item})")
-        if body:
-            body.__exit__(None, None, None)
-            em.line(f"else: {target} = None")
+        with self.emit_read_present(em, n, target):
+            self.emit_count_check(em, n)
+            min_size = max(self.element.min_size, 1)
+            if isinstance(self.element, Fixed):
+                fmt = _ARRAY_FORMAT[self.element.kind]
+                em.line(f"{target} = {em.mode.make_fixed_array(em, self.element.kind, fmt, min_size, n)}; "
+                        f"pos += {n} * {min_size}")
+            else:
+                item, append = em.var("x"), em.var("ap")
+                em.line(f"{target} = []; {append} = {target}.append")
+                with em.block(f"for _ in range({n}):"):
+                    em.decode(self.element, item)
+                    em.line(f"{append}({item})")
 
     def emit_encode(self, em: Any, expr: str) -> None:
         lst = em.var("l")
         em.line(f"{lst} = {expr}")
-        if self.nullable:
-            with em.block(f"if {lst} is None:"):
-                self.emit_write_null(em)
-            body = em.block("else:")
-        else:
-            body = em.block("if True:")
-        with body:
+        with self.emit_write_present(em, lst):
             self.emit_write_length(em, f"len({lst})")
             if isinstance(self.element, Fixed):
                 fmt = _ARRAY_FORMAT[self.element.kind]
@@ -125,9 +105,6 @@ class KArray(_Sized):
                 item = em.var("x")
                 with em.block(f"for {item} in {lst}:"):
                     em.encode(self.element, item)
-
-    def __repr__(self) -> str:
-        return f"KArray({self.element!r}, compact={self.compact}, nullable={self.nullable})"
 
 
 @dataclass(eq=False)
@@ -354,6 +331,8 @@ class Marked(KafkaConstruct):
     unsigned varint (0 null, 1 present).
     """
 
+    shown = ("struct", "marker")
+
     def __init__(self, struct: KStruct, marker: str) -> None:
         super().__init__()
         self.struct = struct
@@ -404,6 +383,3 @@ class Marked(KafkaConstruct):
         with em.block("else:"):
             em.line(f"{em.out}.append(1)")
             em.encode(self.struct, x)
-
-    def __repr__(self) -> str:
-        return f"Marked({self.struct!r}, {self.marker})"

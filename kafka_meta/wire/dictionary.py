@@ -16,14 +16,15 @@ from typing import Any
 from kafka_meta.wire.bindings import bind, bound
 from kafka_meta.wire.composite import KArray, KStruct, _parse_child
 from kafka_meta.wire.errors import Fault
-from kafka_meta.wire.primitives import KafkaConstruct
-from kafka_meta.wire.runtime import read_exact
+from kafka_meta.wire.primitives import Fixed, KafkaConstruct
 
 READ, WRITE = "by_index", "by_name"
 
 
 class Dictionary(KArray):
     """``i32 count | entry * count``, each entry a struct holding an int32 ``key`` and a string ``value``."""
+
+    shown = ("element", "binds=")
 
     def __init__(self, entry: KStruct, key: str, value: str, binds: str) -> None:
         super().__init__(entry, compact=False, nullable=False)
@@ -32,10 +33,7 @@ class Dictionary(KArray):
         self.binds = binds
 
     # ---------------------------------------------------------------- interpreted
-    def _parse(self, stream: Any, context: Any, path: str) -> list:
-        start = stream.tell()
-        n = self._read_length(stream, context)
-        assert n is not None
+    def _parse_present(self, n: int, start: int, stream: Any, context: Any, path: str) -> list:
         self._check_count(n, stream, start)
         strict = bool(context.get("_strict"))
         entries, by_index, names = [], {}, set()
@@ -52,13 +50,12 @@ class Dictionary(KArray):
         bind(context, self.binds, {READ: by_index})
         return entries
 
-    def _build(self, obj: Any, stream: Any, context: Any, path: str) -> Any:
-        super()._build(obj, stream, context, path)
+    def _build_present(self, obj: Any, stream: Any, context: Any, path: str) -> None:
+        super()._build_present(obj, stream, context, path)
         by_name: dict[str, int] = {}
         for entry in obj:
             by_name.setdefault(entry[self.value.py], entry[self.key.py])
         bind(context, self.binds, {WRITE: by_name})
-        return obj
 
     # ---------------------------------------------------------------- generated
     def emit_decode(self, em: Any, target: str) -> None:
@@ -89,23 +86,22 @@ class Dictionary(KArray):
             em.line(f"{lookup}.setdefault({em.mode.get(item, self.value)}, {em.mode.get(item, self.key)})")
         em.bind(f"{self.binds}.{WRITE}", lookup)
 
-    def __repr__(self) -> str:
-        return f"Dictionary({self.element!r}, binds={self.binds!r})"
-
 
 class DictRef(KafkaConstruct):
     """A name written as its int32 index into the :class:`Dictionary` bound to ``dictionary``."""
 
-    min_size = 4
+    shown = ("dictionary",)
 
     def __init__(self, dictionary: str) -> None:
         super().__init__()
         self.dictionary = dictionary
         self.reads = (dictionary,)
+        self.index = Fixed("int32")  # how the reference travels
+        self.min_size = self.index.min_size
 
     def _parse(self, stream: Any, context: Any, path: str) -> str:
         start = stream.tell()
-        index = int.from_bytes(read_exact(stream, 4, "int32"), "big", signed=True)
+        index = self.index._parse(stream, context, path)
         name = bound(context, self.dictionary)[READ].get(index)
         if name is None:
             raise Fault(f"index {index} is not in the dictionary", start)
@@ -115,20 +111,17 @@ class DictRef(KafkaConstruct):
         index = bound(context, self.dictionary)[WRITE].get(obj) if isinstance(obj, str) else None
         if index is None:
             raise Fault(f"{obj!r} is not in the dictionary, so it has no index to write")
-        stream.write(index.to_bytes(4, "big", signed=True))
+        self.index._build(index, stream, context, path)
         return obj
 
     def emit_decode(self, em: Any, target: str) -> None:
         index = em.var("i")
-        em.line(f"{index}, = _U_int32(buf, pos); pos += 4")
-        em.line(f"{target} = {em.bound(f'{self.dictionary}.{READ}')}.get({index})")
-        em.line(f"if {target} is None: raise _Bad('index')")
+        self.index.emit_decode(em, index)
+        em.line(f"{target} = {em.bound(f'{self.dictionary}.{READ}')}.get({index})",
+                f"if {target} is None: raise _Bad('index')")
 
     def emit_encode(self, em: Any, expr: str) -> None:
         index = em.var("i")
-        em.line(f"{index} = {em.bound(f'{self.dictionary}.{WRITE}')}.get({expr})")
-        em.line(f"if {index} is None: raise _Unwritable('not in dictionary')")
-        em.line(f"{em.out} += _P_int32({index})")
-
-    def __repr__(self) -> str:
-        return f"DictRef({self.dictionary!r})"
+        em.line(f"{index} = {em.bound(f'{self.dictionary}.{WRITE}')}.get({expr})",
+                f"if {index} is None: raise _Unwritable('not in dictionary')")
+        self.index.emit_encode(em, index)

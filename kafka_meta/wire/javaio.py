@@ -14,7 +14,7 @@ import struct
 from typing import Any
 
 from kafka_meta.wire.errors import Fault
-from kafka_meta.wire.primitives import KafkaConstruct
+from kafka_meta.wire.primitives import Fixed, KafkaConstruct
 from kafka_meta.wire.runtime import read_exact, remaining
 
 MAX_UTF = 0xFFFF
@@ -127,8 +127,8 @@ class ModifiedUtf8(KafkaConstruct):
     def emit_encode(self, em: Any, expr: str) -> None:
         em.line(f"{em.const(write_utf, '_wutf')}({em.out}, {expr})")
 
-    def __repr__(self) -> str:
-        return "ModifiedUtf8()"
+
+COUNT = Fixed("int32")  # Java's writeInt of the number of UTF-16 units
 
 
 class Utf16Chars(KafkaConstruct):
@@ -160,18 +160,13 @@ class Utf16Chars(KafkaConstruct):
 
     def emit_decode(self, em: Any, target: str) -> None:
         n = em.var("n")
-        em.line(f"{n}, = _U_int32(buf, pos); pos += 4")
-        em.line(f"if {n} < 0 or 2 * {n} > blen - pos: raise _Bad('chars')")
-        with em.block(f"if {n}:"):
-            em.line(f"{target} = buf[pos:pos + 2 * {n}].decode('utf-16-be', 'surrogatepass'); pos += 2 * {n}")
-        em.line(f"else: {target} = None")
+        COUNT.emit_decode(em, n)
+        em.line(f"if {n} < 0 or 2 * {n} > blen - pos: raise _Bad('chars')",
+                f"if {n}: {target} = buf[pos:pos + 2 * {n}].decode('utf-16-be', 'surrogatepass'); pos += 2 * {n}",
+                f"else: {target} = None")
 
     def emit_encode(self, em: Any, expr: str) -> None:
         data = em.var("b")
-        em.line(f"{data} = {expr}")
-        em.line(f"{data} = {data}.encode('utf-16-be', 'surrogatepass') if {data} else b''")
-        em.line(f"{em.out} += _P_int32(len({data}) // 2)")
+        em.line(f"{data} = {expr}", f"{data} = {data}.encode('utf-16-be', 'surrogatepass') if {data} else b''")
+        COUNT.emit_encode(em, f"len({data}) // 2")
         em.line(f"{em.out} += {data}")
-
-    def __repr__(self) -> str:
-        return "Utf16Chars()"

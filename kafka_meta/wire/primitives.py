@@ -8,6 +8,8 @@ flexible-version encodings of KIP-482 (unsigned varint of length + 1, 0 = null).
 from __future__ import annotations
 
 import struct
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from construct import Construct
@@ -29,6 +31,12 @@ class KafkaConstruct(Construct):
     """Base of kafka_meta constructs: a lower bound on the encoded size, used to refuse lying counts."""
 
     min_size = 0
+    shown: tuple[str, ...] = ()  # the attributes __repr__ shows: "name" as a value, "name=" as a keyword
+
+    def __repr__(self) -> str:
+        parts = [f"{a[:-1]}={getattr(self, a[:-1])!r}" if a.endswith("=") else repr(getattr(self, a))
+                 for a in self.shown]
+        return f"{type(self).__name__}({', '.join(parts)})"
 
     def _sizeof(self, context: Any, path: str) -> int:  # variable-size by nature
         from construct import SizeofError
@@ -38,6 +46,8 @@ class KafkaConstruct(Construct):
 
 class Fixed(KafkaConstruct):
     """A fixed-width big-endian number: int8/16/32/64, uint16/32, float64."""
+
+    shown = ("kind",)
 
     def __init__(self, kind: str) -> None:
         super().__init__()
@@ -67,8 +77,28 @@ class Fixed(KafkaConstruct):
     def emit_encode(self, em: Any, expr: str) -> None:
         em.line(f"{em.out} += _P_{self.kind}({expr})")
 
-    def __repr__(self) -> str:
-        return f"Fixed({self.kind!r})"
+
+class UVarInt(KafkaConstruct):
+    """An unsigned varint of at most 5 bytes (32 bits), as Kafka's ByteUtils reads it."""
+
+    min_size = 1
+
+    def _parse(self, stream: Any, context: Any, path: str) -> int:
+        return read_uvarint(stream, bool(context.get("_strict")))
+
+    def _build(self, obj: Any, stream: Any, context: Any, path: str) -> Any:
+        if isinstance(obj, bool) or not isinstance(obj, int) or not 0 <= obj <= 0xFFFFFFFF:
+            raise Fault(f"{obj!r} is not an unsigned 32-bit integer")
+        stream.write(uvarint_bytes(obj))
+        return obj
+
+    def emit_decode(self, em: Any, target: str) -> None:
+        em.uvarint(target)
+
+    def emit_encode(self, em: Any, expr: str) -> None:
+        v = em.var("u")
+        em.line(f"{v} = {expr}")
+        em.uvarint(v)
 
 
 class Bool(KafkaConstruct):
@@ -98,35 +128,6 @@ class Bool(KafkaConstruct):
     def emit_encode(self, em: Any, expr: str) -> None:
         em.line(f"{em.out}.append(1 if {expr} else 0)")
 
-    def __repr__(self) -> str:
-        return "Bool()"
-
-
-class UVarInt(KafkaConstruct):
-    """An unsigned varint of at most 5 bytes (32 bits), as Kafka's ByteUtils reads it."""
-
-    min_size = 1
-
-    def _parse(self, stream: Any, context: Any, path: str) -> int:
-        return read_uvarint(stream, bool(context.get("_strict")))
-
-    def _build(self, obj: Any, stream: Any, context: Any, path: str) -> Any:
-        if isinstance(obj, bool) or not isinstance(obj, int) or not 0 <= obj <= 0xFFFFFFFF:
-            raise Fault(f"{obj!r} is not an unsigned 32-bit integer")
-        stream.write(uvarint_bytes(obj))
-        return obj
-
-    def emit_decode(self, em: Any, target: str) -> None:
-        em.uvarint(target)
-
-    def emit_encode(self, em: Any, expr: str) -> None:
-        v = em.var("u")
-        em.line(f"{v} = {expr}")
-        em.uvarint(v)
-
-    def __repr__(self) -> str:
-        return "UVarInt()"
-
 
 class _Sized(KafkaConstruct):
     """Shared length handling of strings, bytes and (in composite) arrays.
@@ -134,6 +135,8 @@ class _Sized(KafkaConstruct):
     Classic form: a signed int16 (strings) or int32 (bytes, arrays) length, -1 = null.
     Compact form: unsigned varint of length + 1, 0 = null.
     """
+
+    shown = ("compact=", "nullable=")
 
     classic_kind = "int32"
     what = "bytes"
@@ -199,6 +202,55 @@ class _Sized(KafkaConstruct):
         else:
             em.line(f"{em.out} += {FIXED[self.classic_kind].pack(-1)!r}")
 
+    def _parse(self, stream: Any, context: Any, path: str) -> Any:
+        start = stream.tell()
+        n = self._read_length(stream, context)
+        return None if n is None else self._parse_present(n, start, stream, context, path)
+
+    def _parse_present(self, n: int, start: int, stream: Any, context: Any, path: str) -> Any:
+        """The value of length ``n`` whose length field started at ``start``."""
+        raise NotImplementedError
+
+    def _fits(self, n: int, stream: Any, start: int) -> None:
+        left = remaining(stream)
+        if n > left:
+            raise Fault(f"{self.what} length {n} exceeds the {left} bytes left", start)
+
+    def _build(self, obj: Any, stream: Any, context: Any, path: str) -> Any:
+        if obj is None:
+            if not self.nullable:
+                raise Fault("null where the field is not nullable")
+            self._write_length(None, stream)
+        else:
+            self._build_present(obj, stream, context, path)
+        return obj
+
+    def _build_present(self, obj: Any, stream: Any, context: Any, path: str) -> None:
+        raise NotImplementedError
+
+    @contextmanager
+    def emit_read_present(self, em: Any, n: str, target: str) -> Iterator[None]:
+        """Emit the length into ``n``, then (the ``with`` body) the value's reading when it is not null;
+        a null leaves None in ``target``."""
+        self.emit_length(em, n)
+        if not self.nullable:
+            yield
+            return
+        with em.block(f"if {n} >= 0:"):
+            yield
+        em.line(f"else: {target} = None")
+
+    @contextmanager
+    def emit_write_present(self, em: Any, value: str) -> Iterator[None]:
+        """Emit the writing of a null ``value``, then (the ``with`` body) of a present one."""
+        if not self.nullable:
+            yield
+            return
+        with em.block(f"if {value} is None:"):
+            self.emit_write_null(em)
+        with em.block("else:"):
+            yield
+
 
 class KString(_Sized):
     """A UTF-8 string (standard UTF-8, not Java's modified form); at most 32767 bytes."""
@@ -206,28 +258,17 @@ class KString(_Sized):
     classic_kind = "int16"
     what = "string"
 
-    def _parse(self, stream: Any, context: Any, path: str) -> str | None:
-        start = stream.tell()
-        n = self._read_length(stream, context)
-        if n is None:
-            return None
+    def _parse_present(self, n: int, start: int, stream: Any, context: Any, path: str) -> str:
         if n > MAX_STRING:
             raise Fault(f"string length {n} exceeds Kafka's limit of {MAX_STRING}", start)
-        left = remaining(stream)
-        if n > left:
-            raise Fault(f"string length {n} exceeds the {left} bytes left", start)
+        self._fits(n, stream, start)
         data = stream.read(n)
         try:
             return data.decode("utf-8")
         except UnicodeDecodeError as e:
             raise Fault(f"invalid UTF-8 in string ({e.reason} at string byte {e.start})", start) from None
 
-    def _build(self, obj: Any, stream: Any, context: Any, path: str) -> Any:
-        if obj is None:
-            if not self.nullable:
-                raise Fault("null where the field is not nullable")
-            self._write_length(None, stream)
-            return obj
+    def _build_present(self, obj: Any, stream: Any, context: Any, path: str) -> None:
         if not isinstance(obj, str):
             raise Fault(f"expected a string, got {type(obj).__name__}")
         try:
@@ -238,40 +279,27 @@ class KString(_Sized):
             raise Fault(f"string of {len(data)} bytes exceeds Kafka's limit of {MAX_STRING}")
         self._write_length(len(data), stream)
         stream.write(data)
-        return obj
 
     def emit_decode(self, em: Any, target: str) -> None:
         n, end = em.var("n"), em.var("e")
-        self.emit_length(em, n)
-        body = em.block(f"if {n} >= 0:") if self.nullable else None
-        if body:
-            body.__enter__()
-        if self.compact:
-            em.line(f"if {n} > {MAX_STRING}: raise _Bad('long string')")
-        em.line(f"{end} = pos + {n}")
-        em.line(f"if {end} > blen: raise _Bad('short')")
-        em.line(f"{target} = {em.mode.make_string(em, f'buf[pos:{end}]')}; pos = {end}")
-        if body:
-            body.__exit__(None, None, None)
-            em.line(f"else: {target} = None")
+        with self.emit_read_present(em, n, target):
+            if self.compact:
+                em.line(f"if {n} > {MAX_STRING}: raise _Bad('long string')")
+            em.line(f"{end} = pos + {n}")
+            em.line(f"if {end} > blen: raise _Bad('short')")
+            em.line(f"{target} = {em.mode.make_string(em, f'buf[pos:{end}]')}; pos = {end}")
 
     def emit_encode(self, em: Any, expr: str) -> None:
         s, data = em.var("s"), em.var("b")
         if self.nullable:
             em.line(f"{s} = {expr}")
-            with em.block(f"if {s} is None:"):
-                self.emit_write_null(em)
-            body = em.block("else:")
         else:  # None has no .encode(): the failure is explained by the interpreted builder
-            s, body = expr, em.block("if True:")
-        with body:
+            s = expr
+        with self.emit_write_present(em, s):
             em.line(f"{data} = {s}.encode()")
             em.line(f"if len({data}) > {MAX_STRING}: raise _Unwritable('long string')")
             self.emit_write_length(em, f"len({data})")
             em.line(f"{em.out} += {data}")
-
-    def __repr__(self) -> str:
-        return f"KString(compact={self.compact}, nullable={self.nullable})"
 
 
 class KBytes(_Sized):
@@ -280,59 +308,31 @@ class KBytes(_Sized):
     classic_kind = "int32"
     what = "bytes"
 
-    def _parse(self, stream: Any, context: Any, path: str) -> bytes | None:
-        start = stream.tell()
-        n = self._read_length(stream, context)
-        if n is None:
-            return None
-        left = remaining(stream)
-        if n > left:
-            raise Fault(f"bytes length {n} exceeds the {left} bytes left", start)
+    def _parse_present(self, n: int, start: int, stream: Any, context: Any, path: str) -> bytes:
+        self._fits(n, stream, start)
         return stream.read(n)
 
-    def _build(self, obj: Any, stream: Any, context: Any, path: str) -> Any:
-        if obj is None:
-            if not self.nullable:
-                raise Fault("null where the field is not nullable")
-            self._write_length(None, stream)
-            return obj
+    def _build_present(self, obj: Any, stream: Any, context: Any, path: str) -> None:
         if not isinstance(obj, (bytes, bytearray, memoryview)):
             raise Fault(f"expected bytes, got {type(obj).__name__}")
         data = bytes(obj)
         self._write_length(len(data), stream)
         stream.write(data)
-        return obj
 
     def emit_decode(self, em: Any, target: str) -> None:
         n, end = em.var("n"), em.var("e")
-        self.emit_length(em, n)
-        body = em.block(f"if {n} >= 0:") if self.nullable else None
-        if body:
-            body.__enter__()
-        em.line(f"{end} = pos + {n}")
-        em.line(f"if {end} > blen: raise _Bad('short')")
-        em.line(f"{target} = buf[pos:{end}]; pos = {end}")
-        if body:
-            body.__exit__(None, None, None)
-            em.line(f"else: {target} = None")
+        with self.emit_read_present(em, n, target):
+            em.line(f"{end} = pos + {n}", f"if {end} > blen: raise _Bad('short')",
+                    f"{target} = buf[pos:{end}]; pos = {end}")
 
     def emit_encode(self, em: Any, expr: str) -> None:
         data = em.var("b")
         em.line(f"{data} = {expr}")
-        if self.nullable:
-            with em.block(f"if {data} is None:"):
-                self.emit_write_null(em)
-            body = em.block("else:")
-        else:
-            body = em.block("if True:")
-        with body:
+        with self.emit_write_present(em, data):
             if not self.compact:
                 em.line(f"if len({data}) > 2147483647: raise _Unwritable('long bytes')")
             self.emit_write_length(em, f"len({data})")
             em.line(f"{em.out} += {data}")
-
-    def __repr__(self) -> str:
-        return f"KBytes(compact={self.compact}, nullable={self.nullable})"
 
 
 class KUuid(KafkaConstruct):
@@ -352,15 +352,12 @@ class KUuid(KafkaConstruct):
 
     def emit_decode(self, em: Any, target: str) -> None:
         raw = em.var("q")
-        em.line(f"{raw} = buf[pos:pos + 16]; pos += 16")
-        em.line("if pos > blen: raise _Bad('short')")
-        em.line(f"{target} = {em.mode.make_uuid(em, raw)}")
+        em.line(f"{raw} = buf[pos:pos + 16]; pos += 16",
+                "if pos > blen: raise _Bad('short')",
+                f"{target} = {em.mode.make_uuid(em, raw)}")
 
     def emit_encode(self, em: Any, expr: str) -> None:
         raw = em.var("q")
-        em.line(f"{raw} = {em.mode.uuid_bytes(expr)}")
-        em.line(f"if len({raw}) != 16: raise _Unwritable('uuid')")
-        em.line(f"{em.out} += {raw}")
-
-    def __repr__(self) -> str:
-        return "KUuid()"
+        em.line(f"{raw} = {em.mode.uuid_bytes(expr)}",
+                f"if len({raw}) != 16: raise _Unwritable('uuid')",
+                f"{em.out} += {raw}")
