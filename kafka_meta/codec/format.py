@@ -24,7 +24,7 @@ from kafka_meta.models.base import Message
 from kafka_meta.models.factory import ModelSet, TypedMode, to_plain
 from kafka_meta.spec.model import MessageSpec
 from kafka_meta.spec.versions import Versions
-from kafka_meta.wire.codegen import PLAIN, ValueMode, compile_decoder, compile_encoder
+from kafka_meta.wire.codegen import PLAIN, CodeWriter, ValueMode, compile_decoder, compile_encoder
 from kafka_meta.wire.composite import KStruct
 from kafka_meta.wire.errors import Fault
 
@@ -189,7 +189,7 @@ class MessageFormat:
         message, end = self.decode_body(buf, header, True, strict, explain)
         tail = buf[end:]
         if tail and self.refuses_trailing(strict):
-            raise self.trailing_error(len(tail), header, end, strict)
+            raise self.trailing_error(len(tail), header.wire_version, end, strict)
         private = message.__pydantic_private__
         private["_version"] = header.wire_version
         private["_trailing"] = tail
@@ -210,17 +210,29 @@ class MessageFormat:
             return value, header.wire_version, len(buf) - end
         value, end = self.decode_body(buf, header, False, strict, explain)
         if end != len(buf) and self.refuses_trailing(strict):
-            raise self.trailing_error(len(buf) - end, header, end, strict)
+            raise self.trailing_error(len(buf) - end, header.wire_version, end, strict)
         return value, header.wire_version, len(buf) - end
 
     def refuses_trailing(self, strict: bool) -> bool:
         """Whether bytes after the body are an error (every reader of this format asks here)."""
         return strict or not self.keeps_trailing
 
-    def trailing_error(self, count: int, header: Header, end: int, strict: bool) -> DecodeError:
+    def trailing_error(self, count: int, wire_version: int, end: int, strict: bool) -> DecodeError:
         why = "strict reading" if strict or self.keeps_trailing else "Kafka refuses them"
         return DecodeError(f"{count} bytes follow the last field ({why})", type_name=self.name,
-                           version=header.wire_version, offset=end)
+                           version=wire_version, offset=end)
+
+    # ------------------------------------------------------------------ pieces of generated batch readers
+    def emit_header(self, em: CodeWriter, version: int | None, strict: bool) -> None:
+        """Source reading the framing of ``buf`` into ``wv``, ``lv`` and ``pos`` (see ``Framing.emit_read``)."""
+        self.framing.emit_read(em, self.versions, version, self.name, strict)
+
+    def emit_trailing_check(self, em: CodeWriter, strict: bool) -> None:
+        """Source raising this format's :meth:`trailing_error` when bytes follow the body (at ``pos``) where
+        :meth:`refuses_trailing`: the rule every reader of the format applies."""
+        if self.refuses_trailing(strict):
+            fail = em.const(lambda count, wire, end: self.trailing_error(count, wire, end, strict), "_trailing")
+            em.line(f"if pos != blen: raise {fail}(blen - pos, wv, pos)")
 
     # ------------------------------------------------------------------ writing
     def encode(self, message: Any, version: int | None = None) -> bytes:

@@ -90,6 +90,13 @@ class Framing:
         """The construct of a top-level body field the framing owns (its version field), else None."""
         return None
 
+    def emit_read(self, em: Any, versions: Versions, version: int | None, type_name: str, strict: bool) -> None:
+        """Emit source that reads this framing at the start of ``buf`` into ``wv`` (the wire version), ``lv``
+        (the layout, None for a version probe) and ``pos`` (where the body starts), by :meth:`read`'s rules:
+        for generated readers of whole batches, which read the header of every row inline."""
+        args = ", ".join((em.const(versions, "_versions"), repr(version), repr(type_name), repr(strict)))
+        em.line(f"wv, lv, pos = {em.const(self.read, '_frame')}(buf, {args})")
+
     def layout_for(self, version: int, versions: Versions, type_name: str, strict: bool = False) -> int | None:
         """The layout that reads (or writes) ``version``, applying the forward policy (None: probe only)."""
         if isinstance(version, bool) or not isinstance(version, int):
@@ -157,6 +164,15 @@ class Int16Prefixed(Framing):
 
     def write(self, out: bytearray, version: int) -> None:
         out += version.to_bytes(2, "big", signed=True)
+
+    def emit_read(self, em: Any, versions: Versions, version: int | None, type_name: str, strict: bool) -> None:
+        """The common case inline (a known version), anything else through :meth:`read`."""
+        em.line("if blen < 2: raise _Bad('header')", "wv = buf[0] << 8 | buf[1]")
+        asked = "" if version is None else f" and wv == {version}"
+        with em.block(f"if {versions.low} <= wv <= {versions.high}{asked}:"):
+            em.line("lv = wv; pos = 2")
+        with em.block("else:"):
+            super().emit_read(em, versions, version, type_name, strict)
 
 
 @dataclass(frozen=True)

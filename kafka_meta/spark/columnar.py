@@ -17,13 +17,12 @@ from typing import Any
 import pyarrow as pa
 
 from kafka_meta.codec.format import SpecFormat
-from kafka_meta.codec.framing import Int16Prefixed
 from kafka_meta.codec.registry import REGISTRY
 from kafka_meta.errors import DecodeError, KafkaMetaError
 from kafka_meta.spark.columns import UTF8, Column, FixedLeaf, Leaf, ListColumn, StructColumn
-from kafka_meta.spark.rows import UNKNOWN_ALIAS, _json_keyed, dispatched_row_decoder, kafka_uuid, model_row
+from kafka_meta.spark.rows import UNKNOWN_ALIAS, dispatched_row_decoder, kafka_uuid, model_row, row_default
 from kafka_meta.spark.schema import ERROR_FIELD, VERSION_FIELD, message_row_type
-from kafka_meta.wire.codegen import UNKNOWN_KEY, CodeWriter, DecodeEmitter, ValueMode, base_namespace
+from kafka_meta.wire.codegen import UNKNOWN_KEY, CodeWriter, DecodeEmitter, ValueMode, base_namespace, load_function
 from kafka_meta.wire.composite import KArray, KStruct
 from kafka_meta.wire.primitives import Fixed, KString
 
@@ -108,7 +107,7 @@ class ColumnarMode(ValueMode):
                 v = em.var("c")
                 em.line(f"{v} = {expr}")
                 em.line(f"if {v} is None: {self.bind('_n', child, '.append_null')}()")
-                default = em.const(_json_keyed(member.default, member)) if member is not None else "None"
+                default = em.const(row_default(member.default, member)) if member is not None else "None"
                 em.line(f"elif {v} is _ABSENT: {self.bind('_d', child, '.append_value')}({default})")
                 em.line(f"elif {v} is not _PRESENT: {self.bind('_d', child, '.append_value')}({v})")
         if not node.fields:
@@ -140,7 +139,7 @@ class ColumnarMode(ValueMode):
     def fresh_default(self, em: CodeWriter, member: Any) -> str:
         if member.kind == "struct" and isinstance(member.default, dict):
             return "_ABSENT"
-        value = _json_keyed(member.default, member)
+        value = row_default(member.default, member)
         if isinstance(value, list):
             return "[]"
         if isinstance(value, str):
@@ -180,10 +179,6 @@ class BatchBuilder:
         return self.root.finish(self.program.row_type)
 
 
-class Trailing(Exception):
-    """Bytes after the last field, where the format refuses them."""
-
-
 class BatchProgram:
     """The generated batch decoder of one format (all its versions), compiled once per process."""
 
@@ -203,9 +198,14 @@ class BatchProgram:
         assert isinstance(template, StructColumn)
         mode = ColumnarMode(template)
         ns = base_namespace(self.strict)
-        ns.update(_PRESENT=PRESENT, _ABSENT=ABSENT, _read=self.fmt.framing.read, _Trailing=Trailing,
-                  _versions=self.fmt.versions, _version=self.version, _name=self.fmt.name,
-                  _strict=self.strict, _refuse_trailing=self.fmt.refuses_trailing(self.strict))
+        ns.update(_PRESENT=PRESENT, _ABSENT=ABSENT)
+        framing = CodeWriter(ns)  # the format's own header and trailing-bytes rule, read inline per row
+        framing.level = 3
+        self.fmt.emit_header(framing, self.version, self.strict)
+        header = framing.lines
+        framing.lines = []
+        self.fmt.emit_trailing_check(framing, self.strict)
+        trailing = framing.lines
         em = DecodeEmitter(ns, mode, self.strict)
         em.level = 3
         keyword = "if"
@@ -227,45 +227,25 @@ class BatchProgram:
                  "            continue",
                  "        try:",
                  "            blen = len(buf)",
-                 *("            " + line for line in self._header_lines()),
+                 *header,
                  *body,
                  "            else:",
                  "                builder.slow_row(buf); i += 1",
                  "                continue",
-                 "            if _refuse_trailing and pos != blen: raise _Trailing(pos)",
+                 *trailing,
                  f"            {version_leaf}(wv); {error_leaf}(None)",
                  "        except Exception as exc:",
                  "            builder.fail(i, buf, exc)",
                  "        i += 1",
                  ]
         source = "\n".join(lines) + "\n"
-        exec(compile(source, f"<kafka_meta columnar batch decoder {self.fmt.name}>", "exec"), ns)
-        fn = ns["decode_batch"]
-        fn.__source__ = source
-        return fn
-
-    def _header_lines(self) -> list[str]:
-        """Read the framing into ``wv`` (wire version), ``lv`` (layout) and ``pos``: inline for the common
-        int16 prefix with a known version, through the framing object otherwise."""
-        generic = ["h = _read(buf, _versions, _version, _name, _strict)", "wv, lv, pos = h"]
-        if not isinstance(self.fmt.framing, Int16Prefixed):
-            return generic
-        versions = self.fmt.versions
-        return ["if blen < 2: raise _Bad('header')",
-                "wv = buf[0] << 8 | buf[1]",
-                f"if {versions.low} <= wv <= {versions.high} and (_version is None or wv == _version):",
-                "    lv = wv; pos = 2",
-                "else:",
-                *("    " + line for line in generic)]
+        return load_function(source, ns, "decode_batch", f"columnar batch decoder {self.fmt.name}")
 
     def explain(self, buf: bytes, exc: BaseException) -> DecodeError:
         try:
             header = self.fmt.header(buf, self.version, self.strict)
         except DecodeError as e:
             return e
-        if isinstance(exc, Trailing):
-            end = exc.args[0]
-            return self.fmt.trailing_error(len(buf) - end, header, end, self.strict)
         return self.fmt.explain_decode(buf, header, self.strict, exc)
 
     def decode(self, blobs: list[bytes | None]) -> pa.Array:

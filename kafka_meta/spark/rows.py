@@ -15,7 +15,7 @@ from typing import Any
 from kafka_meta.codec.format import SpecFormat
 from kafka_meta.models.base import KafkaModel
 from kafka_meta.spark.schema import VERSION_FIELD, choice_name, field_name
-from kafka_meta.wire.codegen import UNKNOWN_KEY, CodeWriter, ValueMode, compile_decoder
+from kafka_meta.wire.codegen import UNKNOWN_KEY, CodeWriter, ValueMode
 
 UNKNOWN_ALIAS = "_unknownTaggedFields"
 _b64 = base64.urlsafe_b64encode
@@ -43,21 +43,21 @@ class ArrowRowMode(ValueMode):
         return f"{{'tag': {tag_expr}, 'data': {data_expr}}}"
 
     def default_value(self, member: Any) -> Any:
-        return _json_keyed(member.default, member)
+        return row_default(member.default, member)
 
     def inner_decoder(self, fmt: Any, layout: int, strict: bool) -> Callable:
         return dispatched_row_decoder(fmt, layout, strict)
 
 
-
-def _json_keyed(value: Any, member: Any) -> Any:
-    """A member's plain default (keyed by Python names, uuids as bytes) in row form."""
+def row_default(value: Any, member: Any) -> Any:
+    """A member's plain default (keyed by Python names, uuids as bytes) in row form (Kafka's names, uuids as
+    Kafka's text): what a row holds for a field its version lacks."""
     if member.kind == "uuid" and isinstance(value, bytes):
         return kafka_uuid(value)
     if isinstance(value, dict) and member.struct is not None:
         out = {}
         for m in member.struct.members:
-            out[m.json] = _json_keyed(value[m.py], m)
+            out[m.json] = row_default(value[m.py], m)
         if UNKNOWN_KEY in value:
             out[UNKNOWN_ALIAS] = []
         return out
@@ -68,13 +68,8 @@ ARROW_ROWS = ArrowRowMode()
 
 
 def row_decoder(fmt: SpecFormat, layout_version: int, strict: bool = False) -> Callable:
-    """The generated ``fn(buf, pos, blen) -> (row, end)`` of one layout, cached on the format."""
-    table = fmt._codecs.setdefault(("arrow", False, strict), {})
-    fn = table.get(layout_version)
-    if fn is None:
-        fn = compile_decoder(fmt.construct(layout_version), ARROW_ROWS, strict, f"{fmt.name} v{layout_version}")
-        table[layout_version] = fn
-    return fn
+    """The generated ``fn(buf, pos, blen) -> (row, end)`` of one layout, compiled and kept by the format."""
+    return fmt.decoder_in(ARROW_ROWS, layout_version, strict)
 
 
 def dispatched_row_decoder(fmt: SpecFormat, layout: int, strict: bool) -> Callable:
