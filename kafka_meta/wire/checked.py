@@ -87,7 +87,7 @@ class Bounded(KafkaConstruct):
         return value
 
     def _build(self, obj: Any, stream: Any, context: Any, path: str) -> Any:
-        if isinstance(obj, int) and not isinstance(obj, bool) and not self.low <= obj <= self.high:
+        if isinstance(obj, int) and not self.low <= obj <= self.high:
             raise Fault(self._complaint(obj))
         return self.number._build(obj, stream, context, path)
 

@@ -19,6 +19,7 @@ from kafka_meta.wire.errors import Fault
 from kafka_meta.wire.primitives import Fixed, KafkaConstruct, _Sized
 from kafka_meta.wire.runtime import UNKNOWN_KEY, read_exact, read_uvarint, remaining, write_tagged
 
+SEQUENCES = (list, tuple)  # what an array's value may be (a str or a dict has a length too, but is not one)
 _ARRAY_FORMAT = {"int8": "b", "int16": "h", "int32": "i", "int64": "q", "uint16": "H", "uint32": "I",
                  "float64": "d"}
 
@@ -70,8 +71,12 @@ class KArray(_Sized):
         em.line(f"if {n} * {min_size} > blen - pos: raise _Bad('count')" if min_size > 1
                 else f"if {n} > blen - pos: raise _Bad('count')")
 
+    def emit_list_check(self, em: Any, lst: str) -> None:
+        """The generated counterpart of the list check of :meth:`_build_present`."""
+        em.line(f"if not isinstance({lst}, {em.const(SEQUENCES, '_seq')}): raise _Unwritable('not a list')")
+
     def _build_present(self, obj: Any, stream: Any, context: Any, path: str) -> None:
-        if not isinstance(obj, (list, tuple)):
+        if not isinstance(obj, SEQUENCES):
             raise Fault(f"expected a list, got {type(obj).__name__}")
         self._write_length(len(obj), stream)
         for i, item in enumerate(obj):
@@ -97,6 +102,7 @@ class KArray(_Sized):
         lst = em.var("l")
         em.line(f"{lst} = {expr}")
         with self.emit_write_present(em, lst):
+            self.emit_list_check(em, lst)
             self.emit_write_length(em, f"len({lst})")
             if isinstance(self.element, Fixed):
                 fmt = _ARRAY_FORMAT[self.element.kind]
@@ -206,18 +212,22 @@ class KStruct(KafkaConstruct):
         if not isinstance(obj, dict):
             raise Fault(f"expected a struct (dict), got {type(obj).__name__}")
         for m in self.members:
-            value = obj[m.py] if m.py in obj else copy.deepcopy(m.default)
+            if m.py not in obj:
+                if m.role == "absent" and m.ignorable:
+                    continue
+                raise Fault("the value has no such field").within(m.json)
+            value = obj[m.py]
             if m.role == "inline":
                 _build_child(m.con, value, stream, context, path, m.json)
             elif m.role == "absent" and not m.ignorable and value != m.default:
                 raise Fault(
                     f"version {self.version} has no field {m.json}, so its non-default value {value!r} cannot be "
                     "written").within(m.json)
-        unknown = obj.get(UNKNOWN_KEY) or []
+        unknown = (obj.get(UNKNOWN_KEY) or []) if self.shape.unknown_key else []
         if self.flexible:
             entries: list[tuple[int, bytes]] = []
             for m in self.tagged:
-                value = obj.get(m.py, m.default)
+                value = obj[m.py]
                 if value == m.default:
                     continue
                 sub = BytesIO()

@@ -59,11 +59,12 @@ class Fixed(KafkaConstruct):
         return self.codec.unpack(read_exact(stream, self.codec.size, self.kind))[0]
 
     def _build(self, obj: Any, stream: Any, context: Any, path: str) -> Any:
+        # as the generated writer (struct.pack): Python's bools are integers, 0 and 1
         if self.kind == "float64":
-            if isinstance(obj, bool) or not isinstance(obj, (int, float)):
+            if not isinstance(obj, (int, float)):
                 raise Fault(f"expected a number, got {type(obj).__name__}")
         else:
-            if isinstance(obj, bool) or not isinstance(obj, int):
+            if not isinstance(obj, int):
                 raise Fault(f"expected an integer, got {type(obj).__name__}")
             low, high = INT_BOUNDS[self.kind]
             if not low <= obj <= high:
@@ -87,7 +88,7 @@ class UVarInt(KafkaConstruct):
         return read_uvarint(stream, bool(context.get("_strict")))
 
     def _build(self, obj: Any, stream: Any, context: Any, path: str) -> Any:
-        if isinstance(obj, bool) or not isinstance(obj, int) or not 0 <= obj <= 0xFFFFFFFF:
+        if not isinstance(obj, int) or not 0 <= obj <= 0xFFFFFFFF:
             raise Fault(f"{obj!r} is not an unsigned 32-bit integer")
         stream.write(uvarint_bytes(obj))
         return obj
@@ -114,9 +115,7 @@ class Bool(KafkaConstruct):
         return b != 0
 
     def _build(self, obj: Any, stream: Any, context: Any, path: str) -> Any:
-        if not isinstance(obj, bool):
-            raise Fault(f"expected a bool, got {type(obj).__name__}")
-        stream.write(b"\x01" if obj else b"\x00")
+        stream.write(b"\x01" if obj else b"\x00")  # any value, by its truth, as the generated writer does
         return obj
 
     def emit_decode(self, em: Any, target: str) -> None:
