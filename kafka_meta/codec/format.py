@@ -17,8 +17,8 @@ from typing import Any, Protocol
 from construct import Container
 
 from kafka_meta.codec.builder import SpecBuilder
-from kafka_meta.codec.framing import Framing, Header, LeadingVersion
-from kafka_meta.codec.probe import ProbeCodec, VersionProbe
+from kafka_meta.codec.framing import Framing, Header
+from kafka_meta.codec.probe import ProbeCodec
 from kafka_meta.errors import DecodeError, EncodeError
 from kafka_meta.models.base import Message
 from kafka_meta.models.factory import ModelSet, TypedMode, to_plain
@@ -96,9 +96,9 @@ class MessageFormat:
     def probe(self) -> ProbeCodec:
         """Reads and writes this format's version-probing messages (framings with a leading version)."""
         if self._probe is None:
-            if not isinstance(self.framing, LeadingVersion):
+            if not self.framing.probing:
                 raise TypeError(f"{self.name} has no version-probing header")
-            self._probe = ProbeCodec(self.framing, self.name, self.newest)
+            self._probe = ProbeCodec(self.framing, self.name, self.newest)  # type: ignore[arg-type]
         return self._probe
 
     # ------------------------------------------------------------------ codecs
@@ -124,6 +124,10 @@ class MessageFormat:
 
     def decoder(self, version: int, typed: bool, strict: bool = False) -> Callable:
         return self.decoder_in(self._mode(typed), version, strict)
+
+    def body_decoder(self, layout: int, mode: ValueMode, strict: bool = False) -> Callable:
+        """The face's body decoder (see :class:`~kafka_meta.codec.face.Format`)."""
+        return self.decoder_in(mode, layout, strict)
 
     def decoder_in(self, mode: ValueMode, version: int, strict: bool = False) -> Callable:
         """The generated ``fn(buf, pos, blen) -> (value, end)`` of layout ``version`` producing ``mode``'s values
@@ -239,9 +243,9 @@ class MessageFormat:
         """Encode a model of this format (or plain values) at ``version`` (default: the message's own
         version, else the newest)."""
         typed = isinstance(message, Message)
-        if (isinstance(message, VersionProbe) and isinstance(self.framing, LeadingVersion)
-                and type(message) is self.probe.model):
-            return self.probe.encode(message, version)
+        probe = self._probe  # a probe's message class exists once the probe does
+        if probe is not None and type(message) is probe.model:
+            return probe.encode(message, version)
         if typed and type(message) is not (self._models or self.models).root:
             raise EncodeError(f"a {type(message).__qualname__} cannot be encoded as {self.name}", type_name=self.name)
         own = message.version if typed else None

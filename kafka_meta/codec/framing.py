@@ -79,6 +79,7 @@ class Framing:
 
     forward = ForwardPolicy.REFUSE
     max_version = MAX_VERSION  # the largest version the framing's version field can hold
+    probing = False  # whether a newer version can be read as far as its version header (KIP-268)
 
     def read(self, buf: bytes, versions: Versions, version: int | None, type_name: str, strict: bool) -> Header:
         raise NotImplementedError
@@ -197,6 +198,8 @@ class LeadingVersion(Framing):
     encoded), so the framing writes nothing itself. ``companions`` are the fields that follow the version in
     version probing: with ``ForwardPolicy.PROBE`` a newer version is read only as far as them.
     """
+
+    probing = True
 
     def __init__(self, kind: str, field: str, forward: ForwardPolicy, companions: Sequence[Companion] = ()) -> None:
         if kind != "uvarint" and kind not in FIXED:

@@ -1,4 +1,4 @@
-"""The registry of decodable types: name -> format.
+"""The registry of decodable types: name -> format (every one with the same face, :class:`Format`).
 
 It knows no format itself: the catalogue above (:mod:`kafka_meta.formats.catalogue`) adds a loader that
 registers the bundled ones on first use, and users add their own specs (:func:`register_spec_files`).
@@ -11,22 +11,13 @@ import threading
 from collections.abc import Callable, Iterable
 from importlib import resources
 from pathlib import Path
-from typing import Any, Protocol
 
+from kafka_meta.codec.face import Format
 from kafka_meta.codec.format import SpecFormat
 from kafka_meta.codec.framing import Framing, Unframed
 from kafka_meta.errors import SpecError, UnknownTypeError
 from kafka_meta.spec.loader import iter_spec_files, load_spec
 from kafka_meta.spec.model import MessageSpec
-
-
-class Format(Protocol):
-    name: str
-    family: str
-
-    def decode(self, data: bytes, version: int | None = None, strict: bool = False) -> Any: ...
-
-    def encode(self, message: Any, version: int | None = None) -> bytes: ...
 
 
 def schema_root() -> Path:

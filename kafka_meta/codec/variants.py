@@ -16,9 +16,11 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from kafka_meta.codec.format import SpecFormat, as_bytes
+from kafka_meta.codec.framing import Header
 from kafka_meta.errors import DecodeError, EncodeError
 from kafka_meta.models.base import Message
 from kafka_meta.models.factory import to_plain
+from kafka_meta.wire.codegen import ValueMode
 
 T = TypeVar("T")
 
@@ -63,6 +65,18 @@ class VariantFormat:
     def versions(self) -> Any:
         return self.variants[0].format.versions
 
+    # the face every format shares: a variant format's header and body decoder are its primary layout's
+    # (the first variant); trying the others is the strategy behind decode, decode_plain and encode
+    @property
+    def primary(self) -> Variant:
+        return self.variants[0]
+
+    def header(self, buf: bytes, version: int | None = None, strict: bool = False) -> Header:
+        return self.primary.format.header(buf, self._version(self.primary, version), strict)
+
+    def body_decoder(self, layout: int, mode: ValueMode, strict: bool = False) -> Callable:
+        return self.primary.format.body_decoder(layout, mode, strict)
+
     def decode(self, data: bytes, version: int | None = None, strict: bool = False,
                variant: str | None = None) -> Message:
         buf = as_bytes(data, self.name)
@@ -83,11 +97,17 @@ class VariantFormat:
                      variant: str | None = None) -> tuple[Any, int]:
         """The bulk path, variant by variant as :meth:`decode` (bytes no variant reads fall back to typed
         decoding, which knows Kafka's substitute)."""
+        value, wire, _ = self.read_plain(data, version, strict, variant=variant)
+        return value, wire
+
+    def read_plain(self, data: bytes, version: int | None = None, strict: bool = False, explain: bool = True,
+                   variant: str | None = None) -> tuple[Any, int, int]:
+        """:meth:`decode_plain`, also saying how many bytes followed the body (of the variant that read it)."""
         buf = as_bytes(data, self.name)
 
-        def attempt(v: Variant, explain: bool) -> tuple[tuple[Any, int], bool]:
+        def attempt(v: Variant, explain: bool) -> tuple[tuple[Any, int, int], bool]:
             value, wire, trailing = v.format.read_plain(buf, self._version(v, version), strict, explain)
-            return (value, wire), not trailing
+            return (value, wire, trailing), not trailing
 
         try:
             return self._first_fit(variant, attempt)[1]
@@ -95,7 +115,7 @@ class VariantFormat:
             if self.fallback is None or strict or variant is not None:
                 raise
         message = self.decode(buf, version, strict)
-        return to_plain(message), message.version
+        return to_plain(message), message.version, len(message.unknown_trailing)
 
     @staticmethod
     def _version(v: Variant, version: int | None) -> int | None:
