@@ -81,6 +81,9 @@ class Framing:
     max_version = MAX_VERSION  # the largest version the framing's version field can hold
     probing = False  # whether a newer version can be read as far as its version header (KIP-268)
 
+    def __init__(self, forward: ForwardPolicy = ForwardPolicy.REFUSE) -> None:
+        self.forward = forward
+
     def read(self, buf: bytes, versions: Versions, version: int | None, type_name: str, strict: bool) -> Header:
         raise NotImplementedError
 
@@ -117,6 +120,15 @@ class Framing:
             return None
         return versions.high if self.forward is ForwardPolicy.CLAMP else version
 
+    def found(self, wire: int, body_offset: int, versions: Versions, version: int | None, type_name: str,
+              strict: bool) -> Header:
+        """The header of a version read from the bytes (``version``: the one the caller expects, if any)."""
+        if version is not None and version != wire:
+            raise DecodeError(f"the bytes carry version {wire}, not {version}", type_name=type_name, offset=0)
+        if versions.low <= wire <= versions.high:
+            return _header(wire, wire, body_offset)
+        return _header(wire, self.layout_for(wire, versions, type_name, strict), body_offset)
+
     def write_layout(self, version: int, versions: Versions, type_name: str, keeps_forward: bool) -> int:
         if isinstance(version, bool) or not isinstance(version, int):
             raise EncodeError(f"a version is an integer, not {version!r}", type_name=type_name)
@@ -132,9 +144,6 @@ class Framing:
 class Unframed(Framing):
     """No version on the wire: the caller supplies it (or the spec has a single version)."""
 
-    def __init__(self, forward: ForwardPolicy = ForwardPolicy.REFUSE) -> None:
-        self.forward = forward
-
     def read(self, buf: bytes, versions: Versions, version: int | None, type_name: str, strict: bool) -> Header:
         if version is None:
             if versions.low != versions.high:
@@ -147,8 +156,7 @@ class Unframed(Framing):
 
 
 class Int16Prefixed(Framing):
-    def __init__(self, forward: ForwardPolicy) -> None:
-        self.forward = forward
+    """An int16 version, then the body."""
 
     def read(self, buf: bytes, versions: Versions, version: int | None, type_name: str, strict: bool) -> Header:
         if len(buf) < 2:
@@ -157,11 +165,9 @@ class Int16Prefixed(Framing):
         if wire & 0x8000:
             raise DecodeError(f"unsupported version {wire - 0x10000}", type_name=type_name, version=wire - 0x10000,
                               offset=0)
-        if version is not None and version != wire:
-            raise DecodeError(f"the bytes carry version {wire}, not {version}", type_name=type_name, offset=0)
-        if versions.low <= wire <= versions.high:
-            return _header(wire, wire, 2)
-        return _header(wire, self.layout_for(wire, versions, type_name, strict), 2)
+        if versions.low <= wire <= versions.high and (version is None or version == wire):
+            return _header(wire, wire, 2)  # the common case without a call: this is every bulk decode's path
+        return self.found(wire, 2, versions, version, type_name, strict)
 
     def write(self, out: bytearray, version: int) -> None:
         out += version.to_bytes(2, "big", signed=True)
@@ -212,11 +218,7 @@ class LeadingVersion(Framing):
 
     def read(self, buf: bytes, versions: Versions, version: int | None, type_name: str, strict: bool) -> Header:
         wire, _ = read_number(self.kind, buf, 0, self.field, type_name)
-        if version is not None and version != wire:
-            raise DecodeError(f"the bytes carry version {wire}, not {version}", type_name=type_name, offset=0)
-        if versions.low <= wire <= versions.high:
-            return _header(wire, wire, 0)
-        return _header(wire, self.layout_for(wire, versions, type_name, strict), 0)
+        return self.found(wire, 0, versions, version, type_name, strict)
 
     def write(self, out: bytearray, version: int) -> None:
         return None  # the body's own version field writes it
