@@ -216,6 +216,11 @@ def test_every_prefix_of_every_vector_is_a_decode_error():
 
 
 # ---------------------------------------------------------------- the fast reader agrees with the reference
+def mutate(data: bytes, draw) -> bytes:
+    """``data`` with one kind of damage (for other tests' hypothesis draws)."""
+    return draw(damaged(data))
+
+
 AGREEMENT = versioned(registered_formats()) + versioned([PROBE_FMT]) + versioned(upstream_formats())[::3]
 
 

@@ -20,6 +20,8 @@ from typing import Any
 
 import pyarrow as pa
 
+from kafka_meta.wire.errors import Fault
+
 UTF8 = "utf8"
 # wire kind -> (array typecode, Arrow type of the raw values, struct format for single values)
 FIXED_KINDS = {
@@ -40,8 +42,8 @@ def arrow_text(value: Any) -> Any:
     return value
 
 
-class InvalidUtf8(Exception):
-    """A string column held bytes that are not UTF-8 (the caller re-reads the batch row by row)."""
+# a string column held bytes that are not UTF-8 (the caller re-reads the batch row by row): the codec's one fault
+InvalidUtf8 = Fault
 
 
 class Column:
