@@ -41,9 +41,12 @@ class SpecBuilder:
 
     def build(self, version: int) -> KStruct:
         """The construct for the message body at ``version`` (any version at or above the lowest)."""
-        if version not in self._built:
-            self._built[version] = self.struct(self.spec.name, self.spec.fields, version, root=True)
-        return self._built[version]
+        tree = self._built.get(version)
+        if tree is None:
+            tree = self.struct(self.spec.name, self.spec.fields, version, root=True)
+            if version is None or version <= self.spec.valid_versions.high + 1:  # newer ones come from the input
+                self._built[version] = tree
+        return tree
 
     def struct(self, name: str, fields: list[FieldSpec], version: int, root: bool = False) -> KStruct:
         flexible = self.spec.flexible(version)

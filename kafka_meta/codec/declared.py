@@ -91,7 +91,9 @@ class DeclaredFormat(MessageFormat):
     def construct(self, version: int) -> KStruct:
         tree = self._trees.get(version)
         if tree is None:
-            tree = self._trees[version] = self._layout(version)
+            tree = self._layout(version)
+            if version is None or version <= self.versions.high + 1:  # newer ones come from the input: not kept
+                self._trees[version] = tree
         return tree
 
     def make_models(self) -> DeclaredModels:

@@ -21,6 +21,9 @@ if TYPE_CHECKING:
     from kafka_meta.codec.format import MessageFormat
 
 
+MAX_REMEMBERED = 1024  # (key, version) pairs whose inner decoder a dispatch keeps at hand
+
+
 class Dispatch(KafkaConstruct):
     """The body of whichever format ``formats()[key]`` is, at ``version`` (both bound earlier)."""
 
@@ -34,6 +37,7 @@ class Dispatch(KafkaConstruct):
         self.reads = (key, version)
         self._formats = formats
         self.what = what
+        self.remembered: list[dict[tuple[int, int], Callable]] = []  # each generated decoder's (key, version) table
 
     def formats(self) -> Mapping[int, MessageFormat]:
         return self._formats()
@@ -78,6 +82,7 @@ class Dispatch(KafkaConstruct):
         select = self._select
         typed = mode.name == "typed"
         decoders: dict[tuple[int, int], Callable] = {}
+        self.remembered.append(decoders)
         seen: list[Mapping[int, MessageFormat] | None] = [None]
 
         def decode(key: int, version: int, buf: bytes, pos: int, blen: int) -> tuple[Any, int]:
@@ -91,7 +96,9 @@ class Dispatch(KafkaConstruct):
                     fmt, layout = select(key, version, strict)
                 except LookupError:
                     raise Fault("unknown") from None
-                fn = decoders[key, version] = mode.inner_decoder(fmt, layout, strict)
+                fn = mode.inner_decoder(fmt, layout, strict)
+                if len(decoders) < MAX_REMEMBERED:  # keys and versions come from the input: keep a bounded few
+                    decoders[key, version] = fn
             value, end = fn(buf, pos, blen)
             if typed:
                 value.__pydantic_private__["_version"] = version

@@ -132,19 +132,28 @@ class MessageFormat:
     def decoder_in(self, mode: ValueMode, version: int, strict: bool = False) -> Callable:
         """The generated ``fn(buf, pos, blen) -> (value, end)`` of layout ``version`` producing ``mode``'s values
         (modes other than plain and typed are how other layers, e.g. Spark rows, get values of their own)."""
-        table = self._table("d", mode.name, strict)
-        fn = table.get(version)
-        if fn is None:
-            fn = compile_decoder(self.construct(version), mode, strict, f"{self.name} v{version}")
-            table[version] = fn
-        return fn
+        return self._compiled(self._table("d", mode.name, strict), version,
+                              lambda tree, slot: compile_decoder(tree, mode, strict, f"{self.name} v{slot}"))
 
     def encoder(self, version: int, typed: bool) -> Callable:
-        table = self._table("e", TypedMode.name if typed else PLAIN.name, False)
-        fn = table.get(version)
+        return self._compiled(self._table("e", TypedMode.name if typed else PLAIN.name, False), version,
+                              lambda tree, slot: compile_encoder(tree, self._mode(typed), f"{self.name} v{slot}"))
+
+    def layout_slot(self, layout: int) -> int:
+        """Which compiled codecs serve ``layout``: its own, or for every version newer than known one shared
+        slot (the first of them: a spec's field ranges evaluate alike at all of them), so the input cannot
+        decide how many codecs are generated and kept. A framing whose version is a body field makes each
+        version's tree its own."""
+        forward = self.versions.high + 1
+        return forward if layout > forward and not self.framing.owns_body_field else layout
+
+    def _compiled(self, table: dict[int, Callable], layout: int, compile_tree: Callable) -> Callable:
+        slot = self.layout_slot(layout)
+        fn = table.get(slot)
         if fn is None:
-            fn = compile_encoder(self.construct(version), self._mode(typed), f"{self.name} v{version}")
-            table[version] = fn
+            fn = compile_tree(self.construct(slot), slot)
+            if slot <= self.versions.high + 1:  # the known versions and the shared newer one: bounded by the spec
+                table[slot] = fn
         return fn
 
     # ------------------------------------------------------------------ reading

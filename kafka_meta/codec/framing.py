@@ -80,6 +80,7 @@ class Framing:
     forward = ForwardPolicy.REFUSE
     max_version = MAX_VERSION  # the largest version the framing's version field can hold
     probing = False  # whether a newer version can be read as far as its version header (KIP-268)
+    owns_body_field = False  # whether the version is a field of the body (then each version's layout differs)
 
     def __init__(self, forward: ForwardPolicy = ForwardPolicy.REFUSE) -> None:
         self.forward = forward
@@ -206,6 +207,7 @@ class LeadingVersion(Framing):
     """
 
     probing = True
+    owns_body_field = True
 
     def __init__(self, kind: str, field: str, forward: ForwardPolicy, companions: Sequence[Companion] = ()) -> None:
         if kind != "uvarint" and kind not in FIXED:
