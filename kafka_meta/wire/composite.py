@@ -19,7 +19,6 @@ from kafka_meta.wire.errors import Fault
 from kafka_meta.wire.primitives import Fixed, KafkaConstruct, _Sized
 from kafka_meta.wire.runtime import UNKNOWN_KEY, read_exact, read_uvarint, remaining, write_tagged
 
-SEQUENCES = (list, tuple)  # what an array's value may be (a str or a dict has a length too, but is not one)
 _ARRAY_FORMAT = {"int8": "b", "int16": "h", "int32": "i", "int64": "q", "uint16": "H", "uint32": "I",
                  "float64": "d"}
 
@@ -71,15 +70,15 @@ class KArray(_Sized):
         em.line(f"if {n} * {min_size} > blen - pos: raise _Bad('count')" if min_size > 1
                 else f"if {n} > blen - pos: raise _Bad('count')")
 
-    def emit_list_check(self, em: Any, lst: str) -> None:
-        """The generated counterpart of the list check of :meth:`_build_present`."""
-        em.line(f"if not isinstance({lst}, {em.const(SEQUENCES, '_seq')}): raise _Unwritable('not a list')")
-
     def _build_present(self, obj: Any, stream: Any, context: Any, path: str) -> None:
-        if not isinstance(obj, SEQUENCES):
-            raise Fault(f"expected a list, got {type(obj).__name__}")
-        self._write_length(len(obj), stream)
-        for i, item in enumerate(obj):
+        # as the generated writer: anything with a length that iterates (it checks nothing more, for speed)
+        try:
+            len(obj)
+            items = list(obj)
+        except TypeError:
+            raise Fault(f"expected a list, got {type(obj).__name__}") from None
+        self._write_length(len(items), stream)
+        for i, item in enumerate(items):
             _build_child(self.element, item, stream, context, path, f"[{i}]")
 
     def emit_decode(self, em: Any, target: str) -> None:
@@ -102,7 +101,6 @@ class KArray(_Sized):
         lst = em.var("l")
         em.line(f"{lst} = {expr}")
         with self.emit_write_present(em, lst):
-            self.emit_list_check(em, lst)
             self.emit_write_length(em, f"len({lst})")
             if isinstance(self.element, Fixed):
                 fmt = _ARRAY_FORMAT[self.element.kind]

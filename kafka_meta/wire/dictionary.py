@@ -79,7 +79,6 @@ class Dictionary(KArray):
     def emit_encode(self, em: Any, expr: str) -> None:
         lst, lookup, item = em.var("l"), em.var("dnx"), em.var("x")
         em.line(f"{lst} = {expr}")
-        self.emit_list_check(em, lst)
         self.emit_write_length(em, f"len({lst})")
         em.line(f"{lookup} = {{}}")
         with em.block(f"for {item} in {lst}:"):
