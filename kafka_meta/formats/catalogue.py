@@ -13,7 +13,7 @@ from typing import Any
 
 from kafka_meta.codec.format import SpecFormat
 from kafka_meta.codec.registry import REGISTRY, Format, Registry, schema_root
-from kafka_meta.formats import assignors, consumer, control, kraft, offsets, streams
+from kafka_meta.formats import assignors, consumer, control, kraft, offsets, protocol, streams
 from kafka_meta.formats.family import FormatPlugin
 from kafka_meta.models.base import Message
 from kafka_meta.spec.loader import iter_spec_files, load_spec
@@ -26,6 +26,7 @@ PLUGINS: tuple[FormatPlugin, ...] = (
     control.PLUGIN,
     kraft.PLUGIN,
     offsets.PLUGIN,
+    protocol.PLUGIN,
     streams.PLUGIN,
 )
 
