@@ -1,0 +1,351 @@
+"""Rebalance rounds from captured exchanges (the capture reader's request/response pairs).
+
+A classic round is the set of JoinGroup exchanges whose responses carry one generation, and the SyncGroup
+exchanges of that generation: it starts with the first JoinGroup request and ends with the last SyncGroup
+response, which is when the last member could resume work. JoinGroup calls the coordinator refused
+(MEMBER_ID_REQUIRED, REBALANCE_IN_PROGRESS...) belong to the round they were trying to reach; a JoinGroup
+never answered opens a round that never completed. Each round is then compared with the one before it to
+say what set it off and which partitions moved.
+
+Exchanges are the dicts of the capture layer's contract (``Exchange.to_dict()``: camelCase names, nested
+member metadata decoded in place, with ``_type``/``_version``); member metadata still in bytes is decoded
+here, so rows from any reader work.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import kafka_meta as km
+from kafka_meta.analysis.codes import REBALANCE_IN_PROGRESS, error_name
+from kafka_meta.analysis.timeline import (
+    Commit,
+    Evidence,
+    GroupTimeline,
+    MemberRound,
+    Round,
+    TopicPartition,
+    sort_rounds,
+    tp_labels,
+)
+
+COOPERATIVE = ("cooperative-sticky",)
+USER_DATA_TYPES = {"cooperative-sticky": "CooperativeStickyAssignorUserData", "sticky": "StickyAssignorUserData",
+                   "stream": None}
+JOIN, SYNC, HEARTBEAT, LEAVE, COMMIT = "JoinGroup", "SyncGroup", "Heartbeat", "LeaveGroup", "OffsetCommit"
+
+
+def as_dict(exchange: Any) -> dict[str, Any]:
+    """An exchange as its contract dict, whether given as a dict, an ``Exchange`` or a pydantic model."""
+    if isinstance(exchange, Mapping):
+        return dict(exchange)
+    for method in ("to_dict", "model_dump"):
+        if hasattr(exchange, method):
+            return dict(getattr(exchange, method)())
+    raise TypeError(f"not an exchange: {type(exchange).__name__}")
+
+
+def _evidence(ex: Mapping[str, Any]) -> Evidence:
+    source = ex.get("source") or {}
+    return Evidence(file=source.get("file"), frame=source.get("frame"), ts=ex.get("ts"))
+
+
+def _nested(value: Any, type_name: str) -> dict[str, Any] | None:
+    """Member metadata as a dict: decoded by the reader already, or decoded here from its bytes."""
+    if isinstance(value, Mapping):
+        return dict(value)
+    if isinstance(value, bytes | bytearray) and value:
+        try:
+            msg = km.decode(type_name, bytes(value))
+        except km.KafkaMetaError as e:
+            return {"_type": type_name, "_error": str(e), "_raw": bytes(value)}
+        return msg.model_dump(by_alias=True) | {"_type": type_name, "_version": msg.version}
+    return None
+
+
+def _partitions(groups: Any) -> set[TopicPartition]:
+    out: set[TopicPartition] = set()
+    for g in groups or []:
+        if isinstance(g, Mapping):
+            out.update((str(g.get("topic")), int(p)) for p in g.get("partitions") or [])
+    return out
+
+
+def _user_data(member: MemberRound, user_data: Any, assignment: bool) -> None:
+    if isinstance(user_data, Mapping):
+        kind, version = user_data.get("_type"), user_data.get("_version")
+        if user_data.get("_error"):
+            member.errors.append(f"{kind or 'user data'}: {user_data['_error']}")
+            return
+        if kind == "SubscriptionInfo" and not assignment:
+            member.streams_version, member.streams_latest = version, user_data.get("latestSupportedVersion")
+        elif kind == "AssignmentInfo" and assignment:
+            member.streams_assignment_version = version
+        if kind and not assignment:
+            member.user_data = f"{kind} v{version}"
+
+
+def _subscription(member: MemberRound, metadata: Any) -> None:
+    sub = _nested(metadata, "ConsumerProtocolSubscription")
+    if sub is None:
+        return
+    if sub.get("_error"):
+        member.errors.append(f"subscription: {sub['_error']}")
+        return
+    member.subscription_version = sub.get("_version")
+    member.topics = list(sub.get("topics") or [])
+    if member.subscription_version is not None and member.subscription_version >= 1:
+        member.owned = _partitions(sub.get("ownedPartitions"))
+    _user_data(member, sub.get("userData"), assignment=False)
+
+
+def _assignment(member: MemberRound, value: Any) -> None:
+    asg = _nested(value, "ConsumerProtocolAssignment")
+    if asg is None:
+        if value is not None:
+            member.assigned = set()  # an empty assignment: nothing handed out
+        return
+    if asg.get("_error"):
+        member.errors.append(f"assignment: {asg['_error']}")
+        return
+    member.assigned = _partitions(asg.get("assignedPartitions"))
+    member.assignment_version = asg.get("_version")
+    _user_data(member, asg.get("userData"), assignment=True)
+
+
+class _GroupBuilder:
+    """Rounds of one group, built from its exchanges in time order."""
+
+    def __init__(self, group: str) -> None:
+        self.timeline = GroupTimeline(group)
+        self.by_generation: dict[int, Round] = {}
+        self.refused: list[dict[str, Any]] = []  # JoinGroup calls without a generation
+        self.heartbeats: list[dict[str, Any]] = []
+        self.leaves: list[dict[str, Any]] = []
+
+    def round(self, generation: int, ex: Mapping[str, Any]) -> Round:
+        if generation not in self.by_generation:
+            self.by_generation[generation] = Round(self.timeline.group, "capture", generation=generation,
+                                                   evidence=_evidence(ex))
+        return self.by_generation[generation]
+
+    @staticmethod
+    def member(r: Round, member_id: str) -> MemberRound:
+        found = r.member(member_id)
+        if found is None:
+            found = MemberRound(member_id)
+            r.members.append(found)
+        return found
+
+    def join(self, ex: dict[str, Any]) -> None:
+        req, resp = ex.get("request") or {}, ex.get("response") or {}
+        generation = resp.get("generationId")
+        if ex.get("responseTs") is None or resp.get("errorCode") or generation is None or generation < 0:
+            self.refused.append(ex)
+            return
+        r = self.round(generation, ex)
+        r.start = ex["ts"] if r.start is None else min(r.start, ex["ts"])
+        r.protocol = resp.get("protocolName") or r.protocol
+        r.protocol_type = resp.get("protocolType") or req.get("protocolType") or r.protocol_type
+        r.leader = resp.get("leader") or r.leader
+        m = self.member(r, resp.get("memberId") or ex.get("memberId") or "")
+        m.client_id, m.client, m.joined_at, m.evidence = ex.get("clientId"), ex.get("client"), ex["ts"], _evidence(ex)
+        m.protocols = [p.get("name") for p in req.get("protocols") or []]
+        chosen = next((p for p in req.get("protocols") or [] if p.get("name") == r.protocol), None)
+        if chosen is not None:
+            _subscription(m, chosen.get("metadata"))
+        for other in resp.get("members") or []:  # the leader's view: every member's metadata
+            om = self.member(r, other.get("memberId") or "")
+            if om.subscription_version is None and not om.errors:
+                _subscription(om, other.get("metadata"))
+
+    def sync(self, ex: dict[str, Any]) -> None:
+        req, resp = ex.get("request") or {}, ex.get("response") or {}
+        generation = req.get("generationId", ex.get("generationId"))
+        if generation is None:
+            return
+        r = self.round(generation, ex)
+        m = self.member(r, req.get("memberId") or ex.get("memberId") or "")
+        if ex.get("responseTs") is not None:
+            m.synced_at = ex["responseTs"]
+            r.end = m.synced_at if r.end is None else max(r.end, m.synced_at)
+        code = ex.get("errorCode") or resp.get("errorCode")
+        if code:
+            r.error_codes[code] += 1
+            m.errors.append(f"SyncGroup answered {error_name(code)}")
+        for a in req.get("assignments") or []:  # the leader's SyncGroup: everyone's assignment
+            _assignment(self.member(r, a.get("memberId") or ""), a.get("assignment"))
+        if m.assigned is None and "assignment" in resp:
+            _assignment(m, resp.get("assignment"))
+
+    def place_refused(self) -> None:
+        """Refused or unanswered joins go to the round they were reaching; the rest form unfinished rounds."""
+        rounds = sort_rounds(list(self.by_generation.values()))
+        for ex in self.refused:
+            resp = ex.get("response") or {}
+            target = next((r for r in rounds if r.end is None or r.end >= ex["ts"]), None)
+            if target is None:
+                target = Round(self.timeline.group, "capture", start=ex["ts"], complete=False,
+                               protocol_type=(ex.get("request") or {}).get("protocolType"), evidence=_evidence(ex))
+                rounds.append(target)
+            target.start = ex["ts"] if target.start is None else min(target.start, ex["ts"])
+            m = self.member(target, ex.get("memberId") or resp.get("memberId") or "")
+            m.client_id, m.client = m.client_id or ex.get("clientId"), m.client or ex.get("client")
+            if m.joined_at is None or ex["ts"] < m.joined_at:
+                m.joined_at, m.evidence = ex["ts"], _evidence(ex)
+            if resp.get("errorCode"):
+                target.error_codes[resp["errorCode"]] += 1
+            if ex.get("responseTs") is None:
+                m.errors.append("JoinGroup never answered")
+                if m.protocols == []:
+                    m.protocols = [p.get("name") for p in (ex.get("request") or {}).get("protocols") or []]
+                    chosen = next(iter((ex.get("request") or {}).get("protocols") or []), None)
+                    if chosen is not None:
+                        _subscription(m, chosen.get("metadata"))
+        self.timeline.rounds = sort_rounds(rounds)
+
+    def finish(self, commits: list[Commit]) -> GroupTimeline:
+        self.place_refused()
+        previous: Round | None = None
+        for r in self.timeline.rounds:
+            r.complete = r.complete and bool(r.members) and all(m.synced_at is not None for m in r.members)
+            if r.protocol_type is None and r.members:
+                r.protocol_type = "consumer" if any(m.subscription_version is not None for m in r.members) else None
+            _moves(r, previous)
+            self._triggers(r, previous)
+            previous = r
+        by_generation = defaultdict(int)
+        for c in commits:
+            if c.generation is not None:
+                by_generation[c.generation] += 1
+        for r in self.timeline.rounds:
+            r.commits = by_generation.get(r.generation, 0) if r.generation is not None else 0
+        self.timeline.commits = commits
+        if any(r.protocol == "stream" for r in self.timeline.rounds):
+            self.timeline.kind = "streams"
+        return self.timeline
+
+    def _triggers(self, r: Round, previous: Round | None) -> None:
+        since = previous.start if previous is not None and previous.start is not None else float("-inf")
+        until = r.end if r.end is not None else (r.start or 0.0)
+        for hb in self.heartbeats:
+            if since < hb["ts"] <= until and hb.get("errorCode"):
+                r.heartbeat_errors[hb["errorCode"]] += 1
+        joiners = sorted((m for m in r.members if m.joined_at is not None), key=lambda m: m.joined_at or 0.0)
+        first = joiners[0].member_id if joiners else None
+        if previous is None:
+            r.triggers.append(f"first round seen: {', '.join(m.member_id or '(new)' for m in joiners)} joined")
+            r.trigger_member = first
+            return
+        before, now = {m.member_id for m in previous.members}, {m.member_id for m in r.members}
+        culprit: str | None = None
+        new = sorted(now - before, key=lambda i: r.member(i).joined_at or 0.0)  # type: ignore[union-attr]
+        if new:
+            r.triggers.append(f"member joined: {', '.join(i or '(no id yet)' for i in new)}")
+            culprit = new[0]
+        left = {_leaver(ex) for ex in self.leaves if since < ex["ts"] <= (r.start or until)}
+        for gone in sorted(before - now):
+            r.triggers.append(f"member left: {gone} (LeaveGroup)" if gone in left else
+                              f"member dropped out: {gone} (session timeout or removed)")
+            culprit = culprit or gone
+        for m in r.members:
+            old = previous.member(m.member_id)
+            if old is None:
+                continue
+            if old.topics and m.topics and sorted(old.topics) != sorted(m.topics):
+                r.triggers.append(f"subscription changed: {m.member_id} now subscribes to {', '.join(m.topics)}")
+                culprit = culprit or m.member_id
+            if old.versions != m.versions and "-" not in (old.versions, m.versions):
+                r.triggers.append(f"metadata changed: {m.member_id} now sends {m.versions} (was {old.versions})")
+                culprit = culprit or m.member_id
+        if r.phase == "assign":
+            r.triggers.append(f"follow-up of cooperative round {previous.generation}: the partitions it revoked "
+                              "are handed out")
+        hb = r.heartbeat_errors.get(REBALANCE_IN_PROGRESS, 0)
+        if hb:
+            r.triggers.append(f"{hb} heartbeat(s) answered REBALANCE_IN_PROGRESS: members learned of it then")
+        if not culprit and r.phase != "assign":
+            r.triggers.append(f"a member rejoined: {first} first")
+        r.trigger_member = culprit or first
+
+
+def _leaver(ex: Mapping[str, Any]) -> str | None:
+    req = ex.get("request") or {}
+    if req.get("memberId"):
+        return req["memberId"]
+    members = req.get("members") or []
+    return members[0].get("memberId") if members else ex.get("memberId")
+
+
+def _moves(r: Round, previous: Round | None) -> None:
+    """Each member's revoked and newly assigned partitions, the partitions that changed owner, and, for a
+    cooperative group, which of its two phases the round is."""
+    before_owner: dict[TopicPartition, str] = {}
+    if previous is not None:
+        for pm in previous.members:
+            for tp in pm.assigned or set():
+                before_owner[tp] = pm.member_id
+    now_owner: dict[TopicPartition, str] = {}
+    for m in r.members:
+        previous_member = previous.member(m.member_id) if previous is not None else None
+        before = m.owned if m.owned is not None else (
+            previous_member.assigned if previous_member is not None and previous_member.assigned is not None
+            else set())
+        if m.assigned is not None:
+            m.revoked = before - m.assigned
+            m.added = m.assigned - before
+            for tp in m.assigned:
+                now_owner[tp] = m.member_id
+    if previous is not None and all(m.assigned is not None for m in r.members):
+        r.moved = {tp for tp in set(before_owner) | set(now_owner) if before_owner.get(tp) != now_owner.get(tp)}
+    else:
+        r.moved = {tp for m in r.members for tp in m.revoked | m.added}
+    if r.protocol in COOPERATIVE:
+        withheld = {tp for m in r.members for tp in m.revoked} - set(now_owner)
+        if withheld:
+            r.phase = "revoke"
+        elif previous is not None and previous.phase == "revoke":
+            r.phase = "assign"
+
+
+def build_timelines(exchanges: Iterable[Any]) -> dict[str, GroupTimeline]:
+    """Per group, its rounds from captured exchanges (any order; they are sorted by time)."""
+    rows = sorted((as_dict(e) for e in exchanges), key=lambda e: (e.get("ts") or 0.0,
+                                                                  (e.get("source") or {}).get("frame") or 0))
+    builders: dict[str, _GroupBuilder] = {}
+    commits: dict[str, list[Commit]] = defaultdict(list)
+    for ex in rows:
+        api, group = ex.get("apiName"), ex.get("groupId") or (ex.get("request") or {}).get("groupId")
+        if not group or api not in (JOIN, SYNC, HEARTBEAT, LEAVE, COMMIT) or ex.get("ts") is None:
+            continue
+        b = builders.setdefault(group, _GroupBuilder(group))
+        if api == JOIN:
+            b.join(ex)
+        elif api == SYNC:
+            b.sync(ex)
+        elif api == HEARTBEAT:
+            b.heartbeats.append(ex)
+        elif api == LEAVE:
+            b.leaves.append(ex)
+        else:
+            commits[group].append(_commit(group, ex))
+    return {name: b.finish(commits.get(name, [])) for name, b in sorted(builders.items())}
+
+
+def _commit(group: str, ex: Mapping[str, Any]) -> Commit:
+    req, resp = ex.get("request") or {}, ex.get("response") or {}
+    c = Commit(group, ex.get("ts"), member_id=req.get("memberId") or ex.get("memberId"),
+               generation=req.get("generationIdOrMemberEpoch", req.get("generationId", ex.get("generationId"))),
+               evidence=_evidence(ex))
+    for topic in req.get("topics") or []:
+        c.partitions += len(topic.get("partitions") or [])
+    for topic in resp.get("topics") or []:
+        for p in topic.get("partitions") or []:
+            if p.get("errorCode"):
+                c.error_codes[p["errorCode"]] += 1
+    return c
+
+
+__all__ = ["as_dict", "build_timelines", "tp_labels"]
