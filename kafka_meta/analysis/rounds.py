@@ -228,7 +228,7 @@ class _GroupBuilder:
         return self.timeline
 
     def _triggers(self, r: Round, previous: Round | None) -> None:
-        since = previous.start if previous is not None and previous.start is not None else float("-inf")
+        since = float("-inf") if previous is None else (previous.end or previous.start or float("-inf"))
         until = r.end if r.end is not None else (r.start or 0.0)
         for hb in self.heartbeats:
             if since < hb["ts"] <= until and hb.get("errorCode"):
@@ -245,7 +245,7 @@ class _GroupBuilder:
         if new:
             r.triggers.append(f"member joined: {', '.join(i or '(no id yet)' for i in new)}")
             culprit = new[0]
-        left = {_leaver(ex) for ex in self.leaves if since < ex["ts"] <= (r.start or until)}
+        left = {_leaver(ex) for ex in self.leaves if (previous.start or since) < ex["ts"] <= until}
         for gone in sorted(before - now):
             r.triggers.append(f"member left: {gone} (LeaveGroup)" if gone in left else
                               f"member dropped out: {gone} (session timeout or removed)")
@@ -261,11 +261,11 @@ class _GroupBuilder:
                 r.triggers.append(f"metadata changed: {m.member_id} now sends {m.versions} (was {old.versions})")
                 culprit = culprit or m.member_id
         if r.phase == "assign":
-            r.triggers.append(f"follow-up of cooperative round {previous.generation}: the partitions it revoked "
-                              "are handed out")
+            r.triggers.append(f"cooperative follow-up: the partitions round {previous.generation} revoked are "
+                              "handed out")
         hb = r.heartbeat_errors.get(REBALANCE_IN_PROGRESS, 0)
         if hb:
-            r.triggers.append(f"{hb} heartbeat(s) answered REBALANCE_IN_PROGRESS: members learned of it then")
+            r.triggers.append(f"REBALANCE_IN_PROGRESS on heartbeats: {hb} answered so, the members learned of it then")
         if not culprit and r.phase != "assign":
             r.triggers.append(f"a member rejoined: {first} first")
         r.trigger_member = culprit or first

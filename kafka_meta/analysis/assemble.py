@@ -1,0 +1,69 @@
+"""One timeline from every source: captured exchanges and ``__consumer_offsets`` rows, merged per group,
+with the findings, groups sorted by trouble. This is what the reports and report.json show.
+
+A generation seen both in a capture and in the log is one round: the capture's (it knows who joined when,
+and why) is kept; the log's commits for it are added.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from kafka_meta.analysis.findings import Finding, Thresholds, find
+from kafka_meta.analysis.generations import build_generations
+from kafka_meta.analysis.rounds import build_timelines
+from kafka_meta.analysis.timeline import GroupTimeline, sort_rounds
+
+
+@dataclass
+class Timeline:
+    groups: list[GroupTimeline] = field(default_factory=list)  # most trouble first
+    errors: list[str] = field(default_factory=list)  # inputs that could not be read, with their position
+    thresholds: Thresholds = field(default_factory=Thresholds)
+
+    @property
+    def findings(self) -> list[Finding]:
+        return [f for g in self.groups for f in g.findings]
+
+    def group(self, name: str) -> GroupTimeline | None:
+        return next((g for g in self.groups if g.group == name), None)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"groups": {g.group: g.to_json() for g in self.groups},
+                "findings": [f.to_json() for f in self.findings], "errors": self.errors,
+                "thresholds": asdict(self.thresholds)}
+
+
+def merge(into: GroupTimeline, other: GroupTimeline) -> None:
+    captured = {r.generation for r in into.rounds if r.generation is not None}
+    for r in other.rounds:
+        twin = next((c for c in into.rounds if c.generation == r.generation), None) if r.generation in captured \
+            else None
+        if twin is not None:
+            twin.commits += r.commits
+            twin.explanation = twin.explanation or r.explanation
+        else:
+            into.rounds.append(r)
+    into.rounds = sort_rounds(into.rounds)
+    into.commits += other.commits
+    if into.kind == "classic":
+        into.kind = other.kind
+
+
+def build_timeline(exchanges: Iterable[Any] = (), offsets_rows: Iterable[Mapping[str, Any]] = (),
+                   thresholds: Thresholds | None = None, offsets_file: str | None = None) -> Timeline:
+    """The whole story: rounds per group from both sources, findings per group, groups by trouble."""
+    timeline = Timeline(thresholds=thresholds or Thresholds())
+    groups = build_timelines(exchanges)
+    logged, timeline.errors = build_generations(offsets_rows, offsets_file)
+    for name, tl in logged.items():
+        if name in groups:
+            merge(groups[name], tl)
+        else:
+            groups[name] = tl
+    for tl in groups.values():
+        tl.findings = find(tl, timeline.thresholds)
+    timeline.groups = sorted(groups.values(), key=lambda g: (-g.trouble, g.group))
+    return timeline
