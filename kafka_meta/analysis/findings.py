@@ -145,7 +145,7 @@ def stuck_upgrades(tl: GroupTimeline, t: Thresholds) -> list[Finding]:
         last = run[-1]
         mix = ", ".join(f"{v} x{n}" for v, n in sorted(last.versions.items()))
         behind = _behind(last)
-        if len(run) >= t.stuck_rounds or run[-1] is tl.rounds[-1] and last.source == "offsets":
+        if len(run) >= t.stuck_rounds or (run[-1] is tl.rounds[-1] and last.source == "offsets"):
             rounds_text = f"{len(run)} rounds" if len(run) > 1 else "the last recorded generation"
             out.append(Finding("stuck-upgrade", "critical" if len(run) >= t.stuck_rounds else "warning", tl.group,
                                f"upgrade stuck half-way: members disagree on metadata versions for {rounds_text} "

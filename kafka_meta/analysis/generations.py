@@ -129,7 +129,7 @@ class _Log:
             self.generation(group, record, ts, where)
         elif number == CONSUMER_GROUP_METADATA:
             tl = self.timeline(group, "consumer (KIP-848)")
-            tl.rounds.append(Round(group, "offsets", generation=value.epoch, start=ts, end=ts,
+            tl.rounds.append(Round(group, "offsets", generation=value.epoch, start=ts,
                                    protocol_type="consumer", evidence=where,
                                    triggers=[f"group epoch bumped to {value.epoch}"]))
         elif number == PARTITION_METADATA:
@@ -148,7 +148,7 @@ class _Log:
         facts = GroupFacts(group, "classic")
         _classic(facts, record)
         metas = {m.member_id: m for m in value.members}
-        r = Round(group, "offsets", generation=value.generation, start=ts, end=ts,
+        r = Round(group, "offsets", generation=value.generation, start=ts,
                   protocol_type=value.protocol_type or None, protocol=value.protocol, leader=value.leader,
                   members=[_classic_member(n, metas.get(n.member_id)) for n in record.members or []]
                   or [MemberRound(m.member_id, client_id=m.client_id, client=m.client_host) for m in value.members],
@@ -186,10 +186,12 @@ class _Log:
 def build_generations(rows: Iterable[Mapping[str, Any]], file: str | None = None) -> tuple[dict[str, GroupTimeline],
                                                                                             list[str]]:
     """Timelines from ``__consumer_offsets`` rows in log order (``key``, ``value`` and, when known,
-    ``timestamp`` in ms, ``offset``, ``partition``), and the records that could not be read."""
+    ``timestamp`` in ms, ``offset``, ``partition``, ``_file``/``_line`` where it was read), and the records that could
+    not be read."""
     log = _Log()
     for n, row in enumerate(rows, 1):
-        where = Evidence(file=file, offset=row.get("offset", n), ts=_seconds(row.get("timestamp")))
+        where = Evidence(file=row.get("_file", file), offset=row.get("offset"), line=row.get("_line", n),
+                         ts=_seconds(row.get("timestamp")))
         try:
             key, value = _bytes(row.get("key")), _bytes(row.get("value"))
             if key is None:

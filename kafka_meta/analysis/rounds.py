@@ -265,7 +265,7 @@ class _GroupBuilder:
                               "handed out")
         hb = r.heartbeat_errors.get(REBALANCE_IN_PROGRESS, 0)
         if hb:
-            r.triggers.append(f"REBALANCE_IN_PROGRESS on heartbeats: {hb} answered so, the members learned of it then")
+            r.triggers.append(f"heartbeats answered REBALANCE_IN_PROGRESS: {hb}")
         if not culprit and r.phase != "assign":
             r.triggers.append(f"a member rejoined: {first} first")
         r.trigger_member = culprit or first

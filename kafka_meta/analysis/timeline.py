@@ -31,7 +31,8 @@ class Evidence:
 
     file: str | None = None
     frame: int | None = None  # packet number in a capture (1-based)
-    offset: int | None = None  # record offset in a log or input row number
+    offset: int | None = None  # record offset in a log
+    line: int | None = None  # line of a JSON Lines file (or row number of other inputs)
     ts: float | None = None
 
     def __str__(self) -> str:
@@ -39,11 +40,13 @@ class Evidence:
         if self.frame is not None:
             return f"{where} packet {self.frame}"
         if self.offset is not None:
-            return f"{where} offset {self.offset}"
+            return f"{where} offset {self.offset}" + (f" (line {self.line})" if self.line is not None else "")
+        if self.line is not None:
+            return f"{where} line {self.line}"
         return where
 
     def to_json(self) -> dict[str, Any]:
-        return {"file": self.file, "frame": self.frame, "offset": self.offset, "ts": self.ts}
+        return {"file": self.file, "frame": self.frame, "offset": self.offset, "line": self.line, "ts": self.ts}
 
 
 @dataclass

@@ -21,6 +21,7 @@ from kafka_meta.analysis.timeline import GroupTimeline, Round
 
 SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
 MAX_LIST = 6
+PIPE_WIDTH = 160
 
 
 def clock(ts: float | None) -> str:
@@ -96,6 +97,8 @@ def render_terminal(timeline: Timeline, file: IO[str] | None = None, width: int 
     """Print the report. ``color=None`` lets rich decide from the stream (a terminal gets colour)."""
     console = Console(file=file, width=width, highlight=False, soft_wrap=False,
                       force_terminal=color if color else None, no_color=color is False)
+    if width is None and not console.is_terminal:
+        console.width = PIPE_WIDTH  # a file or a pipe has no width: do not squeeze the tables into 80 columns
     rounds = sum(len(g.rounds) for g in timeline.groups)
     console.print(Text(f"Rebalance timeline: {len(timeline.groups)} group(s), {rounds} round(s), "
                        f"{len(timeline.findings)} finding(s)", style="bold"))
@@ -110,7 +113,7 @@ def render_terminal(timeline: Timeline, file: IO[str] | None = None, width: int 
             console.print(f"  {e}")
 
 
-def terminal_text(timeline: Timeline, width: int = 160) -> str:
+def terminal_text(timeline: Timeline, width: int = PIPE_WIDTH) -> str:
     """The report as plain text (no colour), e.g. for report.txt."""
     out = io.StringIO()
     render_terminal(timeline, file=out, width=width, color=False)
