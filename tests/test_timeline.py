@@ -1,0 +1,152 @@
+"""The rebalance timeline and its findings, from real captures (aiokafka and confluent-kafka on librdkafka's
+mock cluster) and from the bundled ``__consumer_offsets`` sample."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+from pcap_exchanges import CAPTURES, capture_exchanges
+
+from kafka_meta.analysis.assemble import build_timeline
+from kafka_meta.analysis.findings import Thresholds
+from kafka_meta.analysis.generations import build_generations
+from kafka_meta.analysis.rounds import build_timelines
+
+SAMPLE = Path(__file__).resolve().parents[1] / "fixtures" / "captures" / "capture.jsonl"
+
+
+@pytest.fixture(scope="module")
+def range_exchanges() -> list[dict]:
+    return capture_exchanges(CAPTURES["range"])
+
+
+@pytest.fixture(scope="module")
+def coop_exchanges() -> list[dict]:
+    return capture_exchanges(CAPTURES["coop"])
+
+
+def sample_rows() -> list[dict]:
+    return [r for r in map(json.loads, SAMPLE.read_text().splitlines()) if "key" in r]
+
+
+def test_eager_rounds_from_a_capture(range_exchanges):
+    tl = build_timelines(range_exchanges)["g-aio-range"]
+    assert [r.generation for r in tl.rounds] == [2, 3, 4]
+    first, joined, left = tl.rounds
+    founder = first.leader
+    assert first.members[0].member_id == founder and first.triggers[0].startswith("first round seen")
+    # generation 3: two members joined the founder; it stays leader, and its eager revocation is visible
+    assert joined.leader == founder and len(joined.members) == 3
+    newcomers = sorted(m.member_id for m in joined.members if m.member_id != founder)
+    assert joined.triggers[0].startswith("member joined: ")
+    assert sorted(joined.triggers[0].split(": ")[1].split(", ")) == newcomers
+    assert joined.trigger_member in newcomers
+    old = joined.member(founder)
+    assert old.revoked == first.members[0].assigned - old.assigned and old.revoked
+    # generation 4: the leader left with a LeaveGroup; a newcomer leads
+    assert left.triggers[0] == f"member left: {founder} (LeaveGroup)" and left.trigger_member == founder
+    assert left.leader in newcomers and founder not in {m.member_id for m in left.members}
+    # the leader's SyncGroup handed out exactly what each member's own SyncGroup answer says it got
+    for ex in range_exchanges:
+        if ex["apiName"] == "SyncGroup" and isinstance((ex["response"] or {}).get("assignment"), dict):
+            r = next(x for x in tl.rounds if x.generation == ex["generationId"])
+            got = {(t["topic"], p) for t in ex["response"]["assignment"]["assignedPartitions"] for p in t["partitions"]}
+            assert r.member(ex["memberId"]).assigned == got
+    # every partition is owned by one member after each round
+    for r in tl.rounds:
+        owned = [tp for m in r.members for tp in m.assigned]
+        assert len(owned) == len(set(owned))
+    assert all(r.eager and r.complete and r.duration_ms > 0 for r in tl.rounds)
+    assert [r.heartbeat_errors.get(27, 0) > 0 for r in tl.rounds] == [False, True, True]
+
+
+def test_eager_pause_findings_follow_the_threshold(range_exchanges):
+    timeline = build_timeline(range_exchanges)
+    pauses = [f for f in timeline.findings if f.kind == "eager-pause"]
+    rounds = build_timelines(range_exchanges)["g-aio-range"].rounds
+    assert [f.generations for f in pauses] == [[r.generation] for r in rounds if r.duration_ms > 5000]
+    assert pauses and all(f.evidence[0].frame for f in pauses)
+    longest = max(r.duration_ms for r in rounds)
+    relaxed = build_timeline(range_exchanges, thresholds=Thresholds(eager_pause_ms=longest + 1))
+    assert not [f for f in relaxed.findings if f.kind == "eager-pause"]
+
+
+def test_cooperative_two_phases_storm_and_zombies(coop_exchanges):
+    timeline = build_timeline(coop_exchanges)
+    tl = timeline.group("g-cfk-coop")
+    gens = [r.generation for r in tl.rounds]
+    assert gens[:4] == [2, 3, 4, 5] and gens[4] is None  # a last JoinGroup the capture never saw answered
+    revoke, follow_up = tl.rounds[1], tl.rounds[2]
+    assert (revoke.phase, follow_up.phase) == ("revoke", "assign")
+    leader = revoke.member(revoke.leader)
+    # cooperative: the leader kept what it still owns and gave up only what moves (no stop-the-world)
+    assert leader.owned and leader.revoked == leader.owned - leader.assigned
+    assert leader.assigned <= leader.owned and not revoke.eager
+    assert {tp for m in revoke.members for tp in m.assigned}.isdisjoint(leader.revoked)
+    assert follow_up.triggers[0].startswith("cooperative follow-up")
+    assert not tl.rounds[-1].complete and "JoinGroup never answered" in tl.rounds[-1].members[0].errors
+
+    kinds = [f.kind for f in tl.findings]
+    assert kinds[0] == "storm" and "ownership-conflict" not in kinds
+    storm = tl.findings[0]
+    assert storm.generations == [2, 3, 4, 5] and "5 rounds in" in storm.summary
+    zombies = [f for f in tl.findings if f.kind == "zombie-commit"]
+    assert [f.evidence[0].frame for f in zombies] == [311, 377]  # commits the coordinator refused
+    assert all("22 ILLEGAL_GENERATION" in f.summary for f in zombies)
+    unfinished = [f for f in tl.findings if f.kind == "join-unfinished"]
+    assert unfinished[-1].member == tl.rounds[-1].members[0].member_id
+    calmer = build_timeline(coop_exchanges, thresholds=Thresholds(storm_rounds=6)).group("g-cfk-coop")
+    assert "storm" not in [f.kind for f in calmer.findings]
+
+
+def test_undecodable_member_metadata_is_a_finding_not_a_crash(range_exchanges):
+    damaged = copy.deepcopy(range_exchanges)
+    join = next(e for e in damaged if e["apiName"] == "JoinGroup" and e["response"]["members"])
+    join["request"]["protocols"][0]["metadata"] = b"\x00\x00\x00\x00\x00\x09ord"  # cut short on the wire
+    join["response"]["members"] = []
+    tl = build_timeline(damaged).group("g-aio-range")
+    bad = [f for f in tl.findings if f.kind == "undecodable-metadata"]
+    assert len(bad) == 1 and bad[0].member == join["memberId"] and "byte" in bad[0].summary
+    assert bad[0].evidence[0].frame == join["source"]["frame"]
+
+
+def test_offsets_generations_commits_and_streams_account():
+    groups, errors = build_generations(sample_rows(), str(SAMPLE))
+    assert errors == []
+    orders = groups["orders"]
+    assert [r.generation for r in orders.rounds] == [7] and orders.rounds[0].commits == 6
+    assert orders.rounds[0].leader == "orders-1" and orders.rounds[0].source == "offsets"
+    streams = groups["word-count"]
+    assert streams.kind == "streams"
+    members = streams.rounds[0].members
+    assert sorted((m.streams_version, m.streams_latest) for m in members) == [(10, 10), (10, 10), (11, 11)]
+    assert "version probing" in " ".join(streams.rounds[0].explanation)
+    checkout = groups["checkout"]
+    assert checkout.kind == "consumer (KIP-848)" and checkout.rounds[0].generation == 5
+    assert checkout.rounds[0].member("m-new").epoch == 5
+
+
+def test_offsets_findings_and_trouble_order():
+    timeline = build_timeline(offsets_rows=sample_rows())
+    kinds = {(f.group, f.kind) for f in timeline.findings}
+    assert ("audit", "ownership-conflict") in kinds and ("word-count", "stuck-upgrade") in kinds
+    stuck = next(f for f in timeline.findings if f.kind == "stuck-upgrade")
+    assert stuck.member == "word-count-1" and "word-count-2" in stuck.summary
+    troubles = [g.trouble for g in timeline.groups]
+    assert troubles == sorted(troubles, reverse=True) and timeline.groups[-1].findings == []
+    doc = timeline.to_json()
+    assert set(doc["groups"]["orders"]) >= {"rounds", "findings"} and doc["findings"]
+    json.dumps(doc)  # plain JSON all the way down
+
+
+def test_damaged_offsets_rows_are_reported_with_their_position():
+    rows = sample_rows()
+    rows[0] = dict(rows[0], key="0002", _line=1)  # a GroupMetadata key cut after its type
+    rows[1] = dict(rows[1], value="not bytes", _line=2)
+    groups, errors = build_generations(rows, "dump.jsonl")
+    assert len(errors) == 2 and errors[0].startswith("dump.jsonl offset 0 (line 1): ") and "byte" in errors[0]
+    assert "orders" not in groups or not groups["orders"].rounds  # the rest is still read
+    assert groups["word-count"].rounds
