@@ -27,12 +27,19 @@ class Timeline:
     def findings(self) -> list[Finding]:
         return [f for g in self.groups for f in g.findings]
 
+    @property
+    def ranked_findings(self) -> list[Finding]:
+        """Most severe first; among equals, the group with more trouble first, then by time."""
+        order = {g.group: i for i, g in enumerate(self.groups)}
+        return sorted(self.findings, key=lambda f: (-f.weight, order.get(f.group, 0),
+                                                    f.ts if f.ts is not None else float("inf")))
+
     def group(self, name: str) -> GroupTimeline | None:
         return next((g for g in self.groups if g.group == name), None)
 
     def to_json(self) -> dict[str, Any]:
         return {"groups": {g.group: g.to_json() for g in self.groups},
-                "findings": [f.to_json() for f in self.findings], "errors": self.errors,
+                "findings": [f.to_json() for f in self.ranked_findings], "errors": self.errors,
                 "thresholds": asdict(self.thresholds)}
 
 

@@ -20,6 +20,7 @@ FINDINGS_LANE = "findings"
 SEVERITY_COLOUR = {"critical": "#c0392b", "warning": "#e67e22", "info": "#2980b9"}
 PALETTE = ("#4c78a8", "#72b7b2", "#54a24b", "#eeca3b", "#b279a2", "#ff9da6", "#9d755d", "#bab0ac", "#f58518",
            "#e45756")
+POINT_PAD_S = 30.0
 MIN_BAR_MS = 150.0  # a bar shorter than this would not be visible at the scale of a storm
 
 
@@ -103,5 +104,8 @@ def group_figure(g: GroupTimeline) -> go.Figure:
                       legend={"orientation": "h", "y": -0.25}, template="plotly_white",
                       title={"text": f"{g.group}: rounds by member", "font": {"size": 14}})
     fig.update_xaxes(type="date", title_text="time (UTC)")
+    times = [r.start for r in g.rounds if r.start is not None] + [r.end for r in g.rounds if r.end is not None]
+    if times and max(times) - min(times) < 1:  # a single moment (one logged generation): show a minute around it
+        fig.update_xaxes(range=[when(min(times) - POINT_PAD_S), when(max(times) + POINT_PAD_S)])
     fig.update_yaxes(categoryorder="array", categoryarray=list(reversed(list(lanes))), title_text="")
     return fig

@@ -102,7 +102,7 @@ def render_html(timeline: Timeline, title: str = "Rebalance timeline") -> str:
             f"<style>{STYLE}</style><script>{plotly.offline.get_plotlyjs()}</script></head><body>"
             f"<h1>{escape(title)}</h1><div class='meta'>{len(timeline.groups)} group(s), {rounds} round(s), "
             f"{len(timeline.findings)} finding(s); groups with the most trouble first</div>"
-            f"<h2>Findings</h2>{_findings(timeline.findings)}"
+            f"<h2>Findings</h2>{_findings(timeline.ranked_findings)}"
             f"{'<h2>Unreadable input</h2>' + errors if errors else ''}{body}</body></html>")
 
 

@@ -41,7 +41,7 @@ def short(items: list[str], limit: int = MAX_LIST) -> str:
 
 
 def _findings(console: Console, timeline: Timeline) -> None:
-    findings = sorted(timeline.findings, key=lambda f: (-f.weight, f.ts if f.ts is not None else float("inf")))
+    findings = timeline.ranked_findings
     if not findings:
         console.print(Text("No findings: every group rebalanced cleanly.", style="green"))
         return
