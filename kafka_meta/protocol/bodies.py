@@ -8,13 +8,16 @@ computed once per (type, version) from the spec, so the per-body cost is one dic
 
 from __future__ import annotations
 
+import copy
 import threading
 import uuid
 from typing import Any
 
 import kafka_meta as km
+from kafka_meta.codec.format import SpecFormat
+from kafka_meta.codec.framing import ForwardPolicy, Unframed
 from kafka_meta.errors import UnknownTypeError
-from kafka_meta.spec.model import FieldSpec
+from kafka_meta.spec.model import FieldSpec, MessageSpec
 
 UNKNOWN_TAGGED = "_unknown_tagged_fields"
 UNKNOWN_TAGGED_JSON = "_unknownTaggedFields"
@@ -63,11 +66,37 @@ def rename(plain: dict[str, Any], plan: Plan) -> dict[str, Any]:
     return out
 
 
+NULLABLE_KINDS = ("string", "bytes", "array")
+
+
+def lenient_spec(spec: MessageSpec) -> MessageSpec:
+    """A copy of ``spec`` in which every string, bytes and array field may be null at every version.
+
+    Some implementations write null where Kafka does not allow it (librdkafka's mock broker answers a
+    failed SyncGroup with a null assignment); the Java client would refuse such a body, but its other
+    fields (the error code) are what a reader of traffic wants. Nullability changes no other layout.
+    """
+    lenient = copy.deepcopy(spec)
+    seen: set[int] = set()
+
+    def widen(fields: list[FieldSpec]) -> None:
+        for f in fields:
+            if f.type.kind in NULLABLE_KINDS:
+                f.nullable_versions = f.versions
+            if f.struct is not None and id(f.struct) not in seen:
+                seen.add(id(f.struct))
+                widen(f.struct.fields)
+
+    widen(lenient.fields)
+    return lenient
+
+
 class BodyReader:
     """Decodes the bodies of the types in ``schemas/protocol`` (and any spec registered under the same name)."""
 
     def __init__(self) -> None:
         self._plans: dict[tuple[str, int], Plan] = {}
+        self._lenient: dict[str, SpecFormat] = {}
         self._lock = threading.Lock()
 
     def has_spec(self, type_name: str) -> bool:
@@ -90,6 +119,18 @@ class BodyReader:
     def decode(self, type_name: str, body: bytes, version: int) -> dict[str, Any]:
         """The body as a dict of Kafka's names; raises :class:`~kafka_meta.errors.DecodeError`."""
         plain, wire_version = km.decode_plain(type_name, body, version=version)
+        return rename(plain, self.plan(type_name, wire_version))
+
+    def decode_lenient(self, type_name: str, body: bytes, version: int) -> dict[str, Any]:
+        """Like :meth:`decode`, accepting null in every string, bytes and array field (see
+        :func:`lenient_spec`); for bodies the strict reading refused."""
+        fmt = self._lenient.get(type_name)
+        if fmt is None:
+            spec = lenient_spec(km.get_format(type_name).spec)  # type: ignore[attr-defined]
+            fmt = SpecFormat(spec, Unframed(ForwardPolicy.REFUSE), name=type_name, family="protocol")
+            with self._lock:
+                self._lenient[type_name] = fmt
+        plain, wire_version = fmt.decode_plain(body, version=version)
         return rename(plain, self.plan(type_name, wire_version))
 
 

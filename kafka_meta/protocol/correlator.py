@@ -22,7 +22,7 @@ from typing import Any
 
 from kafka_meta.errors import KafkaMetaError
 from kafka_meta.protocol import member_metadata as nest
-from kafka_meta.protocol.apis import APIS, api_name, response_header_version
+from kafka_meta.protocol.apis import API_VERSIONS, APIS, api_name, response_header_version
 from kafka_meta.protocol.bodies import BODIES, BodyReader
 from kafka_meta.protocol.exchange import Connection, Exchange
 from kafka_meta.protocol.headers import ProtocolError, peek_correlation_id, read_request_header, read_response_header
@@ -31,6 +31,7 @@ from kafka_meta.protocol.summary import group_facts
 
 JOIN_GROUP = 11
 SYNC_GROUP = 14
+DESCRIBE_GROUPS = 15
 
 Protocol = tuple[str | None, str | None]  # (protocol type, protocol name)
 
@@ -130,8 +131,20 @@ class Correlator:
         try:
             return self.bodies.decode(type_name, body, ex.api_version)
         except KafkaMetaError as exc:
-            ex.errors.append(f"{what}: {exc}")
+            failure = exc
+        if ex.api_key == API_VERSIONS and what == "response" and ex.api_version:
+            # a broker that does not speak the requested version answers with a v0 body (KIP-511)
+            try:
+                return self.bodies.decode(type_name, body, 0)
+            except KafkaMetaError:
+                pass
+        try:
+            decoded = self.bodies.decode_lenient(type_name, body, ex.api_version)
+        except KafkaMetaError:
+            ex.errors.append(f"{what}: {failure}")
             return {"_raw": bytes(body)}
+        ex.errors.append(f"{what} read leniently: {failure}")
+        return decoded
 
     def _protocol_of(self, conn: Hashable, group: Any) -> Protocol:
         if not isinstance(group, str):
@@ -164,6 +177,8 @@ class Correlator:
             kind = request.get("protocolType") or known_kind
             name = request.get("protocolName") or known_name
             ex.errors += [f"response {e}" for e in nest.nest_sync_response(response, kind, name)]
+        elif ex.api_key == DESCRIBE_GROUPS and self.nested:
+            ex.errors += [f"response {e}" for e in nest.nest_describe_groups(response)]
 
     @staticmethod
     def _summarize(ex: Exchange) -> None:

@@ -127,3 +127,18 @@ def nest_sync_response(body: dict[str, Any], protocol_type: str | None, protocol
     body["assignment"] = value = decode_member_metadata(body.get("assignment"), protocol_type, protocol_name,
                                                         assignment=True)
     return nested_errors(value, "assignment")
+
+
+def nest_describe_groups(body: dict[str, Any]) -> list[str]:
+    """DescribeGroups responses carry each member's subscription and assignment for the group's protocol
+    (``protocolData`` is the protocol name)."""
+    errors: list[str] = []
+    for g, group in enumerate(body.get("groups") or ()):
+        kind, name = group.get("protocolType") or None, group.get("protocolData") or None
+        if kind is None:  # a group without members (Empty, Dead): nothing to decode
+            continue
+        for m, member in enumerate(group.get("members") or ()):
+            for field, assignment in (("memberMetadata", False), ("memberAssignment", True)):
+                member[field] = value = decode_member_metadata(member.get(field), kind, name, assignment=assignment)
+                errors += nested_errors(value, f"groups[{g}].members[{m}].{field}")
+    return errors
