@@ -1,0 +1,168 @@
+"""The sans-IO core: the bytes of one segment in, batches, records and damage out, in file order.
+
+Every entry of a segment, whatever its magic, starts with an int64 offset and an int32 length, and has
+its magic byte at position 16, so one loop walks them all. An entry that fails its checks is reported
+as :class:`Damage` and reading resumes at the next entry that passes them (found by scanning forward
+for a plausible header whose CRC is right), so one bad batch loses only itself.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterator
+
+from kafka_meta.log import legacy, v2
+from kafka_meta.log.checksums import crc32c
+from kafka_meta.log.compression import NONE, DecompressionError, Inflater
+from kafka_meta.log.events import Batch, Damage, Record
+
+ENTRY_HEAD = struct.Struct(">qi")  # offset, length: the first 12 bytes of every entry
+MIN_LENGTH = {0: legacy.MIN_SIZE[0], 1: legacy.MIN_SIZE[1], 2: v2.HEADER_SIZE - 12}
+CRC = struct.Struct(">I")
+
+Event = Batch | Record | Damage
+
+
+def _valid_at(data: bytes | memoryview, pos: int, end: int) -> bool:
+    """Whether a whole entry with a right CRC starts at ``pos``."""
+    if end - pos < 17:
+        return False
+    magic = data[pos + 16]
+    if magic == 2 and end - pos < v2.HEADER_SIZE:
+        return False
+    _, length = ENTRY_HEAD.unpack_from(data, pos)
+    if magic not in MIN_LENGTH or length < MIN_LENGTH[magic] or pos + 12 + length > end:
+        return False
+    if magic == 2:
+        (stored,) = CRC.unpack_from(data, pos + 17)
+        return crc32c(data[pos + v2.CRC_START:pos + 12 + length]) == stored
+    return legacy.check(data, pos, length)
+
+
+def resync(data: bytes | memoryview, start: int, end: int) -> int:
+    """The position of the next readable entry at or after ``start``, or ``end`` when there is none."""
+    for pos in range(start, end - 16):
+        if data[pos + 16] <= 2 and _valid_at(data, pos, end):
+            return pos
+    return end
+
+
+class SegmentReader:
+    """Reads the entries of one segment held in memory (bytes, or a memoryview of an mmap).
+
+    ``inflater`` bounds decompression (its ``limit``: bytes one batch may inflate to). ``from_offset``
+    skips whole batches before it without inflating them, and the records before it.
+    """
+
+    def __init__(self, inflater: Inflater | None = None, from_offset: int | None = None) -> None:
+        self.inflater = inflater or Inflater()
+        self.from_offset = from_offset
+
+    def events(self, data: bytes | memoryview) -> Iterator[Event]:
+        pos, end = 0, len(data)
+        while pos < end:
+            left = end - pos
+            if left < 17:
+                if not any(data[pos:end]):
+                    return
+                yield Damage(pos, f"{left} bytes at the end, too few for an entry header", "cut-off",
+                             size=left)
+                return
+            base_offset, length = ENTRY_HEAD.unpack_from(data, pos)
+            magic = data[pos + 16]
+            if length == 0 and base_offset == 0 and not any(data[pos:end]):
+                return  # zeros after the last entry: space preallocated by the broker
+            problem = self._problem(data, pos, end, base_offset, length, magic)
+            if problem is not None:
+                reason, kind = problem
+                claimed = base_offset if magic in MIN_LENGTH else None
+                last = None
+                if magic == 2 and left >= v2.HEADER_SIZE and claimed is not None:
+                    last = base_offset + struct.unpack_from(">i", data, pos + 23)[0]
+                following = pos + 12 + length
+                if length > 0 and following < end and kind == "crc" and _valid_at(data, following, end):
+                    resume = following
+                else:
+                    resume = resync(data, pos + 1, end)
+                yield Damage(pos, reason, kind, claimed, last, resume - pos)
+                pos = resume
+                continue
+            if magic == 2:
+                yield from self._batch(data, pos)
+            else:
+                yield from self._legacy(data, pos)
+            pos += 12 + length
+
+    @staticmethod
+    def _problem(data: bytes | memoryview, pos: int, end: int, base_offset: int, length: int,
+                 magic: int) -> tuple[str, str] | None:
+        if magic not in MIN_LENGTH:
+            return f"magic byte {magic} is not 0, 1 or 2: not the start of a Kafka log entry", "magic"
+        if length < MIN_LENGTH[magic]:
+            return f"length {length} is too small for a magic {magic} entry", "length"
+        if pos + 12 + length > end:
+            return (f"the entry claims {length} bytes but only {end - pos - 12} remain (cut off, as after a "
+                    f"crash, or a damaged length)", "cut-off")
+        if magic == 2:
+            (stored,) = CRC.unpack_from(data, pos + 17)
+            actual = crc32c(data[pos + v2.CRC_START:pos + 12 + length])
+            if actual != stored:
+                return f"CRC-32C mismatch: stored {stored:#010x}, computed {actual:#010x}", "crc"
+        elif not legacy.check(data, pos, length):
+            return f"CRC-32 mismatch in a magic {magic} message", "crc"
+        return None
+
+    def _batch(self, data: bytes | memoryview, pos: int) -> Iterator[Event]:
+        batch = v2.header(data, pos)
+        if self.from_offset is not None and batch.last_offset < self.from_offset:
+            return
+        yield batch
+        first_ts, max_ts = v2.timestamps(data, pos)
+        body = data[pos + v2.HEADER_SIZE:pos + batch.size]
+        try:
+            if batch.codec == NONE:
+                body = bytes(body)
+            else:
+                body = self.inflater.inflate(batch.codec, body)
+            found = v2.records(body, batch, first_ts, max_ts)
+        except DecompressionError as e:
+            kind = "too-big" if e.too_big else "decompression"
+            hint = " (raise the limit to read it)" if e.too_big else ""
+            yield Damage(pos, f"{batch.codec_name} batch: {e}{hint}", kind, batch.base_offset, batch.last_offset)
+            return
+        except v2.RecordsError as e:
+            yield from self._wanted(e.records)
+            yield Damage(pos, str(e), "records", batch.base_offset, batch.last_offset)
+            return
+        yield from self._wanted(found)
+
+    def _legacy(self, data: bytes | memoryview, pos: int) -> Iterator[Event]:
+        try:
+            batch, message = legacy.entry(data, pos)
+        except legacy.MessageError as e:
+            yield Damage(pos, str(e), "records", struct.unpack_from(">q", data, pos)[0])
+            return
+        if self.from_offset is not None and batch.last_offset < self.from_offset:
+            return
+        try:
+            found = legacy.records(batch, message, self.inflater)
+        except DecompressionError as e:
+            kind = "too-big" if e.too_big else "decompression"
+            yield Damage(pos, f"magic {batch.magic} {batch.codec_name} wrapper: {e}", kind, None, batch.last_offset)
+            return
+        except legacy.MessageError as e:
+            yield Damage(pos, f"magic {batch.magic} wrapper: {e}", "records", None, batch.last_offset)
+            return
+        yield batch
+        yield from self._wanted(found)
+
+    def _wanted(self, found: list[Record]) -> list[Record]:
+        start = self.from_offset
+        return found if start is None else [r for r in found if r.offset >= start]
+
+
+def read_segment(data: bytes | memoryview, *, limit: int | None = None,
+                 from_offset: int | None = None) -> Iterator[Event]:
+    """Batches, records and damage of one segment's bytes (see :class:`SegmentReader`)."""
+    inflater = Inflater(limit) if limit is not None else None
+    return SegmentReader(inflater, from_offset).events(data)
