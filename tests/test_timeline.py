@@ -14,6 +14,7 @@ from kafka_meta.analysis.assemble import build_timeline
 from kafka_meta.analysis.findings import Thresholds
 from kafka_meta.analysis.generations import build_generations
 from kafka_meta.analysis.rounds import build_timelines
+from kafka_meta.protocol import decode_member_metadata
 
 SAMPLE = Path(__file__).resolve().parents[1] / "fixtures" / "captures" / "capture.jsonl"
 
@@ -105,7 +106,9 @@ def test_cooperative_two_phases_storm_and_zombies(coop_exchanges):
 def test_undecodable_member_metadata_is_a_finding_not_a_crash(range_exchanges):
     damaged = copy.deepcopy(range_exchanges)
     join = next(e for e in damaged if e["apiName"] == "JoinGroup" and e["response"]["members"])
-    join["request"]["protocols"][0]["metadata"] = b"\x00\x00\x00\x00\x00\x09ord"  # cut short on the wire
+    cut = b"\x00\x00\x00\x00\x00\x09ord"  # a subscription cut short on the wire, read as the protocol layer does
+    join["request"]["protocols"][0]["metadata"] = decode_member_metadata(cut, "consumer", "range", assignment=False)
+    assert join["request"]["protocols"][0]["metadata"]["_raw"] == cut
     join["response"]["members"] = []
     tl = build_timeline(damaged).group("g-aio-range")
     bad = [f for f in tl.findings if f.kind == "undecodable-metadata"]
