@@ -53,8 +53,8 @@ def _gens(rounds: list[Round]) -> list[int]:
 
 def storms(tl: GroupTimeline, t: Thresholds) -> list[Finding]:
     """N rounds within a window: the group spends its time rebalancing instead of consuming."""
-    timed = [r for r in tl.rounds if r.start is not None and r.source == "capture"] or [
-        r for r in tl.rounds if r.start is not None]
+    timed = sorted([r for r in tl.rounds if r.start is not None and r.source == "capture"] or [
+        r for r in tl.rounds if r.start is not None], key=lambda r: r.start or 0.0)
     best: list[Round] = []
     lo = 0
     for hi, r in enumerate(timed):

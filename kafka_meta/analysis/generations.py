@@ -18,7 +18,15 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from kafka_meta.analysis.groups import GroupFacts, _classic
-from kafka_meta.analysis.timeline import Commit, Evidence, GroupTimeline, MemberRound, Round, TopicPartition
+from kafka_meta.analysis.timeline import (
+    Commit,
+    Evidence,
+    GroupTimeline,
+    MemberRound,
+    Round,
+    TopicPartition,
+    sort_rounds,
+)
 from kafka_meta.errors import KafkaMetaError
 from kafka_meta.offsets.reader import decode_record
 from kafka_meta.offsets.records import CoordinatorRecord
@@ -54,7 +62,7 @@ def _seconds(ts: Any) -> float | None:
         return None
     if isinstance(ts, dt.datetime):
         return ts.timestamp()
-    return float(ts) / 1000
+    return float(ts) / 1000 if ts >= 0 else None  # -1: no timestamp (magic 0 messages)
 
 
 def _tps(groups: Any, names: Mapping[str, str] | None = None) -> set[TopicPartition]:
@@ -129,9 +137,8 @@ class _Log:
             self.generation(group, record, ts, where)
         elif number == CONSUMER_GROUP_METADATA:
             tl = self.timeline(group, "consumer (KIP-848)")
-            tl.rounds.append(Round(group, "offsets", generation=value.epoch, start=ts,
-                                   protocol_type="consumer", evidence=where,
-                                   triggers=[f"group epoch bumped to {value.epoch}"]))
+            self.add(tl, Round(group, "offsets", generation=value.epoch, start=ts, protocol_type="consumer",
+                               evidence=where, triggers=[f"group epoch bumped to {value.epoch}"]))
         elif number == PARTITION_METADATA:
             self.topic_names.setdefault(group, {}).update(
                 {str(t.topic_id): t.topic_name for t in getattr(value, "topics", None) or []})
@@ -143,8 +150,6 @@ class _Log:
     def generation(self, group: str, record: CoordinatorRecord, ts: float | None, where: Evidence) -> None:
         value, tl = record.value, self.timeline(group)
         last = tl.rounds[-1] if tl.rounds else None
-        if last is not None and last.source == "offsets" and last.generation == value.generation:
-            tl.rounds.pop()  # the same generation written again (a member's metadata changed): keep the newest
         facts = GroupFacts(group, "classic")
         _classic(facts, record)
         metas = {m.member_id: m for m in value.members}
@@ -157,6 +162,21 @@ class _Log:
             r.triggers.append(f"generations {last.generation + 1}-{value.generation - 1} were not recorded here")
         if value.protocol == "stream":
             tl.kind = "streams"
+        self.add(tl, r)
+
+    @staticmethod
+    def add(tl: GroupTimeline, r: Round) -> None:
+        """A generation written again (a member's metadata changed, a compaction copy) is one round: the
+        newest content, from the first time it was seen."""
+        same = next((i for i, x in enumerate(tl.rounds) if x.generation == r.generation), None)
+        if same is None:
+            tl.rounds.append(r)
+            return
+        old = tl.rounds.pop(same)
+        if old.start is not None and (r.start is None or old.start < r.start):
+            r.start = old.start
+        r.commits += old.commits
+        r.triggers = r.triggers or old.triggers
         tl.rounds.append(r)
 
     def member_record(self, group: str, record: CoordinatorRecord, where: Evidence) -> None:
@@ -190,7 +210,8 @@ def build_generations(rows: Iterable[Mapping[str, Any]], file: str | None = None
     not be read."""
     log = _Log()
     for n, row in enumerate(rows, 1):
-        where = Evidence(file=row.get("_file", file), offset=row.get("offset"), line=row.get("_line", n),
+        where = Evidence(file=row.get("_file", file), offset=row.get("offset"),
+                         line=row.get("_line", n if row.get("offset") is None else None),
                          ts=_seconds(row.get("timestamp")))
         try:
             key, value = _bytes(row.get("key")), _bytes(row.get("value"))
@@ -202,4 +223,6 @@ def build_generations(rows: Iterable[Mapping[str, Any]], file: str | None = None
             continue
         if isinstance(record, CoordinatorRecord):
             log.read(record, where.ts, where)
+    for tl in log.groups.values():
+        tl.rounds = sort_rounds(tl.rounds)
     return dict(sorted(log.groups.items())), log.errors

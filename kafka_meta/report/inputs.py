@@ -52,7 +52,8 @@ def _log_dir(path: Path, inputs: Inputs) -> None:
             if row.get("_error"):
                 inputs.errors.append(f"{path}: {row['_error']}")
             elif not row.get("control"):
-                inputs.offsets.append(row | {"_file": str(path)})
+                where = f"{path}/{row.get('topic')}-{row.get('partition')}" if row.get("topic") else str(path)
+                inputs.offsets.append(row | {"_file": where})
     except (KafkaMetaError, OSError, ValueError) as e:
         inputs.errors.append(f"{path}: {e}")
 

@@ -48,7 +48,7 @@ def _findings(console: Console, timeline: Timeline) -> None:
     console.print(Text(f"Findings ({len(findings)})", style="bold"))
     for f in findings:
         line = Text("  ")
-        line.append(f"{f.severity.upper():8}", style=SEVERITY_STYLE.get(f.severity, ""))
+        line.append(f"{f.severity.upper():9}", style=SEVERITY_STYLE.get(f.severity, ""))
         line.append(f"{f.group}: ", style="bold")
         line.append(f.summary)
         console.print(line)
@@ -56,7 +56,7 @@ def _findings(console: Console, timeline: Timeline) -> None:
                                                               else "")
         detail = f"at {clock(f.ts)}" + (f", member {f.member}" if f.member else "") + (f"; {where}" if where
                                                                                         else "")
-        console.print(Text(f"            {detail}", style="dim"))
+        console.print(Text(f"             {detail}", style="dim"))
 
 
 def _round_row(r: Round) -> list[str | Text]:
