@@ -105,6 +105,5 @@ def test_cli_reads_broker_log_segments():
     assert [r["generation"] for r in doc["groups"]["checkout"]["rounds"]] == [5]
     stuck = next(f for f in doc["findings"] if f["kind"] == "stuck-upgrade")
     assert stuck["group"] == "billing" and stuck["member"] == "c2-bbb"
-    assert stuck["evidence"][0]["file"].endswith("__consumer_offsets-0") or "__consumer_offsets-" in stuck[
-        "evidence"][0]["file"]
+    assert "__consumer_offsets-" in stuck["evidence"][0]["file"]
     assert all(r["start"] is None or r["start"] > 1e9 for g in doc["groups"].values() for r in g["rounds"])

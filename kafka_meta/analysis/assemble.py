@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from kafka_meta.analysis.findings import Finding, Thresholds, find
-from kafka_meta.analysis.generations import build_generations
+from kafka_meta.analysis.generations import add_commit_counts, build_generations
 from kafka_meta.analysis.rounds import build_timelines
 from kafka_meta.analysis.timeline import GroupTimeline, sort_rounds
 
@@ -60,11 +60,16 @@ def merge(into: GroupTimeline, other: GroupTimeline) -> None:
 
 
 def build_timeline(exchanges: Iterable[Any] = (), offsets_rows: Iterable[Mapping[str, Any]] = (),
-                   thresholds: Thresholds | None = None, offsets_file: str | None = None) -> Timeline:
-    """The whole story: rounds per group from both sources, findings per group, groups by trouble."""
+                   thresholds: Thresholds | None = None, offsets_file: str | None = None,
+                   commit_counts: Iterable[tuple[str, float | None, int]] = ()) -> Timeline:
+    """The whole story: rounds per group from both sources, findings per group, groups by trouble.
+
+    ``commit_counts`` are (group, epoch seconds, commits) counted outside (the Spark job counts commits
+    instead of collecting them); commits among ``offsets_rows`` are counted here."""
     timeline = Timeline(thresholds=thresholds or Thresholds())
     groups = build_timelines(exchanges)
     logged, timeline.errors = build_generations(offsets_rows, offsets_file)
+    add_commit_counts(logged, commit_counts)
     for name, tl in logged.items():
         if name in groups:
             merge(groups[name], tl)

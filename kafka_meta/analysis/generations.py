@@ -226,3 +226,17 @@ def build_generations(rows: Iterable[Mapping[str, Any]], file: str | None = None
     for tl in log.groups.values():
         tl.rounds = sort_rounds(tl.rounds)
     return dict(sorted(log.groups.items())), log.errors
+
+
+def add_commit_counts(groups: dict[str, GroupTimeline], counts: Iterable[tuple[str, float | None, int]]) -> None:
+    """Commits counted elsewhere (Spark counts them per group and second): each count goes to the
+    generation in force at its time, the group's last one when the time is unknown."""
+    for group, ts, n in counts:
+        if not group:
+            continue
+        tl = groups.setdefault(group, GroupTimeline(group, kind="offsets only"))
+        timed = [r for r in tl.rounds if r.start is not None and (ts is None or r.start <= ts)]
+        current = timed[-1] if timed else (tl.rounds[-1] if tl.rounds and ts is None else None)
+        tl.commits.append(Commit(group, ts, generation=current.generation if current else None, partitions=n))
+        if current is not None:
+            current.commits += n

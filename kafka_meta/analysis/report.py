@@ -6,6 +6,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from kafka_meta.analysis.assemble import Timeline
 from kafka_meta.analysis.groups import GroupFacts
 
 
@@ -22,9 +23,10 @@ class Report:
     blob_errors: int = 0
     groups: dict[str, GroupFacts] = field(default_factory=dict)
     output: str | None = None
+    timeline: Timeline | None = None  # the rebalance rounds and findings (kafka_meta.analysis.assemble)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        doc = {
             "records": dict(self.records), "tombstones": self.tombstones,
             "unknownRecordTypes": {str(k): v for k, v in self.unknown_types.items()},
             "readForward": self.read_forward, "errors": self.errors, "errorSamples": self.error_samples,
@@ -33,6 +35,12 @@ class Report:
             "groups": {name: _group_json(g) for name, g in self.groups.items()},
             "output": self.output,
         }
+        if self.timeline is not None:  # each group's rounds and findings, and every finding at the top
+            for g in self.timeline.groups:
+                entry = doc["groups"].setdefault(g.group, {"kind": g.kind})
+                entry.update({"rounds": [r.to_json() for r in g.rounds], "findings": [f.to_json() for f in g.findings]})
+            doc["findings"] = [f.to_json() for f in self.timeline.ranked_findings]
+        return doc
 
 
 def _versions(counter: Counter[int]) -> str:
