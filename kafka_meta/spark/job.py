@@ -22,6 +22,7 @@ from kafka_meta.errors import KafkaMetaError
 from kafka_meta.offsets import decode_record
 from kafka_meta.spark.inputs import FORMATS, Inputs, read_input
 from kafka_meta.spark.offsets import decode_offsets, explode_members
+from kafka_meta.spark.timeline import timeline_of, write_timeline_html
 
 GROUP_RECORD_TYPES = (2, 3, 5, 10, 11, 17, 19)  # the records that describe groups and their members
 ERROR_SAMPLES = 5
@@ -38,7 +39,7 @@ class Progress:
         self.out(f"[{time.perf_counter() - self.started:6.1f}s] {what}")
 
 
-def analyze_offsets(offsets: Any, output: str, report: Report, progress: Progress) -> None:
+def analyze_offsets(offsets: Any, output: str, report: Report, progress: Progress, source: str | None = None) -> None:
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
@@ -82,6 +83,8 @@ def analyze_offsets(offsets: Any, output: str, report: Report, progress: Progres
             facts = report.groups[row.groupId] = GroupFacts(row.groupId, "offsets only")
         facts.committed_partitions = row["count"]
     report.groups = dict(sorted(report.groups.items()))
+    progress.step("building the rebalance timeline")
+    report.timeline = timeline_of(decoded, source)
     decoded.unpersist()
 
 
@@ -125,7 +128,7 @@ def run(spark: Any, source: str, fmt: str = "auto", output: str = "kafka-meta-ou
     if inputs.unreadable:
         report.error_samples.append(f"{inputs.unreadable} input line(s) are not JSON objects")
     if inputs.offsets is not None:
-        analyze_offsets(inputs.offsets, output, report, progress)
+        analyze_offsets(inputs.offsets, output, report, progress, source)
     if inputs.blobs is not None:
         analyze_blobs(inputs.blobs, output, report, progress)
     progress.step("done")
@@ -137,6 +140,8 @@ def write_report(report: Report, output: str) -> None:
         Path(output).mkdir(parents=True, exist_ok=True)
         (Path(output) / "report.json").write_text(json.dumps(report.to_json(), indent=2) + "\n")
         (Path(output) / "report.txt").write_text(render_text(report) + "\n")
+        if report.timeline is not None:
+            write_timeline_html(report.timeline, Path(output) / "report.html")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
