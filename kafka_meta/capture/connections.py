@@ -104,6 +104,10 @@ class KafkaConnections:
                 conn.client = side if not flags & ACK else 1 - side
             elif self.ports is not None:
                 conn.client = side if seg.dport in self.ports else 1 - side
+        if flags & ACK and conn.halves[1 - side].waiting:
+            acked = conn.halves[1 - side].acked(seg.ack)
+            if acked:
+                out.extend(self._deliver(conn, 1 - side, acked))
         events = conn.halves[side].segment(seg.seq, flags, seg.payload, seg.missing, pkt.ts, pkt.number)
         if events:
             out.extend(self._deliver(conn, side, events))

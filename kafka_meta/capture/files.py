@@ -56,7 +56,7 @@ def iter_capture(path: str | os.PathLike, ports: set[int] | frozenset[int] | Non
         first = True
         while True:
             try:
-                chunk = stream.read(CHUNK)
+                chunk = stream.read1(CHUNK) if kind == "gzip" else stream.read(CHUNK)
             except (EOFError, OSError, zlib.error) as exc:
                 yield Problem("container", f"gzip stream damaged or cut short after {decoder.summary.bytes} "
                               f"uncompressed bytes: {exc}")
