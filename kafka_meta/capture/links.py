@@ -34,6 +34,7 @@ class Segment(NamedTuple):
     dst: bytes
     dport: int
     seq: int
+    ack: int
     flags: int
     payload: bytes
     missing: int
@@ -111,10 +112,10 @@ def tcp_segment(linktype: int, data: bytes, wire_length: int) -> Segment | None:
         return None
     if len(data) < at + 20:
         raise NotTcp("TCP header cut short")
-    sport, dport, seq, _ack, offset, flags = _TCP.unpack_from(data, at)
+    sport, dport, seq, ack, offset, flags = _TCP.unpack_from(data, at)
     start = at + (offset >> 4) * 4
     if start > end or start < at + 20:
         raise NotTcp(f"TCP header length {(offset >> 4) * 4} does not fit")
     payload = data[start:end]
     available = len(data) + cut  # what the wire carried, ethernet padding included
-    return Segment(src, sport, dst, dport, seq, flags, payload, max(0, min(end, available) - start - len(payload)))
+    return Segment(src, sport, dst, dport, seq, ack, flags, payload, max(0, min(end, available) - start - len(payload)))

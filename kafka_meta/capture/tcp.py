@@ -3,7 +3,8 @@
 Sans-IO and per direction. Segments are placed by sequence number (32-bit, wrapping): a retransmission of
 bytes already delivered is dropped, an overlap is trimmed to its new bytes, a segment ahead of the next
 expected byte waits until the hole before it is filled. A hole that is never filled (the packet was not
-captured) is declared once enough later data is waiting, or at the end of the capture, and passed on as a
+captured) is declared as soon as the peer acknowledges past it, else once enough later data is waiting or
+at the end of the capture, and passed on as a
 ``Gap`` with its position in the byte stream, so the framer drops only the frames it touches.
 """
 
@@ -83,6 +84,26 @@ class HalfStream:
             self._waiting_bytes += length - (len(held[0]) + held[1] if held else 0)
         if self._waiting_bytes > MAX_WAITING_BYTES or len(self._waiting) > MAX_WAITING_SEGMENTS:
             self._skip_hole(frame, out)
+        return out
+
+    @property
+    def waiting(self) -> bool:
+        """Whether segments are held back behind a hole."""
+        return bool(self._waiting)
+
+    def acked(self, ack: int) -> list:
+        """The peer acknowledged up to ``ack``: a hole it acknowledged past, with data behind it waiting, was
+        received but not captured; declare it now rather than after ``MAX_WAITING_BYTES``."""
+        if self._next is None or not self._waiting:
+            return []
+        reach = (ack - self._next) % MOD
+        if reach == 0 or reach >= HALF:
+            return []
+        nearest = min((s - self._next) % MOD for s in self._waiting)
+        if reach < nearest:
+            return []
+        out: list = []
+        self._skip_hole(0, out)
         return out
 
     def finish(self, frame: int) -> list:
