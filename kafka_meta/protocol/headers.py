@@ -125,7 +125,8 @@ def looks_like_request(frame: bytes) -> bool:
     """Cheap plausibility check: could ``frame`` (without its size prefix) be a Kafka request?
 
     A known api key, a version between its lowest and a little above its newest, a non-negative
-    correlation id and a client id (when the header has one) that fits the frame and is short. Used to
+    correlation id and a client id (when the header has one) that fits the frame, is short and holds no
+    control bytes. Used to
     find Kafka on any port and to find the next frame after damage; it reads at most the header.
     """
     if len(frame) < 8:
@@ -143,4 +144,8 @@ def looks_like_request(frame: bytes) -> bool:
     if len(frame) < 10:
         return False
     size = int.from_bytes(frame[8:10], "big", signed=True)
-    return size == -1 or 0 <= size <= min(MAX_CLIENT_ID, len(frame) - 10)
+    if size == -1 or size == 0:
+        return True
+    if not 0 < size <= min(MAX_CLIENT_ID, len(frame) - 10):
+        return False
+    return min(frame[10:10 + size]) >= 0x20  # client ids are text: no control bytes
