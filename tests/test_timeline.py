@@ -153,3 +153,48 @@ def test_damaged_offsets_rows_are_reported_with_their_position():
     assert len(errors) == 2 and errors[0].startswith("dump.jsonl offset 0 (line 1): ") and "byte" in errors[0]
     assert "orders" not in groups or not groups["orders"].rounds  # the rest is still read
     assert groups["word-count"].rounds
+
+
+def test_kip848_epochs_and_reconciliation():
+    tl = build_timeline(capture_exchanges(CAPTURES["kip848"])).group("g-cfk-848")
+    assert tl.kind == "consumer (KIP-848)"
+    assert [r.generation for r in tl.rounds] == [2, 3, 4] and all(r.complete for r in tl.rounds)
+    alone, shared, after = tl.rounds
+    first = alone.members[0]
+    assert alone.triggers[0].startswith(f"member joined: {first.member_id}") and len(alone.members) == 1
+    everything = first.assigned
+    assert first.reconciled and first.owned == first.target == everything and len(everything) == 8
+    # a second member: the first gives up half, the newcomer gets exactly that half; nobody owns a partition twice
+    newcomer = next(m for m in shared.members if m.member_id != first.member_id)
+    assert shared.trigger_member == newcomer.member_id
+    kept = shared.member(first.member_id)
+    assert kept.revoked == newcomer.added == everything - kept.target and kept.target.isdisjoint(newcomer.target)
+    assert all(m.reconciled and m.epoch == 3 for m in shared.members)
+    assert shared.moved == kept.revoked
+    # the first member leaves with epoch -1: the other takes everything back
+    assert after.triggers == [f"member left: {first.member_id} (heartbeat with epoch -1)"]
+    assert [m.member_id for m in after.members] == [newcomer.member_id] and after.members[0].target == everything
+    assert not [f for f in tl.findings if f.kind == "join-unfinished"]
+
+
+def test_refused_and_unanswered_joins_land_in_the_right_round():
+    tl = build_timeline(capture_exchanges(CAPTURES["sticky"])).group("g-aio-sticky")
+    last = tl.rounds[-1]
+    # the last JoinGroup (after the group settled at generation 5) was never answered: a round of its own
+    assert last.generation is None and not last.complete and last.start > tl.rounds[-2].end
+    assert last.members[0].errors == ["JoinGroup never answered"]
+    assert tl.rounds[-2].generation == 5 and tl.rounds[-2].protocol == "sticky"
+    # by then the member had an assignment: its subscription carries the sticky assignor's user data
+    assert last.members[0].user_data == "StickyAssignorUserData v1"
+    assert last.members[0].protocols == ["sticky"] and last.members[0].subscription_version == 0
+
+
+def test_a_storm_of_joins_and_leaves():
+    timeline = build_timeline(capture_exchanges(CAPTURES["storm"]))
+    tl = timeline.group("g-cfk-storm")
+    storm = tl.findings[0]
+    assert storm.kind == "storm" and storm.generations == [r.generation for r in tl.rounds if r.generation]
+    assert "member left x4" in storm.summary and storm.evidence[0].frame == tl.rounds[0].evidence.frame
+    # the coordinator named a leader whose own JoinGroup the capture missed: it is still a member of its round
+    r4 = next(r for r in tl.rounds if r.generation == 4)
+    assert r4.member(r4.leader) is not None

@@ -19,8 +19,9 @@ SEVERITY_WEIGHT = {"critical": 100, "warning": 10, "info": 1}
 
 @dataclass(frozen=True)
 class Thresholds:
-    storm_rounds: int = 4  # this many rounds ...
-    storm_window_s: float = 300.0  # ... within this many seconds make a storm
+    storm_rounds: int = 3  # this many rounds ...
+    storm_window_s: float = 300.0  # ... within this many seconds make a storm (a healthy group rebalances
+    # when a member comes or goes, rarely three times in five minutes)
     eager_pause_ms: float = 5000.0  # an eager round stopping the world longer than this is reported
     stuck_rounds: int = 2  # mixed metadata versions across more rounds than this: the upgrade is stuck
 
@@ -73,20 +74,30 @@ def storms(tl: GroupTimeline, t: Thresholds) -> list[Finding]:
 
 
 def unfinished_joins(tl: GroupTimeline, t: Thresholds) -> list[Finding]:
-    """A member that joined a round but never got its assignment: it is not consuming."""
+    """Members that joined a round but never got their assignment: they are not consuming."""
     out = []
     for r in tl.rounds:
         if r.source != "capture" or r.complete:
             continue
-        for m in r.members:
-            if m.synced_at is None and m.joined_at is not None:
-                why = "its JoinGroup was never answered" if "JoinGroup never answered" in m.errors else (
-                    "it never received a SyncGroup answer")
-                round_name = f"generation {r.generation}" if r.generation is not None else "an unfinished round"
-                out.append(Finding("join-unfinished", "warning", tl.group,
-                                   f"{m.member_id or m.client_id} never finished joining {round_name}: {why}",
-                                   ts=m.joined_at, member=m.member_id, generations=_gens([r]),
-                                   evidence=[m.evidence] if m.evidence else []))
+        stuck = [m for m in r.members if m.synced_at is None and m.joined_at is not None]
+        if not stuck:
+            continue
+        if any(m.epoch is not None for m in stuck):  # KIP-848: no barrier, members reconcile on their own
+            names = ", ".join(m.member_id for m in stuck)
+            out.append(Finding("join-unfinished", "warning", tl.group,
+                               f"{len(stuck)} member(s) never reconciled with their target assignment at epoch "
+                               f"{r.generation}: {names}", ts=r.start, member=stuck[0].member_id,
+                               generations=_gens([r]), evidence=[m.evidence for m in stuck if m.evidence]))
+            continue
+        unanswered = [m for m in stuck if "JoinGroup never answered" in m.errors]
+        why = "its JoinGroup was never answered" if len(unanswered) == len(stuck) == 1 else (
+            "their JoinGroup was never answered" if len(unanswered) == len(stuck) else "no SyncGroup answer")
+        round_name = f"generation {r.generation}" if r.generation is not None else "an unfinished round"
+        names = ", ".join(m.member_id or f"{m.client_id} (no member id yet)" for m in stuck)
+        out.append(Finding("join-unfinished", "warning", tl.group,
+                           f"{len(stuck)} member(s) never finished joining {round_name} ({why}): {names}",
+                           ts=min(m.joined_at or 0.0 for m in stuck), member=stuck[0].member_id,
+                           generations=_gens([r]), evidence=[m.evidence for m in stuck if m.evidence]))
     return out
 
 

@@ -225,7 +225,26 @@ def build_generations(rows: Iterable[Mapping[str, Any]], file: str | None = None
             log.read(record, where.ts, where)
     for tl in log.groups.values():
         tl.rounds = sort_rounds(tl.rounds)
+        _triggers(tl.rounds)
     return dict(sorted(log.groups.items())), log.errors
+
+
+def _triggers(rounds: list[Round]) -> None:
+    """What changed from one recorded generation to the next (the log does not say why; the members do)."""
+    for i, r in enumerate(rounds):
+        previous = rounds[i - 1] if i else None
+        if previous is None:
+            r.triggers = r.triggers or ["first generation recorded here"]
+            continue
+        before, now = {m.member_id for m in previous.members}, {m.member_id for m in r.members}
+        found = [f"member joined: {', '.join(sorted(now - before))}"] if now - before else []
+        found += [f"member left or dropped out: {', '.join(sorted(before - now))}"] if before - now else []
+        for m in r.members:
+            old = previous.member(m.member_id)
+            if old is not None and old.versions != m.versions and "-" not in (old.versions, m.versions):
+                found.append(f"metadata changed: {m.member_id} now sends {m.versions} (was {old.versions})")
+        r.triggers = [*r.triggers, *found] if found else r.triggers or ["same members: a member rejoined"]
+        r.trigger_member = next(iter(sorted(now - before)), None) or next(iter(sorted(before - now)), None)
 
 
 def add_commit_counts(groups: dict[str, GroupTimeline], counts: Iterable[tuple[str, float | None, int]]) -> None:

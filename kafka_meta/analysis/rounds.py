@@ -20,6 +20,7 @@ from typing import Any
 
 import kafka_meta as km
 from kafka_meta.analysis.codes import REBALANCE_IN_PROGRESS, error_name
+from kafka_meta.analysis.epochs import EpochBuilder, topic_names
 from kafka_meta.analysis.timeline import (
     Commit,
     Evidence,
@@ -35,6 +36,7 @@ COOPERATIVE = ("cooperative-sticky",)
 USER_DATA_TYPES = {"cooperative-sticky": "CooperativeStickyAssignorUserData", "sticky": "StickyAssignorUserData",
                    "stream": None}
 JOIN, SYNC, HEARTBEAT, LEAVE, COMMIT = "JoinGroup", "SyncGroup", "Heartbeat", "LeaveGroup", "OffsetCommit"
+CONSUMER_HEARTBEAT = "ConsumerGroupHeartbeat"  # KIP-848: see kafka_meta.analysis.epochs
 
 
 def as_dict(exchange: Any) -> dict[str, Any]:
@@ -150,6 +152,8 @@ class _GroupBuilder:
         r.protocol = resp.get("protocolName") or r.protocol
         r.protocol_type = resp.get("protocolType") or req.get("protocolType") or r.protocol_type
         r.leader = resp.get("leader") or r.leader
+        if r.leader:
+            self.member(r, r.leader)  # the coordinator names it: a member even if its own join was not seen
         m = self.member(r, resp.get("memberId") or ex.get("memberId") or "")
         m.client_id, m.client, m.joined_at, m.evidence = ex.get("clientId"), ex.get("client"), ex["ts"], _evidence(ex)
         m.protocols = [p.get("name") for p in req.get("protocols") or []]
@@ -183,9 +187,16 @@ class _GroupBuilder:
     def place_refused(self) -> None:
         """Refused or unanswered joins go to the round they were reaching; the rest form unfinished rounds."""
         rounds = sort_rounds(list(self.by_generation.values()))
+        spans = []  # each round from its start until it ended, or until the next one began
+        for i, r in enumerate(rounds):
+            following = rounds[i + 1].start if i + 1 < len(rounds) else None
+            until = r.end if r.end is not None else following
+            spans.append((r.start, float("inf") if until is None else until, r))
         for ex in self.refused:
             resp = ex.get("response") or {}
-            target = next((r for r in rounds if r.end is None or r.end >= ex["ts"]), None)
+            ts = ex["ts"]
+            target = next((r for start, until, r in spans if start is not None and start <= ts <= until), None) or \
+                next((r for start, _, r in spans if start is not None and start > ts), None)
             if target is None:
                 target = Round(self.timeline.group, "capture", start=ex["ts"], complete=False,
                                protocol_type=(ex.get("request") or {}).get("protocolType"), evidence=_evidence(ex))
@@ -216,12 +227,6 @@ class _GroupBuilder:
             _moves(r, previous)
             self._triggers(r, previous)
             previous = r
-        by_generation = defaultdict(int)
-        for c in commits:
-            if c.generation is not None:
-                by_generation[c.generation] += 1
-        for r in self.timeline.rounds:
-            r.commits = by_generation.get(r.generation, 0) if r.generation is not None else 0
         self.timeline.commits = commits
         if any(r.protocol == "stream" for r in self.timeline.rounds):
             self.timeline.kind = "streams"
@@ -236,14 +241,14 @@ class _GroupBuilder:
         joiners = sorted((m for m in r.members if m.joined_at is not None), key=lambda m: m.joined_at or 0.0)
         first = joiners[0].member_id if joiners else None
         if previous is None:
-            r.triggers.append(f"first round seen: {', '.join(m.member_id or '(new)' for m in joiners)} joined")
+            r.triggers.append(f"first round seen: {', '.join(_who(r, m.member_id) for m in joiners)} joined")
             r.trigger_member = first
             return
         before, now = {m.member_id for m in previous.members}, {m.member_id for m in r.members}
         culprit: str | None = None
         new = sorted(now - before, key=lambda i: r.member(i).joined_at or 0.0)  # type: ignore[union-attr]
         if new:
-            r.triggers.append(f"member joined: {', '.join(i or '(no id yet)' for i in new)}")
+            r.triggers.append(f"member joined: {', '.join(_who(r, i) for i in new)}")
             culprit = new[0]
         left = {_leaver(ex) for ex in self.leaves if (previous.start or since) < ex["ts"] <= until}
         for gone in sorted(before - now):
@@ -269,6 +274,14 @@ class _GroupBuilder:
         if not culprit and r.phase != "assign":
             r.triggers.append(f"a member rejoined: {first} first")
         r.trigger_member = culprit or first
+
+
+def _who(r: Round, member_id: str) -> str:
+    """A member by its id, or by its client id while the coordinator has not given it one yet."""
+    if member_id:
+        return member_id
+    m = r.member(member_id)
+    return f"{m.client_id} (no member id yet)" if m is not None and m.client_id else "(no member id yet)"
 
 
 def _leaver(ex: Mapping[str, Any]) -> str | None:
@@ -315,13 +328,17 @@ def build_timelines(exchanges: Iterable[Any]) -> dict[str, GroupTimeline]:
     rows = sorted((as_dict(e) for e in exchanges), key=lambda e: (e.get("ts") or 0.0,
                                                                   (e.get("source") or {}).get("frame") or 0))
     builders: dict[str, _GroupBuilder] = {}
+    epochs: dict[str, EpochBuilder] = {}
+    names = topic_names(rows)
     commits: dict[str, list[Commit]] = defaultdict(list)
     for ex in rows:
         api, group = ex.get("apiName"), ex.get("groupId") or (ex.get("request") or {}).get("groupId")
-        if not group or api not in (JOIN, SYNC, HEARTBEAT, LEAVE, COMMIT) or ex.get("ts") is None:
+        if not group or api not in (JOIN, SYNC, HEARTBEAT, LEAVE, COMMIT, CONSUMER_HEARTBEAT) or ex.get("ts") is None:
             continue
         b = builders.setdefault(group, _GroupBuilder(group))
-        if api == JOIN:
+        if api == CONSUMER_HEARTBEAT:
+            epochs.setdefault(group, EpochBuilder(b.timeline, names)).heartbeat(ex)
+        elif api == JOIN:
             b.join(ex)
         elif api == SYNC:
             b.sync(ex)
@@ -331,7 +348,19 @@ def build_timelines(exchanges: Iterable[Any]) -> dict[str, GroupTimeline]:
             b.leaves.append(ex)
         else:
             commits[group].append(_commit(group, ex))
-    return {name: b.finish(commits.get(name, [])) for name, b in sorted(builders.items())}
+    out = {name: b.finish(commits.get(name, [])) for name, b in sorted(builders.items())}
+    for name, eb in epochs.items():
+        tl = out[name]
+        tl.rounds = sort_rounds(tl.rounds + eb.finish())
+        tl.kind = "consumer (KIP-848)"
+    for tl in out.values():
+        by_generation: dict[int, int] = defaultdict(int)
+        for c in tl.commits:
+            if c.generation is not None:
+                by_generation[c.generation] += 1
+        for r in tl.rounds:
+            r.commits = by_generation.get(r.generation, 0) if r.generation is not None else 0
+    return out
 
 
 def _commit(group: str, ex: Mapping[str, Any]) -> Commit:

@@ -59,31 +59,40 @@ def _findings(console: Console, timeline: Timeline) -> None:
         console.print(Text(f"             {detail}", style="dim"))
 
 
+def time_of_day(ts: float | None) -> str:
+    return "-" if ts is None else clock(ts)[11:]
+
+
 def _round_row(r: Round) -> list[str | Text]:
-    versions = short([f"{v} x{n}" for v, n in sorted(r.versions.items())], 3)
-    errors = short([f"{error_name(c)} x{n}" for c, n in sorted((r.error_codes + r.heartbeat_errors).items())], 3)
+    versions = "\n".join(f"{v} x{n}" for v, n in sorted(r.versions.items())) or "-"
+    errors = "\n".join(f"{error_name(c)} x{n}" for c, n in sorted((r.error_codes + r.heartbeat_errors).items()))
     state = "" if r.complete else "unfinished"
     if r.phase:
         state = f"{r.phase} {state}".strip()
-    return [str(r.generation) if r.generation is not None else "?", clock(r.start), seconds(r.duration_ms),
-            r.source, "\n".join(r.triggers) or "-", r.leader or "-", str(len(r.members)), versions,
-            short(sorted(f"{tp[0]}-{tp[1]}" for tp in r.moved), 4), str(r.commits), errors,
+    generation = str(r.generation) if r.generation is not None else "?"
+    return [generation + (" log" if r.source == "offsets" else ""), time_of_day(r.start), seconds(r.duration_ms),
+            "\n".join(r.triggers) or "-", r.leader or "-", str(len(r.members)), versions,
+            short(sorted(f"{tp[0]}-{tp[1]}" for tp in r.moved), 4), str(r.commits), errors or "-",
             Text(state, style="yellow" if state else "")]
 
 
 def _group(console: Console, g: GroupTimeline) -> None:
     protocols = sorted({r.protocol for r in g.rounds if r.protocol})
+    days = sorted({clock(r.start)[:10] for r in g.rounds if r.start is not None})
     head = Text(f"{g.group}", style="bold")
     head.append(f"  [{g.kind}{', ' + ', '.join(protocols) if protocols else ''}] {len(g.rounds)} round(s), "
-                f"{len(g.members)} member(s), {len(g.commits)} commit(s), {len(g.findings)} finding(s)")
+                f"{len(g.members)} member(s), {len(g.commits)} commit(s), {len(g.findings)} finding(s)"
+                + (f"; {' to '.join(days[::max(len(days) - 1, 1)])} (UTC)" if days else ""))
     console.print(head)
     if not g.rounds:
         return
     table = Table(show_edge=False, pad_edge=False, header_style="bold", expand=False)
-    for name, justify in (("gen", "right"), ("start (UTC)", "left"), ("took", "right"), ("from", "left"),
-                          ("why", "left"), ("leader", "left"), ("members", "right"), ("versions", "left"),
-                          ("moved", "left"), ("commits", "right"), ("errors", "left"), ("state", "left")):
-        table.add_column(name, justify=justify, overflow="fold")  # type: ignore[arg-type]
+    for name, justify, width in (("gen", "right", None), ("start", "left", None), ("took", "right", None),
+                                 ("why", "left", 30), ("leader", "left", None), ("members", "right", None),
+                                 ("versions", "left", None), ("moved", "left", 12), ("commits", "right", None),
+                                 ("errors", "left", 12), ("state", "left", None)):
+        table.add_column(name, justify=justify, overflow="fold", min_width=width,  # type: ignore[arg-type]
+                         no_wrap=width is None and name not in ("versions", "leader"))
     for r in g.rounds:
         table.add_row(*_round_row(r))
     console.print(table)

@@ -20,7 +20,7 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("-o", "--output", help="write the HTML report here (one offline file)")
     p.add_argument("--format", choices=("text", "json"), default="text",
                    help="stdout: the terminal report (default) or the timeline as JSON")
-    p.add_argument("--storm-rounds", type=int, default=4, help="rounds that make a storm (default 4) ...")
+    p.add_argument("--storm-rounds", type=int, default=3, help="rounds that make a storm (default 3) ...")
     p.add_argument("--storm-window", type=float, default=300.0, help="... within these seconds (default 300)")
     p.add_argument("--eager-pause", type=float, default=5.0,
                    help="report eager rounds stopping the world longer than these seconds (default 5)")
