@@ -63,7 +63,9 @@ def test_html_is_self_contained_and_escaped(timeline):
     assert "<script>alert(1)</script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert not re.search(r"<script[^>]+src=", page) and "cdn.plot.ly" not in page.replace("cdn.plot.ly/", "")
     assert page.count("Plotly.newPlot") == sum(1 for g in timeline.groups if g.rounds or g.findings)
-    assert page.count("<details>") == sum(len(g.rounds) for g in timeline.groups if g.rounds or g.findings)
+    assert page.count("<details class='members'>") == sum(len(g.rounds) for g in timeline.groups
+                                                          if g.rounds or g.findings)
+    assert page.count("<a href='#group-") == len(timeline.groups)
 
 
 def run(*args: str) -> subprocess.CompletedProcess:

@@ -66,9 +66,13 @@ def storms(tl: GroupTimeline, t: Thresholds) -> list[Finding]:
     if len(best) < t.storm_rounds:
         return []
     span = (best[-1].start or 0.0) - (best[0].start or 0.0)
+    incremental = all(m.epoch is not None for r in best for m in r.members)  # KIP-848: nobody stops
     causes = Counter(c.split(":")[0] for r in best for c in r.triggers)
     text = ", ".join(f"{cause} x{n}" if n > 1 else cause for cause, n in causes.most_common())
-    return [Finding("storm", "critical", tl.group, f"rebalance storm: {len(best)} rounds in {span:.0f} s ({text})",
+    return [Finding("storm", "warning" if incremental else "critical", tl.group,
+                    f"rebalance storm: {len(best)} rounds in {span:.0f} s ({text})"
+                    + (" (KIP-848 epochs: members kept consuming what they were not asked to give up)"
+                       if incremental else ""),
                     ts=best[0].start, generations=_gens(best),
                     evidence=[r.evidence for r in best if r.evidence is not None])]
 

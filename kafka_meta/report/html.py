@@ -26,7 +26,8 @@ th,td{border-bottom:1px solid #eee;padding:4px 6px;text-align:left;vertical-alig
 th{background:#f6f6f6;position:sticky;top:0} td.n{text-align:right}
 .critical{color:#c0392b;font-weight:600} .warning{color:#d35400;font-weight:600} .info{color:#2980b9}
 .finding{margin:4px 0} .evidence{color:#777;font-size:12px;margin-left:1.5em}
-details summary{cursor:pointer;color:#2c5d8f} .err{color:#c0392b} .unfinished{color:#d35400}
+details summary{cursor:pointer;color:#2c5d8f} table.summary{width:auto;margin-top:12px}
+.err{color:#c0392b} .unfinished{color:#d35400}
 """
 
 
@@ -62,9 +63,9 @@ def _round_rows(r: Round) -> str:
     head = "".join(f"<th>{h}</th>" for h in MEMBER_HEAD)
     members = "".join(_member_rows(m) for m in r.members)
     explanation = "".join(f"<div>{escape(line)}</div>" for line in r.explanation)
-    detail = (f"<tr><td></td><td colspan='{len(cells) - 1}'><details><summary>{len(r.members)} member(s): "
-              f"subscriptions, versions, assignments</summary>{explanation}<table><tr>{head}</tr>{members}</table>"
-              f"</details></td></tr>")
+    detail = (f"<tr><td></td><td colspan='{len(cells) - 1}'><details class='members'><summary>"
+              f"{len(r.members)} member(s): subscriptions, versions, assignments</summary>{explanation}"
+              f"<table><tr>{head}</tr>{members}</table></details></td></tr>")
     return f"<tr>{tds}</tr>{detail}"
 
 
@@ -72,9 +73,35 @@ ROUND_HEAD = ("gen", "start (UTC)", "took", "from", "why", "leader", "assignor",
               "errors", "state")
 
 
+def _summary(timeline: Timeline) -> str:
+    """One row per group, most trouble first, each linking to its section."""
+    rows = []
+    for i, g in enumerate(timeline.groups):
+        counts = {s: sum(1 for f in g.findings if f.severity == s) for s in ("critical", "warning")}
+        worst = escape(g.findings[0].summary) if g.findings else "-"
+        cells = (f"<td><a href='#group-{i}'>{escape(g.group)}</a></td><td>{escape(g.kind)}</td>"
+                 f"<td class='n'>{len(g.rounds)}</td><td class='n'>{len(g.members)}</td>"
+                 f"<td class='n critical'>{counts['critical'] or ''}</td>"
+                 f"<td class='n warning'>{counts['warning'] or ''}</td><td>{worst}</td>")
+        rows.append(f"<tr>{cells}</tr>")
+    head = "".join(f"<th>{h}</th>" for h in ("group", "kind", "rounds", "members", "critical", "warnings",
+                                              "most serious"))
+    return f"<table class='summary'><tr>{head}</tr>{''.join(rows)}</table>"
+
+
 def _findings(findings: list) -> str:
+    """Critical findings in full; the warnings one click away (a storm of them would hide the rest)."""
     if not findings:
         return "<p>No findings: every group rebalanced cleanly.</p>"
+    critical = [f for f in findings if f.severity == "critical"]
+    others = [f for f in findings if f.severity != "critical"]
+    out = _finding_list(critical)
+    if others:
+        out += f"<details><summary>{len(others)} warning(s)</summary>{_finding_list(others)}</details>"
+    return out
+
+
+def _finding_list(findings: list) -> str:
     out = []
     for f in findings:
         where = ", ".join(escape(str(e)) for e in f.evidence[:5])
@@ -102,7 +129,7 @@ def render_html(timeline: Timeline, title: str = "Rebalance timeline") -> str:
             f"<style>{STYLE}</style><script>{plotly.offline.get_plotlyjs()}</script></head><body>"
             f"<h1>{escape(title)}</h1><div class='meta'>{len(timeline.groups)} group(s), {rounds} round(s), "
             f"{len(timeline.findings)} finding(s); groups with the most trouble first</div>"
-            f"<h2>Findings</h2>{_findings(timeline.ranked_findings)}"
+            f"{_summary(timeline)}<h2>Findings</h2>{_findings(timeline.ranked_findings)}"
             f"{'<h2>Unreadable input</h2>' + errors if errors else ''}{body}</body></html>")
 
 
