@@ -109,3 +109,12 @@ def test_cli_reads_broker_log_segments():
     assert stuck["group"] == "billing" and stuck["member"] == "c2-bbb"
     assert "__consumer_offsets-" in stuck["evidence"][0]["file"]
     assert all(r["start"] is None or r["start"] > 1e9 for g in doc["groups"].values() for r in g["rounds"])
+
+
+def test_the_python_example_in_docs_runs(monkeypatch, capsys):
+    monkeypatch.chdir(ROOT)
+    text = (ROOT / "docs" / "timeline.md").read_text()
+    for i, block in enumerate(re.findall(r"```python\n(.*?)```", text, re.S)):
+        exec(compile(block, f"timeline.md example {i}", "exec"), {})
+    out = capsys.readouterr().out
+    assert "(3, 'revoke'" in out and "rebalance storm" in out and out.count("Rebalance timeline") == 1
