@@ -21,6 +21,7 @@ from kafka_meta.capture.framing import Frame, Framer
 from kafka_meta.capture.links import ACK, FIN, RST, SYN, NotTcp, tcp_segment
 from kafka_meta.capture.tcp import Data, Gap, HalfStream
 from kafka_meta.protocol import Connection, looks_like_request
+from kafka_meta.protocol.headers import MAX_CLIENT_ID
 
 MAX_UNDECIDED = 256 << 10
 
@@ -54,8 +55,16 @@ class _Connection:
     endpoints: Connection | None = None
 
 
-def _request_head(head: bytes) -> bool:
-    return looks_like_request(head)
+def _request_head(head: bytes, size: int) -> bool | None:
+    """Whether a frame of ``size`` bytes starting with ``head`` is a plausible request, from its first ten
+    bytes: the protocol layer's check reads the header fields and the client id's length, never its text,
+    so the text's bytes are stood in for rather than waited for."""
+    if len(head) < min(size, 10):
+        return None
+    if size < 10:
+        return looks_like_request(head)
+    client_id = max(int.from_bytes(head[8:10], "big", signed=True), 0)
+    return looks_like_request(head[:10].ljust(min(size, 10 + min(client_id, MAX_CLIENT_ID + 1)), b"\0"))
 
 
 class KafkaConnections:
@@ -183,8 +192,10 @@ class KafkaConnections:
         conn.endpoints = Connection(address(*sides[client]), address(*sides[1 - client]), conn.stream)
         outstanding = conn.outstanding
 
-        def response_head(head: bytes) -> bool:
-            return len(head) >= 4 and int.from_bytes(head[:4], "big", signed=True) in outstanding
+        def response_head(head: bytes, size: int) -> bool | None:
+            if len(head) < 4:
+                return None
+            return int.from_bytes(head[:4], "big", signed=True) in outstanding
 
         framers = [Framer(_request_head, synced=conn.halves[client].started_at_syn, stream=conn.stream,
                           kind="request"),
