@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from kafka_meta.errors import DecodeError
 from kafka_meta.protocol.apis import APIS, request_header_version
+from kafka_meta.protocol.produce import PRODUCE, plausible_produce
 
 MAX_CLIENT_ID = 1024  # librdkafka, the Java client and kafka-python all use short ids; more means noise
 FUTURE_VERSIONS = 2  # versions this far above the newest known still count as Kafka (newer clients)
@@ -125,8 +126,9 @@ def looks_like_request(frame: bytes) -> bool:
     """Cheap plausibility check: could ``frame`` (without its size prefix) be a Kafka request?
 
     A known api key, a version between its lowest and a little above its newest, a non-negative
-    correlation id and a client id (when the header has one) that fits the frame and is short. Used to
-    find Kafka on any port and to find the next frame after damage; it reads at most the header.
+    correlation id and a client id (when the header has one) that fits the frame, is short and holds no
+    control bytes; for Produce (api key 0, which the start of many responses mimics) a plausible start of
+    its body. Used to find Kafka on any port and to find the next frame after damage.
     """
     if len(frame) < 8:
         return False
@@ -143,4 +145,15 @@ def looks_like_request(frame: bytes) -> bool:
     if len(frame) < 10:
         return False
     size = int.from_bytes(frame[8:10], "big", signed=True)
-    return size == -1 or 0 <= size <= min(MAX_CLIENT_ID, len(frame) - 10)
+    if size > 0 and (size > min(MAX_CLIENT_ID, len(frame) - 10) or min(frame[10:10 + size]) < 0x20):
+        return False  # client ids are short text: no control bytes
+    if size < -1:
+        return False
+    if api.key == PRODUCE:
+        # a response whose correlation id is small reads as Produce at a small version: check its acks
+        try:
+            header = read_request_header(frame)
+        except ProtocolError:
+            return False
+        return plausible_produce(frame[header.body_offset:], version)
+    return True
