@@ -17,12 +17,14 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from kafka_meta.capture.events import Packet, Problem
-from kafka_meta.capture.framing import Frame, Framer
+from kafka_meta.capture.framing import HEAD, Frame, Framer
 from kafka_meta.capture.links import ACK, FIN, RST, SYN, NotTcp, tcp_segment
 from kafka_meta.capture.tcp import Data, Gap, HalfStream
 from kafka_meta.protocol import Connection, looks_like_request
+from kafka_meta.protocol.headers import MAX_CLIENT_ID
 
 MAX_UNDECIDED = 256 << 10
+PRODUCE_HEAD = 64  # bytes of a Produce body the plausibility check may read (transactional id, acks)
 
 
 class KafkaFrame(NamedTuple):
@@ -54,8 +56,21 @@ class _Connection:
     endpoints: Connection | None = None
 
 
-def _request_head(head: bytes) -> bool:
-    return looks_like_request(head)
+def _request_head(head: bytes, size: int) -> bool | None:
+    """Whether a frame of ``size`` bytes starting with ``head`` is a plausible request (the protocol layer's
+    check: header fields, the client id's text, a Produce body's first fields). Header fields that rule
+    the frame out do so from its first ten bytes, without waiting for the rest to arrive."""
+    if len(head) < min(size, 10):
+        return None
+    if size <= len(head) or size < 10:
+        return looks_like_request(head)
+    client_id = min(max(int.from_bytes(head[8:10], "big", signed=True), 0), MAX_CLIENT_ID + 1)
+    if len(head) >= min(size, 10 + client_id + PRODUCE_HEAD, HEAD):
+        return looks_like_request(head)
+    # the client id's bytes that are here, the rest stood in for by text
+    if head[:2] != b"\0\0" and not looks_like_request(head[:10 + client_id].ljust(10 + client_id, b"a")):
+        return False
+    return None
 
 
 class KafkaConnections:
@@ -183,8 +198,10 @@ class KafkaConnections:
         conn.endpoints = Connection(address(*sides[client]), address(*sides[1 - client]), conn.stream)
         outstanding = conn.outstanding
 
-        def response_head(head: bytes) -> bool:
-            return len(head) >= 4 and int.from_bytes(head[:4], "big", signed=True) in outstanding
+        def response_head(head: bytes, size: int) -> bool | None:
+            if len(head) < 4:
+                return None
+            return int.from_bytes(head[:4], "big", signed=True) in outstanding
 
         framers = [Framer(_request_head, synced=conn.halves[client].started_at_syn, stream=conn.stream,
                           kind="request"),

@@ -81,7 +81,8 @@ class CaptureDecoder:
                                                  {"file": source, "frame": frame.packet})
                 else:
                     self.summary.responses += 1
-                    done = correlator.on_response(item.conn, frame.ts, frame.payload)
+                    done = correlator.on_response(item.conn, frame.ts, frame.payload,
+                                                  {"file": source, "frame": frame.packet})
                 if done:
                     out.extend(self._count(done))
             else:

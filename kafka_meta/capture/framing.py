@@ -22,7 +22,7 @@ from kafka_meta.capture.events import Problem
 from kafka_meta.capture.tcp import Data, Gap
 
 MAX_FRAME = 100 << 20  # the broker's socket.request.max.bytes default; a bigger size is damage
-HEAD = 512  # bytes of a frame's start shown to the plausibility check
+HEAD = 1200  # bytes of a frame's start shown to the plausibility check: a header with the longest client id
 _mark_offset = itemgetter(0)
 
 
@@ -37,10 +37,11 @@ class Frame(NamedTuple):
 
 
 class Framer:
-    """Frames of one direction. ``plausible(head)`` is asked, out of sync, whether ``head`` (the first
-    bytes of a candidate frame, up to ``HEAD``) starts a real frame."""
+    """Frames of one direction. ``plausible(head, size)`` is asked, out of sync, whether a candidate frame
+    of ``size`` bytes starting with ``head`` (as much of it as has arrived, up to ``HEAD``) is a real one:
+    True, False, or None when it needs more of the frame to tell."""
 
-    def __init__(self, plausible: Callable[[bytes], bool], *, synced: bool, stream: int | None = None,
+    def __init__(self, plausible: Callable[[bytes, int], bool | None], *, synced: bool, stream: int | None = None,
                  kind: str = "frame", max_frame: int = MAX_FRAME) -> None:
         self.plausible = plausible
         self.synced = synced
@@ -117,19 +118,24 @@ class Framer:
         return out
 
     def _resync(self, pos: int, end: int, final: bool) -> tuple[int | None, int]:
-        """(where the next plausible frame starts, or None and the first offset still worth keeping)"""
-        buf = self._buf
+        """(where the next plausible frame starts, or None and the first offset still worth keeping).
+
+        A candidate that cannot be judged yet (its header is not all here) does not block the scan: a later
+        candidate confirmed by whole bytes wins, as after damage the next real frame usually sits whole in
+        the packets at hand while the undecided one is the damaged frame's leftover."""
+        buf, plausible, limit = self._buf, self.plausible, self.max_frame
+        undecided = None
         for at in range(pos, end - 3):
             size = int.from_bytes(buf[at:at + 4], "big", signed=True)
-            if size < 8 or size > self.max_frame:
+            if size < 8 or size > limit:
                 continue
-            want = min(size, HEAD)
-            if end - at - 4 < want:
-                if final:
-                    continue
-                return None, at  # cannot judge this candidate before more bytes arrive
-            if self.plausible(bytes(buf[at + 4:at + 4 + want])):
+            verdict = plausible(bytes(buf[at + 4:min(end, at + 4 + min(size, HEAD))]), size)
+            if verdict:
                 return at, at
+            if verdict is None and undecided is None and not final:
+                undecided = at
+        if undecided is not None:
+            return None, undecided
         return None, end if final else max(pos, end - 3)
 
     def _gap(self, gap: Gap) -> list[Frame | Problem]:

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from kafka_meta.spark.sources.capture import CaptureDataSource
+
 # every data source class of this package, registered together
-DATA_SOURCES: list[type] = []
+DATA_SOURCES: list[type] = [CaptureDataSource]
 
 
 def register(spark: Any) -> None:

@@ -1,0 +1,133 @@
+"""read_capture end to end on real captures: cross-checked against tshark's Kafka dissector (api key,
+version, correlation id, client id of every request), the member metadata listed beside the shared captures
+found decoded, and the metadata of each fixture's group protocol decoded in place."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+
+import pytest
+from capture_support import FIXTURES, everything, exchanges, shared_capture
+
+from kafka_meta.capture import read_capture
+
+CONTRACT = {"ts", "responseTs", "latencyMs", "client", "broker", "stream", "apiKey", "apiName", "apiVersion",
+            "correlationId", "clientId", "groupId", "memberId", "generationId", "errorCode", "request", "response",
+            "_error", "source"}
+FIXTURE_FILES = sorted(FIXTURES.glob("*.pcap*"))
+
+
+def broker_port(exs: list[dict]) -> int:
+    return int(exs[0]["broker"].rsplit(":", 1)[1])
+
+
+def tshark_requests(path, port: int) -> list[tuple]:
+    """(packet, api key, api version, correlation id, client id) of every request tshark's dissector sees."""
+    out = subprocess.run(["tshark", "-r", str(path), "-d", f"tcp.port=={port},kafka",
+                          "-Y", f"kafka && tcp.dstport=={port}", "-T", "fields", "-e", "frame.number",
+                          "-e", "kafka.api_key", "-e", "kafka.api_version",
+                          "-e", "kafka.correlation_id", "-e", "kafka.client_id", "-E", "occurrence=a",
+                          "-E", "aggregator=|"], capture_output=True, text=True, check=True).stdout
+    rows = []
+    for line in out.splitlines():
+        frame, keys, versions, ids, clients = line.split("\t")
+        for k, v, c, cid in zip(keys.split("|"), versions.split("|"), ids.split("|"), clients.split("|"),
+                                strict=True):
+            rows.append((int(frame), int(k), int(v), int(c), cid))
+    return rows
+
+
+@pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark is not installed")
+@pytest.mark.parametrize("path", FIXTURE_FILES, ids=lambda p: p.name)
+def test_requests_agree_with_tshark(path):
+    exs = exchanges(path)
+    ours = sorted((e["source"]["frame"], e["apiKey"], e["apiVersion"], e["correlationId"], e["clientId"])
+                  for e in exs)
+    assert ours == sorted(tshark_requests(path, broker_port(exs)))
+
+
+@pytest.mark.parametrize("path", FIXTURE_FILES, ids=lambda p: p.name)
+def test_contract_shape_and_pairing(path):
+    exs, problems = everything(path)
+    assert not problems
+    for e in exs:
+        assert set(e) == CONTRACT
+        assert e["source"] == {"file": str(path), "frame": e["source"]["frame"]}
+        if e["responseTs"] is not None:
+            assert e["responseTs"] >= e["ts"] and e["latencyMs"] == pytest.approx((e["responseTs"] - e["ts"]) * 1e3)
+            assert e["response"] is not None
+        assert (e["request"] is not None and e["_error"] is None) or "leniently" in (e["_error"] or "")
+    # answered in order: per connection, responses come in the order of their requests
+    for stream in {e["stream"] for e in exs}:
+        answered = sorted((e for e in exs if e["stream"] == stream and e["responseTs"]), key=lambda e: e["ts"])
+        assert [e["responseTs"] for e in answered] == sorted(e["responseTs"] for e in answered)
+
+
+def test_ports_limit_the_search():
+    path = FIXTURES / "cfk_storm.pcap"
+    exs = exchanges(path)
+    assert exchanges(path, {broker_port(exs)}) == exs
+    assert exchanges(path, {9}) == []
+
+
+def test_eager_storm_metadata():
+    exs = exchanges(FIXTURES / "cfk_storm.pcap")
+    joins = [e for e in exs if e["apiName"] == "JoinGroup" and e["errorCode"] == 0]
+    assert len(joins) >= 8 and len({e["generationId"] for e in joins}) >= 3
+    for e in joins:
+        (protocol,) = e["request"]["protocols"]
+        assert protocol["name"] == "range"
+        assert protocol["metadata"]["_type"] == "ConsumerProtocolSubscription"
+        assert set(protocol["metadata"]["topics"]) == {"orders", "payments"}
+    leaders = [e for e in joins if e["response"]["members"]]
+    assert leaders and all(m["metadata"]["_type"] == "ConsumerProtocolSubscription"
+                           for e in leaders for m in e["response"]["members"])
+    syncs = [e for e in exs if e["apiName"] == "SyncGroup" and e["errorCode"] == 0]
+    assigned = [e["response"]["assignment"] for e in syncs]
+    assert assigned and all(a["_type"] == "ConsumerProtocolAssignment" for a in assigned)
+
+
+def test_sticky_user_data_decoded_nested():
+    exs = exchanges(FIXTURES / "aio_sticky_any.pcapng")
+    sticky = [p["metadata"] for e in exs if e["apiName"] == "JoinGroup" for p in e["request"]["protocols"]
+              if p["name"] == "sticky"]
+    assert sticky and all(m["userData"]["_type"] == "StickyAssignorUserData" for m in sticky if m["userData"])
+    assert any(m["userData"] and m["userData"]["previousAssignment"] for m in sticky)
+
+
+def test_consumer_protocol_heartbeats():
+    exs = exchanges(FIXTURES / "cfk_consumer_protocol.pcapng")
+    beats = [e for e in exs if e["apiName"] == "ConsumerGroupHeartbeat" and e["response"]]
+    assert beats and {e["groupId"] for e in beats} == {"g-cfk-848"}
+    joining = [e["request"] for e in beats if e["request"]["memberEpoch"] == 0]
+    assert {tuple(sorted(r["subscribedTopicNames"])) for r in joining} == {("orders", "payments")}
+    epochs = [e["response"]["memberEpoch"] for e in beats if e["errorCode"] == 0]
+    assert max(epochs) >= 1 and all(e["memberId"] for e in beats if e["errorCode"] == 0)
+
+
+@pytest.mark.parametrize("name", ["cfk_coop.pcapng", "aio_range.pcapng"])
+def test_shared_member_metadata_found(name):
+    from support import plain
+
+    import kafka_meta as km
+
+    path = shared_capture(name)
+    cases = [c for c in map(json.loads, (path.parent / "member-metadata.jsonl").read_text().splitlines())
+             if c["fields"]["pcap"] == name]
+    exs = list(read_capture(path))
+    for case in cases:
+        f = case["fields"]
+        (ex,) = [e for e in exs if e.client_id == f["client_id"] and e.correlation_id == f["correlation_id"]
+                 and e.api_key == f["api_key"]]
+        assert ex.source["frame"] == f["frame"] and ex.stream == f["tcp_stream"]
+        tname = {"consumer-subscription": "ConsumerProtocolSubscription",
+                 "consumer-assignment": "ConsumerProtocolAssignment"}[case["kind"]]
+        want = plain(km.decode(tname, bytes.fromhex(case["hex"])))
+        if case["kind"] == "consumer-subscription":
+            got = [p["metadata"] for p in ex.request["protocols"]]
+        else:
+            got = [a["assignment"] for a in ex.request["assignments"]]
+        nested = [{k: v for k, v in plain(g).items() if not k.startswith("_")} for g in got]
+        assert any(all(n.get(k) == v or isinstance(n.get(k), dict) for k, v in want.items()) for n in nested)
