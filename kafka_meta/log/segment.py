@@ -16,13 +16,15 @@ import struct
 from collections.abc import Iterator
 
 from kafka_meta.log import legacy, v2
-from kafka_meta.log.checksums import crc32c
+from kafka_meta.log.checksums import crc32, crc32c
 from kafka_meta.log.compression import NONE, DecompressionError, Inflater
 from kafka_meta.log.events import CREATE_TIME, LOG_APPEND_TIME, Batch, Damage, Record
 
 ENTRY_HEAD = struct.Struct(">qi")  # offset, length: the first 12 bytes of every entry
 MIN_LENGTH = {0: legacy.MIN_SIZE[0], 1: legacy.MIN_SIZE[1], 2: v2.HEADER_SIZE - 12}
 CRC = struct.Struct(">I")
+LENGTH = struct.Struct(">i")
+LEGACY_MIN = max(legacy.MIN_SIZE.values())  # a message shorter than the magic 1 minimum takes the slow checks
 
 Event = Batch | Record | Damage
 Read = tuple[Batch, list[Record]] | Damage  # what the batch-level reader yields
@@ -77,6 +79,7 @@ class SegmentReader:
         pos, end = 0, len(data)
         start = self.from_offset
         unpack_header = v2.HEADER.unpack_from
+        unpack_length, unpack_crc = LENGTH.unpack_from, CRC.unpack_from
         records = v2.records
         inflate = self.inflater.inflate
         while pos < end:
@@ -106,6 +109,14 @@ class SegmentReader:
                         yield Damage(pos, str(e), "records", base_offset, last)
                     else:
                         yield batch, found if start is None else self._wanted(found)
+                    pos = following
+                    continue
+            elif end - pos >= 17 and data[pos + 16] < 2:
+                length = unpack_length(data, pos + 8)[0]
+                following = pos + 12 + length
+                if (length >= LEGACY_MIN and following <= end
+                        and crc32(data[pos + 16:following]) == unpack_crc(data, pos + 12)[0]):
+                    yield from self._legacy(data, pos)
                     pos = following
                     continue
             pos = yield from self._slow(data, pos, end)
