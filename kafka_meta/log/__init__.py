@@ -32,20 +32,35 @@ __all__ = [
     "Segment",
     "SegmentReader",
     "find_segments",
+    "read_batches",
     "read_events",
     "read_log",
     "read_segment",
 ]
 
 
-def read_events(path: str | os.PathLike[str], *, limit: int = DEFAULT_LIMIT,
-                from_offset: int | None = None) -> Iterator[tuple[Segment, Batch | Record | Damage]]:
-    """(segment, event) for every segment under ``path``, in partition and offset order."""
+def read_batches(path: str | os.PathLike[str], *, limit: int = DEFAULT_LIMIT, from_offset: int | None = None
+                 ) -> Iterator[tuple[Segment, tuple[Batch, list[Record]] | Damage]]:
+    """(segment, (batch, its records)) or (segment, damage) for every entry under ``path``, in partition and
+    offset order: the bulk form, one step per batch."""
     reader = SegmentReader(Inflater(limit), from_offset)
     for segment in find_segments(path):
         with segment_bytes(segment) as data:
-            for event in reader.events(data):
-                yield segment, event
+            for item in reader.batches(data):
+                yield segment, item
+
+
+def read_events(path: str | os.PathLike[str], *, limit: int = DEFAULT_LIMIT,
+                from_offset: int | None = None) -> Iterator[tuple[Segment, Batch | Record | Damage]]:
+    """(segment, event) for every segment under ``path``, in partition and offset order: each batch, then
+    its records; damage where it is found."""
+    for segment, item in read_batches(path, limit=limit, from_offset=from_offset):
+        if type(item) is tuple:
+            yield segment, item[0]
+            for record in item[1]:
+                yield segment, record
+        else:
+            yield segment, item
 
 
 def read_log(path: str | os.PathLike[str], *, limit: int = DEFAULT_LIMIT,
@@ -55,8 +70,9 @@ def read_log(path: str | os.PathLike[str], *, limit: int = DEFAULT_LIMIT,
 
     ``limit`` is how many bytes one batch may inflate to; a batch beyond it is reported as damage.
     """
-    for segment, event in read_events(path, limit=limit, from_offset=from_offset):
-        if isinstance(event, Record):
-            yield record_row(segment, event)
-        elif isinstance(event, Damage):
-            yield damage_row(segment, event)
+    for segment, item in read_batches(path, limit=limit, from_offset=from_offset):
+        if type(item) is tuple:
+            for record in item[1]:
+                yield record_row(segment, record)
+        else:
+            yield damage_row(segment, item)

@@ -1,18 +1,25 @@
-"""Bounded decompression of record batches and legacy wrapper messages, through ``cramjam``.
+"""Bounded decompression of record batches and legacy wrapper messages.
 
-``cramjam`` is one wheel (about 4 MB installed) with gzip, snappy, lz4 and zstd in Rust; the per-codec
-bindings (``lz4`` + ``zstandard`` + ``python-snappy``) are about 30 MB together, and ``python-snappy``
-itself depends on cramjam now. Speed is equal or better (``bench/log_bench.py`` prints both).
+Libraries, chosen by ``bench/log_bench.py`` (which times them on the fixtures' real batches): ``zlib``
+(standard library) for gzip; ``lz4`` and ``zstandard`` for lz4 and zstd, about 10 to 20 times faster than
+``cramjam`` on the small batches of ``__consumer_offsets`` (cramjam pays some microseconds of set-up per
+call); ``cramjam`` for snappy, faster than ``python-snappy`` (which wraps cramjam anyway). cramjam is one
+4 MB wheel with every codec; lz4 + zstandard add about 30 MB installed, a price paid for speed.
 
-Every codec writes into a buffer of at most ``limit`` bytes: cramjam stops with an error as soon as the
-buffer is full, so a batch that would inflate beyond the limit (a zip bomb, a corrupt length) costs at
-most ``limit`` bytes and the time to fill them, never more. The buffer starts small and grows fourfold up
-to the limit, so ordinary batches do not pay for the limit.
+Nothing inflates beyond ``limit`` bytes, so a hostile or corrupt batch (a zip bomb, a damaged length)
+cannot exhaust memory: gzip through zlib's ``max_length``; zstd read in chunks from a stream reader;
+snappy and lz4 by the sizes their framing declares up front (snappy's inflated length; lz4's content size,
+or its block count times its block size), checked before inflating.
 """
 
 from __future__ import annotations
 
+import struct
+import zlib
+
 import cramjam
+import lz4.frame
+import zstandard
 
 from kafka_meta.log.checksums import xxh32
 
@@ -23,7 +30,8 @@ DEFAULT_LIMIT = 128 * 1024 * 1024  # bytes one batch may inflate to, unless the 
 XERIAL_MAGIC = b"\x82SNAPPY\x00"  # the framing of Java's snappy-java SnappyOutputStream, used by Kafka
 XERIAL_HEADER = 16  # magic, int32 version, int32 compatible version
 LZ4_MAGIC = b"\x04\x22\x4d\x18"
-_FULL = "whole buffer"  # what cramjam says when the output buffer is full
+ZSTD_CHUNK = 256 * 1024
+LZ4_BLOCK_SIZES = {4: 64 << 10, 5: 256 << 10, 6: 1 << 20, 7: 4 << 20}  # the BD byte's maximum block size
 
 
 class DecompressionError(Exception):
@@ -35,43 +43,63 @@ class DecompressionError(Exception):
 
 
 class Inflater:
-    """Decompresses one batch at a time into a reusable buffer, never beyond ``limit`` bytes."""
+    """Decompresses one batch at a time, never beyond ``limit`` bytes."""
 
     def __init__(self, limit: int = DEFAULT_LIMIT) -> None:
         if limit <= 0:
             raise ValueError(f"the decompression limit must be positive, not {limit}")
         self.limit = limit
-        self._buffer = bytearray(min(limit + 1, 1 << 20))
+        self._zstd = zstandard.ZstdDecompressor()
 
     def inflate(self, codec: int, data: bytes | memoryview, magic: int = 2) -> bytes:
         """The inflated bytes of ``data`` compressed with ``codec`` (Kafka's attribute numbering)."""
         if codec == GZIP:
-            return self._into(cramjam.gzip.decompress_into, data)
+            return self._gzip(data)
         if codec == SNAPPY:
             return self._snappy(bytes(data))
         if codec == LZ4:
-            return self._into(cramjam.lz4.decompress_into, lz4_frame(bytes(data), magic))
+            return self._lz4(lz4_frame(bytes(data), magic))
         if codec == ZSTD:
-            return self._into(cramjam.zstd.decompress_into, data)
+            return self._zstd_chunks(data)
         raise DecompressionError(f"unknown compression codec {codec}")
 
     def _too_big(self) -> DecompressionError:
         return DecompressionError(f"inflates beyond the limit of {self.limit} bytes", too_big=True)
 
-    def _into(self, decompress, data: bytes | memoryview) -> bytes:
-        while True:
-            try:
-                n = decompress(data, self._buffer)
-            except cramjam.DecompressionError as e:
-                if _FULL not in str(e):
-                    raise DecompressionError(str(e)) from None
-                if len(self._buffer) > self.limit:
-                    raise self._too_big() from None
-                self._buffer = bytearray(min(self.limit + 1, len(self._buffer) * 4))
-                continue
-            if n > self.limit:
-                raise self._too_big()
-            return bytes(memoryview(self._buffer)[:n])
+    def _gzip(self, data: bytes | memoryview) -> bytes:
+        decompressor = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        try:
+            out = decompressor.decompress(data, self.limit + 1)
+        except zlib.error as e:
+            raise DecompressionError(f"gzip: {e}") from None
+        if len(out) > self.limit or decompressor.unconsumed_tail:
+            raise self._too_big()
+        if not decompressor.eof:
+            raise DecompressionError("gzip: the stream ends before its end marker")
+        return out
+
+    def _zstd_chunks(self, data: bytes | memoryview) -> bytes:
+        parts, total = [], 0
+        try:
+            with self._zstd.stream_reader(data, read_across_frames=True) as reader:
+                while chunk := reader.read(ZSTD_CHUNK):
+                    total += len(chunk)
+                    if total > self.limit:
+                        raise self._too_big()
+                    parts.append(chunk)
+        except zstandard.ZstdError as e:
+            raise DecompressionError(f"zstd: {e}") from None
+        if not parts:
+            raise DecompressionError("zstd: no frame in the data")
+        return parts[0] if len(parts) == 1 else b"".join(parts)
+
+    def _lz4(self, frame: bytes) -> bytes:
+        if lz4_bound(frame) > self.limit:
+            raise self._too_big()
+        try:
+            return lz4.frame.decompress(frame)
+        except RuntimeError as e:
+            raise DecompressionError(f"lz4: {e}") from None
 
     def _snappy(self, data: bytes) -> bytes:
         if not data.startswith(XERIAL_MAGIC):
@@ -95,14 +123,35 @@ class Inflater:
     def _raw_snappy(self, data: bytes, already: int) -> bytes:
         try:
             size = cramjam.snappy.decompress_raw_len(data)
-        except cramjam.DecompressionError as e:
-            raise DecompressionError(f"snappy: {e}") from None
-        if already + size > self.limit:
-            raise self._too_big()
-        try:
+            if already + size > self.limit:
+                raise self._too_big()
             return bytes(cramjam.snappy.decompress_raw(data))
         except cramjam.DecompressionError as e:
-            raise DecompressionError(str(e)) from None
+            raise DecompressionError(f"snappy: {e}") from None
+
+
+def lz4_bound(frame: bytes) -> int:
+    """The most bytes an LZ4 frame can inflate to: its declared content size, or else its number of blocks
+    times its maximum block size. Walks the block headers only; raises on a malformed frame."""
+    if len(frame) < 7 or not frame.startswith(LZ4_MAGIC):
+        raise DecompressionError("lz4: not an LZ4 frame (no magic number)")
+    flags, descriptor = frame[4], frame[5]
+    if flags & 0x08:
+        return struct.unpack_from("<Q", frame, 6)[0]
+    block_size = LZ4_BLOCK_SIZES.get((descriptor >> 4) & 0x07)
+    if block_size is None:
+        raise DecompressionError(f"lz4: unknown block size code in descriptor {descriptor:#04x}")
+    pos = 4 + 2 + (4 if flags & 0x01 else 0) + 1
+    checksum = 4 if flags & 0x10 else 0
+    blocks = 0
+    while True:
+        if pos + 4 > len(frame):
+            raise DecompressionError(f"lz4: the frame ends inside a block header at byte {pos}")
+        (size,) = struct.unpack_from("<I", frame, pos)
+        if size == 0:
+            return blocks * block_size
+        pos += 4 + (size & 0x7FFFFFFF) + checksum
+        blocks += 1
 
 
 def lz4_frame(data: bytes, magic: int) -> bytes:

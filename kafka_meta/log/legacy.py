@@ -3,6 +3,9 @@
 A compressed message is a wrapper whose value is a whole message set, compressed. Under magic 0 the inner
 messages carry absolute offsets; under magic 1 relative ones (0, 1, ...), the wrapper carrying the offset
 of the last, and a wrapper with LogAppendTime gives its timestamp to every inner message.
+
+Messages are read into plain tuples by one function: legacy logs are read message by message, so the
+per-message cost is what matters.
 """
 
 from __future__ import annotations
@@ -14,61 +17,19 @@ from kafka_meta.log.compression import NONE, DecompressionError, Inflater
 from kafka_meta.log.events import CREATE_TIME, LOG_APPEND_TIME, NO_TIMESTAMP_TYPE, Batch, Record
 
 ENTRY = struct.Struct(">qiIbb")  # offset, size, crc, magic, attributes
-TIMESTAMP = struct.Struct(">q")
+V0_FIELDS = struct.Struct(">i")  # key length
+V1_FIELDS = struct.Struct(">qi")  # timestamp, key length
 LENGTH = struct.Struct(">i")
 CRC_START = 16  # the CRC covers the message from its magic byte on
 MIN_SIZE = {0: 14, 1: 22}  # crc, magic, attributes, [timestamp], key length, value length
 CODEC_MASK, TIMESTAMP_TYPE_BIT = 0x07, 0x08
 
+# (offset, magic, attributes, timestamp, key, value) of one message
+Message = tuple[int, int, int, int, bytes | None, bytes | None]
+
 
 class MessageError(Exception):
     """A legacy message (or a message inside a wrapper) that could not be read."""
-
-    def __init__(self, reason: str, records: list[Record] | None = None) -> None:
-        super().__init__(reason)
-        self.records = records or []
-
-
-class Message:
-    """The fields of one legacy message, read from ``data`` at ``pos`` (its CRC already checked)."""
-
-    __slots__ = ("attributes", "key", "magic", "offset", "size", "timestamp", "value")
-
-    def __init__(self, data: bytes | memoryview, pos: int) -> None:
-        self.offset, self.size, _crc, self.magic, self.attributes = ENTRY.unpack_from(data, pos)
-        end = pos + 12 + self.size
-        p = pos + 18
-        if self.magic == 1:
-            (self.timestamp,) = TIMESTAMP.unpack_from(data, p)
-            p += 8
-        else:
-            self.timestamp = -1
-        self.key, p = _bytes(data, p, end, "key")
-        self.value, p = _bytes(data, p, end, "value")
-        if p != end:
-            raise MessageError(f"{end - p} bytes after the value of the message at byte {pos}")
-
-    @property
-    def codec(self) -> int:
-        return self.attributes & CODEC_MASK
-
-    @property
-    def timestamp_type(self) -> int:
-        if self.magic == 0:
-            return NO_TIMESTAMP_TYPE
-        return LOG_APPEND_TIME if self.attributes & TIMESTAMP_TYPE_BIT else CREATE_TIME
-
-
-def _bytes(data: bytes | memoryview, pos: int, end: int, what: str) -> tuple[bytes | None, int]:
-    if pos + 4 > end:
-        raise MessageError(f"the {what} length at byte {pos} runs past the message")
-    (n,) = LENGTH.unpack_from(data, pos)
-    pos += 4
-    if n == -1:
-        return None, pos
-    if n < 0 or pos + n > end:
-        raise MessageError(f"the {what} length {n} at byte {pos - 4} runs past the message")
-    return bytes(data[pos:pos + n]), pos + n
 
 
 def check(data: bytes | memoryview, pos: int, size: int) -> bool:
@@ -77,40 +38,68 @@ def check(data: bytes | memoryview, pos: int, size: int) -> bool:
     return crc32(data[pos + CRC_START:pos + 12 + size]) == stored
 
 
-def entry(data: bytes | memoryview, pos: int) -> tuple[Batch, Message]:
-    """The batch view of the (CRC-checked) top-level message at ``pos``, and the message itself."""
-    message = Message(data, pos)
-    batch = Batch(position=pos, size=message.size + 12, magic=message.magic, base_offset=message.offset,
-                  last_offset=message.offset, codec=message.codec, count=1,
-                  timestamp_type=message.timestamp_type)
-    return batch, message
+def message(data: bytes | memoryview, pos: int) -> Message:
+    """The message at ``pos``, whose size field the caller checked fits ``data``."""
+    offset, size, _crc, magic, attributes = ENTRY.unpack_from(data, pos)
+    end = pos + 12 + size
+    if magic == 1:
+        timestamp, n = V1_FIELDS.unpack_from(data, pos + 18)
+        p = pos + 30
+    else:
+        timestamp = -1
+        (n,) = V0_FIELDS.unpack_from(data, pos + 18)
+        p = pos + 22
+    if n == -1:
+        key = None
+    elif 0 <= n <= end - p - 4:
+        key = bytes(data[p:p + n])
+        p += n
+    else:
+        raise MessageError(f"the key length {n} at byte {p - 4} runs past the message")
+    (n,) = LENGTH.unpack_from(data, p)
+    p += 4
+    if n == -1:
+        value = None
+    elif 0 <= n <= end - p:
+        value = bytes(data[p:p + n])
+        p += n
+    else:
+        raise MessageError(f"the value length {n} at byte {p - 4} runs past the message")
+    if p != end:
+        raise MessageError(f"{end - p} bytes after the value of the message at byte {pos}")
+    return offset, magic, attributes, timestamp, key, value
 
 
-def records(batch: Batch, message: Message, inflater: Inflater) -> list[Record]:
-    """The records of a top-level message: itself, or the inner messages of a compressed wrapper.
+def _timestamp_type(magic: int, attributes: int) -> int:
+    if magic == 0:
+        return NO_TIMESTAMP_TYPE
+    return LOG_APPEND_TIME if attributes & TIMESTAMP_TYPE_BIT else CREATE_TIME
 
-    Fills in ``batch``'s offsets and count from the inner messages. Raises :class:`MessageError` (with
-    the records read before the damage) or :class:`DecompressionError`.
-    """
-    if message.codec == NONE:
-        return [Record(message.offset, message.timestamp, message.timestamp_type, message.key, message.value)]
-    if message.value is None:
+
+def read(data: bytes | memoryview, pos: int, inflater: Inflater) -> tuple[Batch, list[Record]]:
+    """The top-level (CRC-checked) message at ``pos`` as a batch, and its records: itself, or the inner
+    messages of a compressed wrapper. Raises :class:`MessageError` or :class:`DecompressionError`."""
+    offset, magic, attributes, timestamp, key, value = message(data, pos)
+    ts_type = _timestamp_type(magic, attributes)
+    codec = attributes & CODEC_MASK
+    size = 12 + LENGTH.unpack_from(data, pos + 8)[0]
+    if codec == NONE:
+        return (Batch(pos, size, magic, offset, offset, codec, 1, False, False, ts_type),
+                [Record(offset, timestamp, ts_type, key, value, [])])
+    if value is None:
         raise MessageError("a compressed wrapper message without a value")
-    inner_set = inflater.inflate(message.codec, message.value, message.magic)
-    inner = _inner_messages(inner_set)
+    inner = _inner_messages(inflater.inflate(codec, value, magic))
     if not inner:
         raise MessageError("a compressed wrapper message with no messages inside")
-    base = message.offset - inner[-1].offset if message.magic > 0 else 0
-    log_append = message.timestamp_type == LOG_APPEND_TIME
+    base = offset - inner[-1][0] if magic > 0 else 0
     out = []
-    for m in inner:
-        if log_append:
-            timestamp, ts_type = message.timestamp, LOG_APPEND_TIME
+    for m_offset, m_magic, m_attributes, m_timestamp, m_key, m_value in inner:
+        if ts_type == LOG_APPEND_TIME:
+            out.append(Record(base + m_offset, timestamp, LOG_APPEND_TIME, m_key, m_value, []))
         else:
-            timestamp, ts_type = m.timestamp, m.timestamp_type
-        out.append(Record(base + m.offset, timestamp, ts_type, m.key, m.value))
-    batch.base_offset, batch.last_offset, batch.count = out[0].offset, out[-1].offset, len(out)
-    return out
+            out.append(Record(base + m_offset, m_timestamp, _timestamp_type(m_magic, m_attributes), m_key, m_value,
+                              []))
+    return Batch(pos, size, magic, out[0].offset, out[-1].offset, codec, len(out), False, False, ts_type), out
 
 
 def _inner_messages(data: bytes) -> list[Message]:
@@ -126,9 +115,9 @@ def _inner_messages(data: bytes) -> list[Message]:
             raise MessageError(f"inner message {len(out)} at byte {pos}: CRC mismatch")
         if attributes & CODEC_MASK:
             raise MessageError(f"inner message {len(out)} at byte {pos} is compressed again")
-        out.append(Message(data, pos))
+        out.append(message(data, pos))
         pos += 12 + size
     return out
 
 
-__all__ = ["DecompressionError", "Message", "MessageError", "check", "entry", "records"]
+__all__ = ["DecompressionError", "Message", "MessageError", "check", "message", "read"]

@@ -1,9 +1,13 @@
-"""The sans-IO core: the bytes of one segment in, batches, records and damage out, in file order.
+"""The sans-IO core: the bytes of one segment in, batches with their records and damage out, in file order.
 
 Every entry of a segment, whatever its magic, starts with an int64 offset and an int32 length, and has
 its magic byte at position 16, so one loop walks them all. An entry that fails its checks is reported
 as :class:`Damage` and reading resumes at the next entry that passes them (found by scanning forward
 for a plausible header whose CRC is right), so one bad batch loses only itself.
+
+The loop yields a batch together with its records (a list), not record by record: a generator resumes
+once per batch, which is most of what makes this faster than a per-record reader. An intact magic 2
+batch, the common case, is read inline in the loop; anything else goes through the slower checks.
 """
 
 from __future__ import annotations
@@ -12,15 +16,18 @@ import struct
 from collections.abc import Iterator
 
 from kafka_meta.log import legacy, v2
-from kafka_meta.log.checksums import crc32c
+from kafka_meta.log.checksums import crc32, crc32c
 from kafka_meta.log.compression import NONE, DecompressionError, Inflater
-from kafka_meta.log.events import Batch, Damage, Record
+from kafka_meta.log.events import CREATE_TIME, LOG_APPEND_TIME, Batch, Damage, Record
 
 ENTRY_HEAD = struct.Struct(">qi")  # offset, length: the first 12 bytes of every entry
 MIN_LENGTH = {0: legacy.MIN_SIZE[0], 1: legacy.MIN_SIZE[1], 2: v2.HEADER_SIZE - 12}
 CRC = struct.Struct(">I")
+LENGTH = struct.Struct(">i")
+LEGACY_MIN = max(legacy.MIN_SIZE.values())  # a message shorter than the magic 1 minimum takes the slow checks
 
 Event = Batch | Record | Damage
+Read = tuple[Batch, list[Record]] | Damage  # what the batch-level reader yields
 
 
 def _valid_at(data: bytes | memoryview, pos: int, end: int) -> bool:
@@ -59,43 +66,91 @@ class SegmentReader:
         self.from_offset = from_offset
 
     def events(self, data: bytes | memoryview) -> Iterator[Event]:
-        pos, end = 0, len(data)
-        while pos < end:
-            left = end - pos
-            if left < 17:
-                if not any(data[pos:end]):
-                    return
-                yield Damage(pos, f"{left} bytes at the end, too few for an entry header", "cut-off",
-                             size=left)
-                return
-            base_offset, length = ENTRY_HEAD.unpack_from(data, pos)
-            magic = data[pos + 16]
-            if length == 0 and base_offset == 0 and not any(data[pos:end]):
-                return  # zeros after the last entry: space preallocated by the broker
-            problem = self._problem(data, pos, end, base_offset, length, magic)
-            if problem is not None:
-                reason, kind = problem
-                claimed = base_offset if magic in MIN_LENGTH else None
-                last = None
-                if magic == 2 and left >= v2.HEADER_SIZE and claimed is not None:
-                    last = base_offset + struct.unpack_from(">i", data, pos + 23)[0]
-                following = pos + 12 + length
-                if length > 0 and following < end and kind == "crc" and _valid_at(data, following, end):
-                    resume = following
-                else:
-                    resume = resync(data, pos + 1, end)
-                yield Damage(pos, reason, kind, claimed, last, resume - pos)
-                pos = resume
-                continue
-            if magic == 2:
-                yield from self._batch(data, pos)
+        """Batch, then its records, for each entry; damage where it is found."""
+        for item in self.batches(data):
+            if type(item) is tuple:
+                yield item[0]
+                yield from item[1]
             else:
-                yield from self._legacy(data, pos)
-            pos += 12 + length
+                yield item
+
+    def batches(self, data: bytes | memoryview) -> Iterator[Read]:
+        """(batch, its records) for each readable entry, :class:`Damage` for each unreadable stretch."""
+        pos, end = 0, len(data)
+        start = self.from_offset
+        unpack_header = v2.HEADER.unpack_from
+        unpack_length, unpack_crc = LENGTH.unpack_from, CRC.unpack_from
+        records = v2.records
+        inflate = self.inflater.inflate
+        while pos < end:
+            if end - pos >= v2.HEADER_SIZE and data[pos + 16] == 2:
+                (base_offset, length, leader_epoch, _magic, crc, attributes, last_delta, first_ts, max_ts,
+                 producer_id, producer_epoch, base_sequence, count) = unpack_header(data, pos)
+                following = pos + 12 + length
+                if length >= 49 and following <= end and crc32c(data[pos + 21:following]) == crc:
+                    last = base_offset + last_delta
+                    if start is not None and last < start:
+                        pos = following
+                        continue
+                    codec = attributes & 7
+                    batch = Batch(pos, length + 12, 2, base_offset, last, codec, count, bool(attributes & 0x20),
+                                  bool(attributes & 0x10), LOG_APPEND_TIME if attributes & 8 else CREATE_TIME,
+                                  producer_id, producer_epoch, base_sequence, leader_epoch)
+                    try:
+                        body = bytes(data[pos + 61:following]) if codec == NONE else inflate(codec, data[
+                            pos + 61:following])
+                        found = records(body, batch, first_ts, max_ts)
+                    except DecompressionError as e:
+                        kind = "too-big" if e.too_big else "decompression"
+                        hint = " (raise the limit to read it)" if e.too_big else ""
+                        yield Damage(pos, f"{batch.codec_name} batch: {e}{hint}", kind, base_offset, last)
+                    except v2.RecordsError as e:
+                        yield batch, self._wanted(e.records)
+                        yield Damage(pos, str(e), "records", base_offset, last)
+                    else:
+                        yield batch, found if start is None else self._wanted(found)
+                    pos = following
+                    continue
+            elif end - pos >= 17 and data[pos + 16] < 2:
+                length = unpack_length(data, pos + 8)[0]
+                following = pos + 12 + length
+                if (length >= LEGACY_MIN and following <= end
+                        and crc32(data[pos + 16:following]) == unpack_crc(data, pos + 12)[0]):
+                    yield from self._legacy(data, pos)
+                    pos = following
+                    continue
+            pos = yield from self._slow(data, pos, end)
+
+    def _slow(self, data: bytes | memoryview, pos: int, end: int) -> Iterator[Read]:
+        """Reads the entry at ``pos`` that is not an intact magic 2 batch; returns where to go on."""
+        left = end - pos
+        if left < 17:
+            if any(data[pos:end]):
+                yield Damage(pos, f"{left} bytes at the end, too few for an entry header", "cut-off", size=left)
+            return end
+        base_offset, length = ENTRY_HEAD.unpack_from(data, pos)
+        magic = data[pos + 16]
+        if length == 0 and base_offset == 0 and not any(data[pos:end]):
+            return end  # zeros after the last entry: space preallocated by the broker
+        problem = self._problem(data, pos, end, length, magic)
+        if problem is None:
+            yield from self._legacy(data, pos)
+            return pos + 12 + length
+        reason, kind = problem
+        claimed = base_offset if magic in MIN_LENGTH else None
+        last = None
+        if magic == 2 and left >= v2.HEADER_SIZE:
+            last = base_offset + struct.unpack_from(">i", data, pos + 23)[0]
+        following = pos + 12 + length
+        if length > 0 and following < end and kind == "crc" and _valid_at(data, following, end):
+            resume = following
+        else:
+            resume = resync(data, pos + 1, end)
+        yield Damage(pos, reason, kind, claimed, last, resume - pos)
+        return resume
 
     @staticmethod
-    def _problem(data: bytes | memoryview, pos: int, end: int, base_offset: int, length: int,
-                 magic: int) -> tuple[str, str] | None:
+    def _problem(data: bytes | memoryview, pos: int, end: int, length: int, magic: int) -> tuple[str, str] | None:
         if magic not in MIN_LENGTH:
             return f"magic byte {magic} is not 0, 1 or 2: not the start of a Kafka log entry", "magic"
         if length < MIN_LENGTH[magic]:
@@ -106,55 +161,26 @@ class SegmentReader:
         if magic == 2:
             (stored,) = CRC.unpack_from(data, pos + 17)
             actual = crc32c(data[pos + v2.CRC_START:pos + 12 + length])
-            if actual != stored:
-                return f"CRC-32C mismatch: stored {stored:#010x}, computed {actual:#010x}", "crc"
-        elif not legacy.check(data, pos, length):
+            return f"CRC-32C mismatch: stored {stored:#010x}, computed {actual:#010x}", "crc"
+        if not legacy.check(data, pos, length):
             return f"CRC-32 mismatch in a magic {magic} message", "crc"
         return None
 
-    def _batch(self, data: bytes | memoryview, pos: int) -> Iterator[Event]:
-        batch = v2.header(data, pos)
-        if self.from_offset is not None and batch.last_offset < self.from_offset:
-            return
-        yield batch
-        first_ts, max_ts = v2.timestamps(data, pos)
-        body = data[pos + v2.HEADER_SIZE:pos + batch.size]
+    def _legacy(self, data: bytes | memoryview, pos: int) -> Iterator[Read]:
         try:
-            if batch.codec == NONE:
-                body = bytes(body)
-            else:
-                body = self.inflater.inflate(batch.codec, body)
-            found = v2.records(body, batch, first_ts, max_ts)
+            batch, found = legacy.read(data, pos, self.inflater)
         except DecompressionError as e:
             kind = "too-big" if e.too_big else "decompression"
-            hint = " (raise the limit to read it)" if e.too_big else ""
-            yield Damage(pos, f"{batch.codec_name} batch: {e}{hint}", kind, batch.base_offset, batch.last_offset)
+            yield Damage(pos, f"magic {data[pos + 16]} wrapper: {e}", kind, None,
+                         struct.unpack_from(">q", data, pos)[0])
             return
-        except v2.RecordsError as e:
-            yield from self._wanted(e.records)
-            yield Damage(pos, str(e), "records", batch.base_offset, batch.last_offset)
-            return
-        yield from self._wanted(found)
-
-    def _legacy(self, data: bytes | memoryview, pos: int) -> Iterator[Event]:
-        try:
-            batch, message = legacy.entry(data, pos)
         except legacy.MessageError as e:
-            yield Damage(pos, str(e), "records", struct.unpack_from(">q", data, pos)[0])
+            yield Damage(pos, f"magic {data[pos + 16]} message: {e}", "records", None,
+                         struct.unpack_from(">q", data, pos)[0])
             return
         if self.from_offset is not None and batch.last_offset < self.from_offset:
             return
-        try:
-            found = legacy.records(batch, message, self.inflater)
-        except DecompressionError as e:
-            kind = "too-big" if e.too_big else "decompression"
-            yield Damage(pos, f"magic {batch.magic} {batch.codec_name} wrapper: {e}", kind, None, batch.last_offset)
-            return
-        except legacy.MessageError as e:
-            yield Damage(pos, f"magic {batch.magic} wrapper: {e}", "records", None, batch.last_offset)
-            return
-        yield batch
-        yield from self._wanted(found)
+        yield batch, self._wanted(found)
 
     def _wanted(self, found: list[Record]) -> list[Record]:
         start = self.from_offset

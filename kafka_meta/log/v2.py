@@ -61,11 +61,14 @@ def records(buf: bytes, batch: Batch, first_timestamp: int, max_timestamp: int) 
 
     Raises :class:`RecordsError` with the records read before the damage. Offsets and timestamps are
     absolute; under LogAppendTime every record takes the batch's max timestamp, as consumers see it.
+    Varints of one and two bytes (record and value lengths of offsets records take two) are read inline.
     """
     out: list[Record] = []
     append = out.append
+    make = Record
     pos, end = 0, len(buf)
-    base_offset, control, ts_type = batch.base_offset, batch.control, batch.timestamp_type
+    base_offset, control = batch.base_offset, batch.control
+    ts_type = batch.timestamp_type
     log_append = ts_type == LOG_APPEND_TIME
     count = batch.count
     if count < 0 or count > end // MIN_RECORD + 1:
@@ -76,18 +79,21 @@ def records(buf: bytes, batch: Batch, first_timestamp: int, max_timestamp: int) 
             if b < 0x80:
                 length = (b >> 1) ^ -(b & 1)
                 pos += 1
+            elif buf[pos + 1] < 0x80:
+                raw = (b & 0x7F) | (buf[pos + 1] << 7)
+                length = (raw >> 1) ^ -(raw & 1)
+                pos += 2
             else:
                 length, pos = varint(buf, pos)
             record_end = pos + length
             if length < MIN_RECORD - 1 or record_end > end:
                 raise ValueError(f"record length {length} at byte {pos} does not fit the {end - pos} bytes left")
-            pos += 1  # attributes: unused
-            b = buf[pos]
+            b = buf[pos + 1]  # after the attributes, which are unused
             if b < 0x80:
                 ts_delta = (b >> 1) ^ -(b & 1)
-                pos += 1
+                pos += 2
             else:
-                ts_delta, pos = varint(buf, pos)
+                ts_delta, pos = varint(buf, pos + 1)
             b = buf[pos]
             if b < 0x80:
                 offset_delta = (b >> 1) ^ -(b & 1)
@@ -111,6 +117,10 @@ def records(buf: bytes, batch: Batch, first_timestamp: int, max_timestamp: int) 
             if b < 0x80:
                 n = (b >> 1) ^ -(b & 1)
                 pos += 1
+            elif buf[pos + 1] < 0x80:
+                raw = (b & 0x7F) | (buf[pos + 1] << 7)
+                n = (raw >> 1) ^ -(raw & 1)
+                pos += 2
             else:
                 n, pos = varint(buf, pos)
             if n >= 0:
@@ -120,16 +130,15 @@ def records(buf: bytes, batch: Batch, first_timestamp: int, max_timestamp: int) 
                 value = None
             else:
                 raise ValueError(f"value length {n} at byte {pos}")
-            b = buf[pos]
-            if b == 0:
+            if buf[pos] == 0:
                 headers = []
                 pos += 1
             else:
                 headers, pos = _headers(buf, pos, record_end)
             if pos != record_end:
                 raise ValueError(f"a record ends at byte {pos}, not at {record_end} where its length says")
-            append(Record(base_offset + offset_delta, max_timestamp if log_append else first_timestamp + ts_delta,
-                          ts_type, key, value, headers, control))
+            append(make(base_offset + offset_delta, max_timestamp if log_append else first_timestamp + ts_delta,
+                        ts_type, key, value, headers, control))
     except (ValueError, IndexError) as e:
         reason = str(e) if isinstance(e, ValueError) else f"the records end early, at byte {end}"
         raise RecordsError(f"record {len(out)} of {count}: {reason}", out) from None
