@@ -118,9 +118,25 @@ def render_text(report: Report) -> str:
         lines += _group_lines(g)
     attention = [g for g in report.groups.values() if g.mixed_versions or g.conflicts or g.member_errors]
     lines.append(f"needs attention: {', '.join(g.group for g in attention) or 'nothing'}")
+    if report.timeline is not None:
+        lines += timeline_lines(report.timeline)
     if report.error_samples:
         lines.append("first errors:")
         lines += [f"  {e}" for e in report.error_samples]
     if report.output:
         lines.append(f"decoded Parquet written to {report.output}")
     return "\n".join(lines)
+
+
+TIMELINE_FINDINGS = 12
+
+
+def timeline_lines(timeline: Timeline) -> list[str]:
+    """The timeline's findings, most severe first (the charts and every round are in report.html)."""
+    rounds = sum(len(g.rounds) for g in timeline.groups)
+    findings = timeline.ranked_findings
+    lines = [f"rebalance timeline: {rounds} round(s) in {len(timeline.groups)} group(s), {len(findings)} finding(s)"]
+    lines += [f"  {f.severity.upper()} {f.group}: {f.summary}" for f in findings[:TIMELINE_FINDINGS]]
+    if len(findings) > TIMELINE_FINDINGS:
+        lines.append(f"  ... {len(findings) - TIMELINE_FINDINGS} more in report.json and report.html")
+    return lines

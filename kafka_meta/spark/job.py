@@ -18,11 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from kafka_meta.analysis import GroupFacts, Report, analyze_groups, render_text
+from kafka_meta.analysis.assemble import build_timeline
 from kafka_meta.errors import KafkaMetaError
 from kafka_meta.offsets import decode_record
 from kafka_meta.spark.inputs import FORMATS, Inputs, read_input
 from kafka_meta.spark.offsets import decode_offsets, explode_members
-from kafka_meta.spark.timeline import timeline_of, write_timeline_html
+from kafka_meta.spark.timeline import capture_exchanges, timeline_of, write_timeline_html
 
 GROUP_RECORD_TYPES = (2, 3, 5, 10, 11, 17, 19)  # the records that describe groups and their members
 ERROR_SAMPLES = 5
@@ -39,7 +40,8 @@ class Progress:
         self.out(f"[{time.perf_counter() - self.started:6.1f}s] {what}")
 
 
-def analyze_offsets(offsets: Any, output: str, report: Report, progress: Progress, source: str | None = None) -> None:
+def analyze_offsets(offsets: Any, output: str, report: Report, progress: Progress, source: str | None = None,
+                    exchanges: list[dict[str, Any]] | None = None) -> None:
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
@@ -84,7 +86,7 @@ def analyze_offsets(offsets: Any, output: str, report: Report, progress: Progres
         facts.committed_partitions = row["count"]
     report.groups = dict(sorted(report.groups.items()))
     progress.step("building the rebalance timeline")
-    report.timeline = timeline_of(decoded, source)
+    report.timeline = timeline_of(decoded, source, exchanges)
     decoded.unpersist()
 
 
@@ -119,16 +121,24 @@ def analyze_blobs(blobs: Any, output: str, report: Report, progress: Progress) -
 
 
 def run(spark: Any, source: str, fmt: str = "auto", output: str = "kafka-meta-out",
-        bootstrap_servers: str | None = None, progress: Progress | None = None) -> Report:
+        bootstrap_servers: str | None = None, progress: Progress | None = None,
+        captures: list[str] | None = None) -> Report:
     progress = progress or Progress()
     progress.step(f"Spark master {spark.sparkContext.master}; reading {source}")
     inputs: Inputs = read_input(spark, source, fmt, bootstrap_servers)
     report = Report(output=output)
+    exchanges: list[dict[str, Any]] = []
+    if captures:
+        progress.step(f"reading the group exchanges of {', '.join(captures)}")
+        exchanges, problems = capture_exchanges(spark, captures)
+        report.error_samples += problems[:ERROR_SAMPLES]
     report.errors += inputs.unreadable
     if inputs.unreadable:
         report.error_samples.append(f"{inputs.unreadable} input line(s) are not JSON objects")
     if inputs.offsets is not None:
-        analyze_offsets(inputs.offsets, output, report, progress, source)
+        analyze_offsets(inputs.offsets, output, report, progress, source, exchanges)
+    elif exchanges:
+        report.timeline = build_timeline(exchanges)
     if inputs.blobs is not None:
         analyze_blobs(inputs.blobs, output, report, progress)
     progress.step("done")
@@ -151,6 +161,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                                                  "./kafka-meta-out)")
     parser.add_argument("--master", help="Spark master URL (default: embedded local[*], or spark-submit's)")
     parser.add_argument("--bootstrap-servers", help="Kafka bootstrap servers, for --format kafka")
+    parser.add_argument("--capture", action="append", default=[], metavar="PCAP",
+                        help="packet captures (files or directories) whose rebalances join the timeline")
 
 
 def execute(args: argparse.Namespace, session: Any = None) -> int:
@@ -158,7 +170,8 @@ def execute(args: argparse.Namespace, session: Any = None) -> int:
 
     spark = session or local_session("kafka-meta analyze", master=args.master, progress=True)
     try:
-        report = run(spark, args.input, args.format, args.output, args.bootstrap_servers)
+        report = run(spark, args.input, args.format, args.output, args.bootstrap_servers,
+                     captures=getattr(args, "capture", None))
     except (FileNotFoundError, ValueError, KafkaMetaError) as e:
         print(f"kafka-meta analyze: {e}", file=sys.stderr)
         return 2

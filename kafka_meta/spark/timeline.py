@@ -9,6 +9,7 @@ second, and only the counts come back.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from kafka_meta.analysis.assemble import Timeline, build_timeline
@@ -28,8 +29,35 @@ def _ms(df: Any) -> Any:
     return F.col("timestamp").cast("long")
 
 
-def timeline_of(decoded: Any, source: str | None = None) -> Timeline:
-    """The timeline of ``decode_offsets`` output (rows in; only group records and commit counts come out)."""
+GROUP_APIS = ("JoinGroup", "SyncGroup", "Heartbeat", "LeaveGroup", "OffsetCommit", "ConsumerGroupHeartbeat")
+
+
+def capture_exchanges(spark: Any, paths: list[str]) -> tuple[list[dict[str, Any]], list[str]]:
+    """The group-protocol exchanges of packet captures (files or directories), read by the capture data
+    source on the executors; only those rows come back, bodies parsed from their JSON text. Also the
+    problems the reader found, with their file and packet."""
+    from pyspark.sql import functions as F
+
+    from kafka_meta.spark.sources import register
+
+    register(spark)
+    df = spark.read.format("kafka-meta-capture").load(paths)
+    rows = df.where(F.col("apiName").isin(*GROUP_APIS) | (F.col("apiName").isNull() & F.col("_error").isNotNull()))
+    exchanges, problems = [], []
+    for row in rows.collect():
+        d = row.asDict(recursive=True)
+        if d["apiName"] is None:
+            problems.append(f"{d['source']['file']} packet {d['source']['frame']}: {d['_error']}")
+            continue
+        for body in ("request", "response"):
+            d[body] = None if d[body] is None else json.loads(d[body])
+        exchanges.append(d)
+    return exchanges, problems
+
+
+def timeline_of(decoded: Any, source: str | None = None, exchanges: list[dict[str, Any]] | None = None) -> Timeline:
+    """The timeline of ``decode_offsets`` output (rows in; only group records and commit counts come out),
+    with captured exchanges when there are some."""
     from pyspark.sql import functions as F
 
     good = decoded.where(F.col("_error").isNull() & ~F.col("unknown") & ~F.col("control"))
@@ -44,7 +72,7 @@ def timeline_of(decoded: Any, source: str | None = None) -> Timeline:
     commits = (good.where(F.col("recordType").isin(0, 1) & ~F.col("tombstone"))
                .groupBy("groupId", F.floor(_ms(decoded) / 1000).alias("second")).count().collect())
     counts = [(r.groupId, None if r.second is None else float(r.second), r["count"]) for r in commits]
-    return build_timeline(offsets_rows=rows, commit_counts=counts)
+    return build_timeline(exchanges or [], offsets_rows=rows, commit_counts=counts)
 
 
 def write_timeline_html(timeline: Timeline, path: Any) -> bool:
