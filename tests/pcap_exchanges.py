@@ -16,6 +16,7 @@ CAPTURES = {
     "sticky": PCAP / "aio_sticky_any.pcapng",  # aiokafka, sticky (eager) with roundrobin offered too
     "kip848": PCAP / "cfk_consumer_protocol.pcapng",  # librdkafka, group.protocol=consumer
     "storm": PCAP / "cfk_storm.pcap",  # librdkafka consumers joining and leaving in quick succession
+    "upgrade": PCAP / "upgrade_stuck.pcapng",  # aiokafka members, one replaced by librdkafka: v0 and v3 mixed
 }
 
 

@@ -1,5 +1,5 @@
 """The analyze job's timeline on local Spark: report.json gains each group's rounds and the findings, and
-report.html is written beside it; the same story the plain-Python builder tells from the same rows."""
+report.html is written beside it; the same story the plain-Python builder tells from the same inputs."""
 
 from __future__ import annotations
 
@@ -10,29 +10,35 @@ import pytest
 
 pytest.importorskip("pyspark", reason="PySpark is not installed (the spark extra)")
 
+from pcap_exchanges import PCAP, capture_exchanges
+
 from kafka_meta.analysis.assemble import build_timeline
-from kafka_meta.spark.job import Progress, run, write_report
+from kafka_meta.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "fixtures" / "captures" / "capture.jsonl"
-LOG = ROOT / "fixtures" / "log" / "kafka-logs"
 
 
-def test_report_json_and_html_carry_the_timeline(spark, tmp_path):
-    lines: list[str] = []
-    report = run(spark, str(SAMPLE), output=str(tmp_path), progress=Progress(lines.append))
-    write_report(report, str(tmp_path))
+def test_report_json_and_html_carry_the_timeline(spark, tmp_path, capsys):
+    code = main(["analyze", str(SAMPLE), "--capture", str(PCAP), "--output", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == 0
     saved = json.loads((tmp_path / "report.json").read_text())
     rows = [r for r in map(json.loads, SAMPLE.read_text().splitlines()) if "key" in r]
-    local = build_timeline(offsets_rows=rows)
+    exchanges = [e for p in sorted(PCAP.iterdir()) for e in capture_exchanges(p)]
+    local = build_timeline(exchanges, rows)
+    assert sorted(saved["groups"]) == sorted({g.group for g in local.groups} | {"orders", "audit", "word-count",
+                                                                                "checkout"})
     for g in local.groups:
-        spark_rounds = saved["groups"][g.group]["rounds"]
-        assert [(r["generation"], r["commits"], r["leader"]) for r in spark_rounds] == [
-            (r.generation, r.commits, r.leader) for r in g.rounds]
+        assert [(r["generation"], r["commits"], r["leader"], r["triggers"]) for r in saved["groups"][g.group]["rounds"]
+                ] == [(r.generation, r.commits, r.leader, r.triggers) for r in g.rounds], g.group
     assert [(f["group"], f["kind"]) for f in saved["findings"]] == [(f.group, f.kind) for f in local.ranked_findings]
-    assert saved["groups"]["orders"]["rounds"][0]["commits"] == 6
-    assert saved["groups"]["word-count"]["findings"][0]["kind"] == "stuck-upgrade"
-    assert saved["groups"]["audit"]["mixedVersions"] is False  # the job's own facts are still there
+    kinds = {(f["group"], f["kind"]) for f in saved["findings"]}
+    # the bundled sample's story: a storm, an upgrade stuck half-way, a cooperative migration in two phases
+    assert ("g-cfk-storm", "storm") in kinds and ("g-upgrade", "stuck-upgrade") in kinds
+    assert [r["phase"] for r in saved["groups"]["g-cfk-coop"]["rounds"][1:3]] == ["revoke", "assign"]
+    assert saved["groups"]["orders"]["rounds"][0]["commits"] == 6 and saved["groups"]["audit"]["mixedVersions"] is False
     html = (tmp_path / "report.html").read_text()
-    assert html.startswith("<!DOCTYPE html>") and html.count("Plotly.newPlot") >= 4
-    assert any("building the rebalance timeline" in line for line in lines)
+    drawn = [name for name, g in saved["groups"].items() if g.get("rounds") or g.get("findings")]
+    assert html.startswith("<!DOCTYPE html>") and html.count("Plotly.newPlot") == len(drawn)
+    assert "rebalance timeline:" in out and "CRITICAL g-upgrade: upgrade stuck half-way" in out

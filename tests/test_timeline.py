@@ -10,10 +10,12 @@ from pathlib import Path
 import pytest
 from pcap_exchanges import CAPTURES, capture_exchanges
 
+import kafka_meta as km
 from kafka_meta.analysis.assemble import build_timeline
 from kafka_meta.analysis.findings import Thresholds
 from kafka_meta.analysis.generations import build_generations
 from kafka_meta.analysis.rounds import build_timelines
+from kafka_meta.offsets import encode_record, new_record
 from kafka_meta.protocol import decode_member_metadata
 
 SAMPLE = Path(__file__).resolve().parents[1] / "fixtures" / "captures" / "capture.jsonl"
@@ -198,3 +200,38 @@ def test_a_storm_of_joins_and_leaves():
     # the coordinator named a leader whose own JoinGroup the capture missed: it is still a member of its round
     r4 = next(r for r in tl.rounds if r.generation == 4)
     assert r4.member(r4.leader) is not None
+
+
+def test_a_real_upgrade_left_half_way():
+    tl = build_timeline(capture_exchanges(CAPTURES["upgrade"])).group("g-upgrade")
+    stuck = next(f for f in tl.findings if f.kind == "stuck-upgrade")
+    mixed = [r for r in tl.rounds if len(r.versions) > 1]
+    assert stuck.severity == "critical" and stuck.generations == [r.generation for r in mixed] and len(mixed) >= 2
+    assert {v for r in mixed for v in r.versions} == {"consumer v0", "consumer v3"}  # aiokafka and librdkafka
+    old = {m.member_id for r in mixed for m in r.members if m.subscription_version == 0}
+    assert stuck.member in old and all(m.client_id.startswith("aio-") for r in mixed for m in r.members
+                                       if m.member_id in old and m.client_id)
+    assert "then consumer v0 only" in stuck.summary  # the new client left again: the upgrade went back
+    assert not [f for f in tl.findings if f.kind == "upgrade-finished"]
+
+
+def _generation(generation: int, versions: dict[str, int]) -> dict:
+    members = [{"memberId": m, "groupInstanceId": None, "clientId": m, "clientHost": "/10.0.0.1",
+                "rebalanceTimeout": 300000, "sessionTimeout": 45000,
+                "subscription": km.encode(km.model("ConsumerProtocolSubscription")(topics=["orders"]), v),
+                "assignment": km.encode(km.model("ConsumerProtocolAssignment")(assigned_partitions=[]), 0)}
+               for m, v in versions.items()]
+    key, value = encode_record(new_record(2, {"group": "shop"}, {
+        "protocolType": "consumer", "generation": generation, "protocol": "range", "leader": next(iter(versions)),
+        "currentStateTimestamp": -1, "members": members}))
+    return {"key": key, "value": value, "timestamp": 1_767_225_600_000 + generation * 3_600_000, "offset": generation}
+
+
+def test_an_upgrade_that_finished_is_information_not_trouble():
+    rows = [_generation(10, {"a": 1, "b": 1}), _generation(11, {"a": 3, "b": 1}), _generation(12, {"a": 3, "b": 3})]
+    tl = build_timeline(offsets_rows=rows).group("shop")
+    assert [f.kind for f in tl.findings] == ["upgrade-finished"] and tl.findings[0].severity == "info"
+    assert tl.findings[0].generations == [11, 12] and "everyone on consumer v3" in tl.findings[0].summary
+    assert tl.rounds[1].triggers == ["metadata changed: a now sends consumer v3 (was consumer v1)"]
+    halfway = build_timeline(offsets_rows=rows[:2]).group("shop")  # the log ends mixed
+    assert [(f.kind, f.severity, f.member) for f in halfway.findings] == [("stuck-upgrade", "warning", "b")]

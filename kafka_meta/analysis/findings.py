@@ -29,7 +29,7 @@ class Thresholds:
 @dataclass
 class Finding:
     kind: str  # "storm", "join-unfinished", "eager-pause", "ownership-conflict", "stuck-upgrade",
-    # "undecodable-metadata", "zombie-commit"
+    # "upgrade-finished", "undecodable-metadata", "zombie-commit"
     severity: str  # "critical", "warning", "info"
     group: str
     summary: str  # one sentence
@@ -146,7 +146,9 @@ def ownership_conflicts(tl: GroupTimeline, t: Thresholds) -> list[Finding]:
 
 
 def stuck_upgrades(tl: GroupTimeline, t: Thresholds) -> list[Finding]:
-    """Mixed metadata versions are normal during one round of a rolling upgrade, not across several."""
+    """Mixed metadata versions are normal during one round of a rolling upgrade, not across several. A run
+    of mixed rounds followed by a round where everyone is on the newest version is an upgrade that finished
+    (said, as information); anything else is stuck."""
     runs: list[list[Round]] = [[]]
     for r in tl.rounds:
         if len(r.versions) > 1:
@@ -159,29 +161,41 @@ def stuck_upgrades(tl: GroupTimeline, t: Thresholds) -> list[Finding]:
             continue
         last = run[-1]
         mix = ", ".join(f"{v} x{n}" for v, n in sorted(last.versions.items()))
+        after = tl.rounds[tl.rounds.index(last) + 1] if last is not tl.rounds[-1] else None
+        newest = max(_version_key(m) for m in last.members if m.versions != "-")
+        if after is not None and after.versions and all(_version_key(m) == newest for m in after.members
+                                                         if m.versions != "-"):
+            out.append(Finding("upgrade-finished", "info", tl.group,
+                               f"upgrade finished: mixed versions ({mix}) for {len(run)} round(s), then everyone on "
+                               f"{next(iter(after.versions))} from generation {after.generation}",
+                               ts=run[0].start, generations=[*_gens(run), *_gens([after])],
+                               evidence=[r.evidence for r in (*run, after) if r.evidence is not None]))
+            continue
         behind = _behind(last)
-        if len(run) >= t.stuck_rounds or (run[-1] is tl.rounds[-1] and last.source == "offsets"):
+        if len(run) >= t.stuck_rounds or (after is None and last.source == "offsets"):
             rounds_text = f"{len(run)} rounds" if len(run) > 1 else "the last recorded generation"
+            then = "" if after is None else f"; then {', '.join(sorted(after.versions)) or 'no member'} only"
             out.append(Finding("stuck-upgrade", "critical" if len(run) >= t.stuck_rounds else "warning", tl.group,
                                f"upgrade stuck half-way: members disagree on metadata versions for {rounds_text} "
-                               f"({mix})" + (f"; behind: {', '.join(behind)}" if behind else "")
+                               f"({mix}){then}" + (f"; behind: {', '.join(behind)}" if behind else "")
                                + (f". {last.explanation[0]}" if last.explanation else ""),
                                ts=run[0].start, member=behind[0] if behind else None, generations=_gens(run),
                                evidence=[r.evidence for r in run if r.evidence is not None]))
     return out
 
 
+def _version_key(m: Any) -> tuple[int, int]:
+    return (m.streams_latest if m.streams_latest is not None else m.streams_version or 0,
+            m.subscription_version or 0)
+
+
 def _behind(r: Round) -> list[str]:
     """Members on the oldest versions of a mixed round (the ones to look at)."""
-    def key(m: Any) -> tuple[int, int]:
-        return (m.streams_latest if m.streams_latest is not None else m.streams_version or 0,
-                m.subscription_version or 0)
-
     versioned = [m for m in r.members if m.versions != "-"]
     if not versioned:
         return []
-    low = min(key(m) for m in versioned)
-    return [m.member_id for m in versioned if key(m) == low]
+    low = min(_version_key(m) for m in versioned)
+    return [m.member_id for m in versioned if _version_key(m) == low]
 
 
 def undecodable(tl: GroupTimeline, t: Thresholds) -> list[Finding]:
