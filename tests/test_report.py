@@ -118,3 +118,16 @@ def test_the_python_example_in_docs_runs(monkeypatch, capsys):
         exec(compile(block, f"timeline.md example {i}", "exec"), {})
     out = capsys.readouterr().out
     assert "(3, 'revoke'" in out and "rebalance storm" in out and out.count("Rebalance timeline") == 1
+
+
+def test_cli_reports_damaged_captures_with_their_place(tmp_path):
+    cut = tmp_path / "cut.pcap"
+    cut.write_bytes((ROOT / "fixtures" / "captures" / "pcap" / "cfk_storm.pcap").read_bytes()[:3000])
+    garbage = tmp_path / "garbage.pcapng"
+    garbage.write_bytes(b"\x0a\x0d\x0d\x0a" + b"\xff" * 60)  # a pcapng magic, then nonsense
+    done = run("report", str(cut), str(garbage), str(SAMPLE))
+    assert done.returncode == 0, done.stderr
+    unreadable = done.stdout.split("Unreadable input", 1)[1]
+    assert "cut.pcap: container: packet 27, byte 2920: file ends inside a packet record" in unreadable
+    assert "garbage.pcapng" in unreadable and "Traceback" not in done.stdout + done.stderr
+    assert "orders" in done.stdout  # the good input still makes its groups

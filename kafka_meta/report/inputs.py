@@ -27,25 +27,21 @@ class Inputs:
 
 
 def _capture(path: Path, inputs: Inputs) -> None:
-    try:
-        from kafka_meta.capture import read_capture  # type: ignore[import-not-found]
-    except ImportError:
-        inputs.errors.append(f"{path}: reading packet captures needs kafka_meta.capture, not installed here")
-        return
-    from kafka_meta.analysis.rounds import as_dict
+    from kafka_meta.capture import Problem, iter_capture
 
     try:
-        inputs.exchanges += [as_dict(e) for e in read_capture(str(path))]
+        for item in iter_capture(str(path)):
+            if isinstance(item, Problem):  # damage the reader read around: said, with its place
+                inputs.errors.append(f"{path}: {item}")
+            else:
+                inputs.exchanges.append(item.to_dict())
     except (KafkaMetaError, OSError, ValueError) as e:
         inputs.errors.append(f"{path}: {e}")
 
 
 def _log_dir(path: Path, inputs: Inputs) -> None:
-    try:
-        from kafka_meta.log import read_log  # type: ignore[import-not-found]
-    except ImportError:
-        inputs.errors.append(f"{path}: reading broker log segments needs kafka_meta.log, not installed here")
-        return
+    from kafka_meta.log import read_log
+
     try:
         for row in read_log(str(path)):
             row = row if isinstance(row, dict) else dict(row)
@@ -86,6 +82,16 @@ def _json_lines(path: Path, inputs: Inputs) -> None:
         inputs.errors.append(f"{path}: {skipped} line(s) are neither exchanges nor __consumer_offsets records")
 
 
+def _is_capture(path: Path) -> bool:
+    """A capture by its magic number, whatever its name (``.gz``, no suffix...)."""
+    from kafka_meta.capture import capture_kind
+
+    try:
+        return capture_kind(path) is not None
+    except OSError:
+        return False
+
+
 def read_inputs(paths: list[str]) -> Inputs:
     inputs = Inputs()
     for name in paths:
@@ -94,7 +100,7 @@ def read_inputs(paths: list[str]) -> Inputs:
             inputs.errors.append(f"{path}: no such file or directory")
         elif path.is_dir():
             _log_dir(path, inputs)
-        elif path.suffix.lower() in CAPTURE_SUFFIXES:
+        elif path.suffix.lower() in CAPTURE_SUFFIXES or _is_capture(path):
             _capture(path, inputs)
         else:
             _json_lines(path, inputs)
