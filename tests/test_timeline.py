@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from pcap_exchanges import CAPTURES, capture_exchanges
 
 import kafka_meta as km
@@ -17,6 +19,7 @@ from kafka_meta.analysis.generations import build_generations
 from kafka_meta.analysis.rounds import build_timelines
 from kafka_meta.offsets import encode_record, new_record
 from kafka_meta.protocol import decode_member_metadata
+from kafka_meta.report.terminal import terminal_text
 
 SAMPLE = Path(__file__).resolve().parents[1] / "fixtures" / "captures" / "capture.jsonl"
 
@@ -235,3 +238,29 @@ def test_an_upgrade_that_finished_is_information_not_trouble():
     assert tl.rounds[1].triggers == ["metadata changed: a now sends consumer v3 (was consumer v1)"]
     halfway = build_timeline(offsets_rows=rows[:2]).group("shop")  # the log ends mixed
     assert [(f.kind, f.severity, f.member) for f in halfway.findings] == [("stuck-upgrade", "warning", "b")]
+
+
+JUNK = st.sampled_from([None, "x", -1, 0, 2**40, 1.5, True, [], {}, ["a"], [{"topic": 1}], {"a": None}, b"\x00"])
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_exchanges_of_any_shape_never_break_the_timeline(coop_exchanges, data):
+    """Rows from JSON files can hold anything: the timeline skips or reports them, never raises."""
+    exchanges = copy.deepcopy(coop_exchanges)
+    for _ in range(data.draw(st.integers(1, 12))):
+        target = data.draw(st.sampled_from(exchanges))
+        node, key = target, None
+        while True:  # walk down to a random place inside the exchange
+            keys = list(node) if isinstance(node, dict) else list(range(len(node))) if isinstance(node, list) else []
+            if not keys or (key is not None and data.draw(st.booleans())):
+                break
+            key = data.draw(st.sampled_from(keys))
+            if not isinstance(node[key], dict | list) or not node[key]:
+                break
+            node = node[key]
+        if key is not None and isinstance(node, dict | list):
+            node[key] = data.draw(JUNK)
+    timeline = build_timeline(exchanges)
+    terminal_text(timeline)
+    json.dumps(timeline.to_json(), default=str)

@@ -67,8 +67,10 @@ def build_timeline(exchanges: Iterable[Any] = (), offsets_rows: Iterable[Mapping
     ``commit_counts`` are (group, epoch seconds, commits) counted outside (the Spark job counts commits
     instead of collecting them); commits among ``offsets_rows`` are counted here."""
     timeline = Timeline(thresholds=thresholds or Thresholds())
-    groups = build_timelines(exchanges)
+    skipped: list[str] = []
+    groups = build_timelines(exchanges, skipped)
     logged, timeline.errors = build_generations(offsets_rows, offsets_file)
+    timeline.errors = skipped + timeline.errors
     add_commit_counts(logged, commit_counts)
     for name, tl in logged.items():
         if name in groups:

@@ -26,7 +26,8 @@ def topic_names(exchanges: list[Mapping[str, Any]]) -> dict[str, str]:
     for ex in exchanges:
         if ex.get("apiName") != "Metadata":
             continue
-        for t in (ex.get("response") or {}).get("topics") or []:
+        topics = (ex.get("response") or {}).get("topics")
+        for t in topics if isinstance(topics, list) else []:
             if isinstance(t, Mapping) and t.get("topicId") is not None and t.get("name"):
                 names[_topic_id(t["topicId"])] = t["name"]
     return names

@@ -31,6 +31,7 @@ from kafka_meta.errors import KafkaMetaError
 from kafka_meta.offsets.reader import decode_record
 from kafka_meta.offsets.records import CoordinatorRecord
 
+LAST_SECOND = 253_402_300_800  # 10000-01-01
 HEX = re.compile(r"^(?:[0-9a-fA-F]{2})*$")
 COMMITS = (0, 1)
 GROUP_METADATA = 2
@@ -62,7 +63,10 @@ def _seconds(ts: Any) -> float | None:
         return None
     if isinstance(ts, dt.datetime):
         return ts.timestamp()
-    return float(ts) / 1000 if ts >= 0 else None  # -1: no timestamp (magic 0 messages)
+    if not isinstance(ts, int | float) or isinstance(ts, bool):
+        return None  # not a time: the record still counts, without one
+    seconds = float(ts) / 1000
+    return seconds if 0 <= seconds < LAST_SECOND else None  # -1: no timestamp (magic 0 messages)
 
 
 def _tps(groups: Any, names: Mapping[str, str] | None = None) -> set[TopicPartition]:

@@ -37,6 +37,8 @@ USER_DATA_TYPES = {"cooperative-sticky": "CooperativeStickyAssignorUserData", "s
                    "stream": None}
 JOIN, SYNC, HEARTBEAT, LEAVE, COMMIT = "JoinGroup", "SyncGroup", "Heartbeat", "LeaveGroup", "OffsetCommit"
 CONSUMER_HEARTBEAT = "ConsumerGroupHeartbeat"  # KIP-848: see kafka_meta.analysis.epochs
+GROUP_APIS = (JOIN, SYNC, HEARTBEAT, LEAVE, COMMIT, CONSUMER_HEARTBEAT)
+LAST_SECOND = 253_402_300_800  # 10000-01-01: epoch seconds beyond it are no time a capture was taken
 
 
 def as_dict(exchange: Any) -> dict[str, Any]:
@@ -323,51 +325,142 @@ def _moves(r: Round, previous: Round | None) -> None:
             r.phase = "assign"
 
 
-def build_timelines(exchanges: Iterable[Any]) -> dict[str, GroupTimeline]:
-    """Per group, its rounds from captured exchanges (any order; they are sorted by time)."""
-    rows = sorted((as_dict(e) for e in exchanges), key=lambda e: (e.get("ts") or 0.0,
-                                                                  (e.get("source") or {}).get("frame") or 0))
+def _shape_error(ex: Mapping[str, Any]) -> str | None:
+    """What makes an exchange unusable here (rows from JSON files can hold anything), or None."""
+    if not isinstance(ex.get("ts"), int | float) or isinstance(ex.get("ts"), bool):
+        return "no numeric ts"
+    for name in ("ts", "responseTs"):
+        if isinstance(ex.get(name), int | float) and not 0 <= ex[name] < LAST_SECOND:
+            return f"{name} {ex[name]} is not a time"
+    for name in ("request", "response", "source"):
+        if ex.get(name) is not None and not isinstance(ex[name], Mapping):
+            return f"{name} is not an object"
+    if ex.get("responseTs") is not None and not isinstance(ex["responseTs"], int | float):
+        return "responseTs is not a number"
+    group = ex.get("groupId")
+    return None if group is None or isinstance(group, str) else "groupId is not a string"
+
+
+INT_FIELDS = ("generationId", "errorCode", "memberEpoch", "generationIdOrMemberEpoch", "stream", "apiKey",
+              "apiVersion", "correlationId", "frame")
+STR_FIELDS = ("memberId", "leader", "protocolName", "protocolType", "groupId", "clientId", "client", "broker",
+              "apiName", "name", "file")
+LIST_FIELDS = ("protocols", "members", "assignments", "topics", "partitions", "topicPartitions",
+               "assignedPartitions", "ownedPartitions", "subscribedTopicNames")
+
+
+def _clean(value: Any, depth: int = 0) -> Any:
+    """The exchange with every field this module reads in the type the contract gives it: a wrong type
+    becomes None (a list keeps only its well-formed items), so nothing later trips over it."""
+    if depth > 12 or not isinstance(value, Mapping):
+        return value
+    out: dict[str, Any] = {}
+    for key, v in value.items():
+        if key in INT_FIELDS:
+            v = v if isinstance(v, int) and not isinstance(v, bool) else None
+        elif key in STR_FIELDS:
+            v = v if isinstance(v, str) else None
+        elif key in ("ts", "responseTs"):
+            v = v if isinstance(v, int | float) and not isinstance(v, bool) else None
+        elif key in LIST_FIELDS:
+            v = _clean_list(v, depth) if isinstance(v, list) else None
+        elif isinstance(v, Mapping):
+            v = _clean(v, depth + 1)
+        out[key] = v
+    return out
+
+
+def _clean_list(items: list[Any], depth: int) -> list[Any]:
+    """A list of objects (cleaned), of integers (partition numbers) or of strings (topic names): whichever
+    the list holds; items of another kind are dropped."""
+    objects = [_clean(i, depth + 1) for i in items if isinstance(i, Mapping)]
+    numbers = [i for i in items if isinstance(i, int) and not isinstance(i, bool)]
+    if objects and not numbers:
+        return objects
+    if numbers:
+        return numbers
+    return [i for i in items if isinstance(i, str)]
+
+
+def _frame(ex: Mapping[str, Any]) -> int:
+    frame = (ex.get("source") or {}).get("frame")
+    return frame if isinstance(frame, int) else 0
+
+
+def _where(ex: Mapping[str, Any], n: int) -> str:
+    source = ex.get("source") if isinstance(ex.get("source"), Mapping) else {}
+    if source.get("file") is not None:
+        return f"{source['file']} packet {source.get('frame')}"
+    return f"exchange {n}"
+
+
+def build_timelines(exchanges: Iterable[Any], errors: list[str] | None = None) -> dict[str, GroupTimeline]:
+    """Per group, its rounds from captured exchanges (any order; they are sorted by time). Exchanges not in
+    the contract's shape are skipped and, when ``errors`` is given, listed there with their place."""
+    errors = [] if errors is None else errors
+    rows = []
+    for n, e in enumerate(exchanges, 1):
+        ex = as_dict(e)
+        problem = _shape_error(ex)
+        if problem is None:
+            rows.append(_clean(ex) if ex.get("apiName") in GROUP_APIS or ex.get("apiName") == "Metadata" else ex)
+        elif ex.get("apiName") in GROUP_APIS:
+            errors.append(f"{_where(ex, n)}: {ex.get('apiName')} exchange skipped: {problem}")
+    rows.sort(key=lambda e: (e["ts"], _frame(e)))
     builders: dict[str, _GroupBuilder] = {}
     epochs: dict[str, EpochBuilder] = {}
     names = topic_names(rows)
     commits: dict[str, list[Commit]] = defaultdict(list)
-    for ex in rows:
+    for n, ex in enumerate(rows, 1):
         api, group = ex.get("apiName"), ex.get("groupId") or (ex.get("request") or {}).get("groupId")
-        if not group or api not in (JOIN, SYNC, HEARTBEAT, LEAVE, COMMIT, CONSUMER_HEARTBEAT) or ex.get("ts") is None:
+        if not isinstance(group, str) or not group or api not in GROUP_APIS:
             continue
-        b = builders.setdefault(group, _GroupBuilder(group))
-        if api == CONSUMER_HEARTBEAT:
-            epochs.setdefault(group, EpochBuilder(b.timeline, names)).heartbeat(ex)
-        elif api == JOIN:
-            b.join(ex)
-        elif api == SYNC:
-            b.sync(ex)
-        elif api == HEARTBEAT:
-            b.heartbeats.append(ex)
-        elif api == LEAVE:
-            b.leaves.append(ex)
-        else:
-            commits[group].append(_commit(group, ex))
-    out = {name: b.finish(commits.get(name, [])) for name, b in sorted(builders.items())}
-    for name, eb in epochs.items():
-        tl = out[name]
-        tl.rounds = sort_rounds(tl.rounds + eb.finish())
-        tl.kind = "consumer (KIP-848)"
+        try:
+            _feed(builders, epochs, commits, names, api, group, ex)
+        except (TypeError, ValueError, AttributeError, KeyError) as exc:  # a body not in the specs' shape
+            errors.append(f"{_where(ex, n)}: {api} body not understood ({type(exc).__name__}: {exc})")
+    out = {}
+    for name, b in sorted(builders.items()):
+        try:
+            out[name] = b.finish(commits.get(name, []))
+            if name in epochs:
+                out[name].rounds = sort_rounds(out[name].rounds + epochs[name].finish())
+                out[name].kind = "consumer (KIP-848)"
+        except (TypeError, ValueError, AttributeError, KeyError) as exc:  # a shape _clean does not know
+            errors.append(f"group {name}: its exchanges could not be put in order ({type(exc).__name__}: {exc})")
+            out[name] = GroupTimeline(name)
     for tl in out.values():
         by_generation: dict[int, int] = defaultdict(int)
         for c in tl.commits:
-            if c.generation is not None:
+            if isinstance(c.generation, int):
                 by_generation[c.generation] += 1
         for r in tl.rounds:
             r.commits = by_generation.get(r.generation, 0) if r.generation is not None else 0
     return out
 
 
+def _feed(builders: dict[str, _GroupBuilder], epochs: dict[str, EpochBuilder], commits: dict[str, list[Commit]],
+          names: Mapping[str, str], api: str, group: str, ex: dict[str, Any]) -> None:
+    b = builders.setdefault(group, _GroupBuilder(group))
+    if api == CONSUMER_HEARTBEAT:
+        epochs.setdefault(group, EpochBuilder(b.timeline, names)).heartbeat(ex)
+    elif api == JOIN:
+        b.join(ex)
+    elif api == SYNC:
+        b.sync(ex)
+    elif api == HEARTBEAT:
+        b.heartbeats.append(ex)
+    elif api == LEAVE:
+        b.leaves.append(ex)
+    else:
+        commits[group].append(_commit(group, ex))
+
+
 def _commit(group: str, ex: Mapping[str, Any]) -> Commit:
     req, resp = ex.get("request") or {}, ex.get("response") or {}
+    generation = req.get("generationIdOrMemberEpoch", req.get("generationId", ex.get("generationId")))
     c = Commit(group, ex.get("ts"), member_id=req.get("memberId") or ex.get("memberId"),
-               generation=req.get("generationIdOrMemberEpoch", req.get("generationId", ex.get("generationId"))),
-               evidence=_evidence(ex))
+               generation=generation if isinstance(generation, int) else None, evidence=_evidence(ex))
     for topic in req.get("topics") or []:
         c.partitions += len(topic.get("partitions") or [])
     for topic in resp.get("topics") or []:
