@@ -264,3 +264,18 @@ def test_exchanges_of_any_shape_never_break_the_timeline(coop_exchanges, data):
     timeline = build_timeline(exchanges)
     terminal_text(timeline)
     json.dumps(timeline.to_json(), default=str)
+
+
+@settings(max_examples=80, deadline=None)
+@given(data=st.data())
+def test_offsets_rows_of_any_shape_are_reported_not_raised(data):
+    rows = sample_rows()
+    for _ in range(data.draw(st.integers(1, 8))):
+        i = data.draw(st.integers(0, len(rows) - 1))
+        field = data.draw(st.sampled_from(["key", "value", "timestamp", "offset"]))
+        original = rows[i].get(field)
+        cut = original[: data.draw(st.integers(0, len(original)))] if isinstance(original, str) else None
+        rows[i] = dict(rows[i], **{field: data.draw(st.sampled_from([cut, None, 7, -1, "zz", [], {}, True]))})
+    timeline = build_timeline(offsets_rows=rows)
+    assert all(" line " in e or " offset " in e for e in timeline.errors)  # each error says where
+    terminal_text(timeline)
