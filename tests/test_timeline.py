@@ -279,3 +279,32 @@ def test_offsets_rows_of_any_shape_are_reported_not_raised(data):
     timeline = build_timeline(offsets_rows=rows)
     assert all(" line " in e or " offset " in e for e in timeline.errors)  # each error says where
     terminal_text(timeline)
+
+
+GOLDEN = Path(__file__).resolve().parents[1] / "fixtures" / "golden" / "SubscriptionInfo"
+
+
+def test_a_captured_streams_round_gets_the_negotiation_account(range_exchanges):
+    """The range capture's second round, its members sending Kafka Streams subscriptions instead: one
+    still on v10 (Java's bytes, latest supported 11), the others on v11 (Java's bytes), as the protocol layer
+    nests them under the "stream" protocol."""
+    v10 = (GOLDEN / "v10" / "java-013-no-tasks-no-endpoint-no-tags.bin").read_bytes()
+    v11 = (GOLDEN / "v11" / "java-014-no-tasks-no-endpoint-no-tags.bin").read_bytes()
+    exchanges = copy.deepcopy(range_exchanges)
+    joins = [e for e in exchanges if e["apiName"] == "JoinGroup" and e["response"]["generationId"] == 3]
+    behind = joins[-1]["memberId"]
+    for e in joins:
+        info = v10 if e["memberId"] == behind else v11
+        wrapped = km.encode(km.model("ConsumerProtocolSubscription")(topics=["orders"], user_data=info), 0)
+        metadata = decode_member_metadata(wrapped, "consumer", "stream", assignment=False)
+        e["request"]["protocols"] = [{"name": "stream", "metadata": metadata}]
+        e["response"]["protocolName"] = "stream"
+        for m in e["response"]["members"]:
+            m["metadata"] = metadata if m["memberId"] == e["memberId"] else m["metadata"]
+    tl = build_timeline(exchanges).group("g-aio-range")
+    r = next(x for x in tl.rounds if x.generation == 3)
+    assert tl.kind == "streams" and r.protocol == "stream"
+    assert sorted((m.streams_version, m.streams_latest) for m in r.members) == [(10, 11), (11, 11), (11, 11)]
+    assert r.explanation[0].startswith("2 members on v11, 1 on v10: the leader")
+    assert f"member {behind} upgrades to v11 and rejoins" in r.explanation[0]
+    assert not r.eager and "eager-pause" not in {f.kind for f in tl.findings if 3 in f.generations}

@@ -87,6 +87,7 @@ def _user_data(member: MemberRound, user_data: Any, assignment: bool) -> None:
             member.streams_version, member.streams_latest = version, user_data.get("latestSupportedVersion")
         elif kind == "AssignmentInfo" and assignment:
             member.streams_assignment_version = version
+            member.streams_common = user_data.get("commonlySupportedVersion")
         if kind and not assignment:
             member.user_data = f"{kind} v{version}"
 
@@ -228,6 +229,8 @@ class _GroupBuilder:
                 r.protocol_type = "consumer" if any(m.subscription_version is not None for m in r.members) else None
             _moves(r, previous)
             self._triggers(r, previous)
+            if r.protocol == "stream":
+                r.explanation = streams_account(r)
             previous = r
         self.timeline.commits = commits
         if any(r.protocol == "stream" for r in self.timeline.rounds):
@@ -284,6 +287,26 @@ def _who(r: Round, member_id: str) -> str:
         return member_id
     m = r.member(member_id)
     return f"{m.client_id} (no member id yet)" if m is not None and m.client_id else "(no member id yet)"
+
+
+def streams_account(r: Round) -> list[str]:
+    """The negotiation layer's account of a captured Kafka Streams round: which version the leader can
+    use, who is probing, who must switch and rejoin (see docs/negotiation.md)."""
+    from kafka_meta.negotiation import NegotiationError, StreamsAssignment, StreamsSubscription, explain_streams
+    from kafka_meta.negotiation.facts import UNKNOWN
+
+    subs = [StreamsSubscription(m.member_id, m.streams_version, m.streams_latest if m.streams_latest is not None
+                                else UNKNOWN) for m in r.members if m.streams_version is not None]
+    if not subs:
+        return []
+    assignments = {m.member_id: StreamsAssignment(m.streams_assignment_version, m.streams_common
+                                                  if m.streams_common is not None else UNKNOWN)
+                   for m in r.members if m.streams_assignment_version is not None}
+    try:
+        explanation = explain_streams(subs, assignments or None, leader=r.leader)
+    except NegotiationError as e:
+        return [f"(no account: {e})"]
+    return [explanation.summary, *(f"- {d}" for d in explanation.details)]
 
 
 def _leaver(ex: Mapping[str, Any]) -> str | None:

@@ -66,6 +66,7 @@ class MemberRound:
     streams_version: int | None = None  # Kafka Streams SubscriptionInfo version used ...
     streams_latest: int | None = None  # ... and the latest one it supports
     streams_assignment_version: int | None = None
+    streams_common: int | None = None  # the AssignmentInfo's commonly supported version
     owned: set[TopicPartition] | None = None  # partitions it says it still owns (cooperative subscriptions)
     assigned: set[TopicPartition] | None = None  # None: the assignment is not known
     revoked: set[TopicPartition] = field(default_factory=set)
@@ -95,7 +96,8 @@ class MemberRound:
                 "topics": self.topics, "subscriptionVersion": self.subscription_version,
                 "assignmentVersion": self.assignment_version, "userData": self.user_data,
                 "streamsVersion": self.streams_version, "streamsLatestSupportedVersion": self.streams_latest,
-                "streamsAssignmentVersion": self.streams_assignment_version, "owned": tps(self.owned),
+                "streamsAssignmentVersion": self.streams_assignment_version,
+                "streamsCommonlySupportedVersion": self.streams_common, "owned": tps(self.owned),
                 "assigned": tps(self.assigned), "revoked": tps(self.revoked), "added": tps(self.added),
                 "memberEpoch": self.epoch, "target": tps(self.target), "reconciled": self.reconciled,
                 "errors": self.errors, "evidence": self.evidence.to_json() if self.evidence else None}
