@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -249,18 +250,19 @@ def test_exchanges_of_any_shape_never_break_the_timeline(coop_exchanges, data):
     """Rows from JSON files can hold anything: the timeline skips or reports them, never raises."""
     exchanges = copy.deepcopy(coop_exchanges)
     for _ in range(data.draw(st.integers(1, 12))):
-        target = data.draw(st.sampled_from(exchanges))
-        node, key = target, None
+        node: Any = data.draw(st.sampled_from(exchanges))
+        parent, key = None, None
         while True:  # walk down to a random place inside the exchange
-            keys = list(node) if isinstance(node, dict) else list(range(len(node))) if isinstance(node, list) else []
-            if not keys or (key is not None and data.draw(st.booleans())):
+            keys = list(node) if isinstance(node, dict) else list(range(len(node)))
+            if not keys:
                 break
-            key = data.draw(st.sampled_from(keys))
-            if not isinstance(node[key], dict | list) or not node[key]:
+            parent, key = node, data.draw(st.sampled_from(keys))
+            child = node[key]
+            if not isinstance(child, dict | list) or not child or data.draw(st.booleans()):
                 break
-            node = node[key]
-        if key is not None and isinstance(node, dict | list):
-            node[key] = data.draw(JUNK)
+            node = child
+        if parent is not None:
+            parent[key] = copy.deepcopy(data.draw(JUNK))  # the samples are shared objects
     timeline = build_timeline(exchanges)
     terminal_text(timeline)
     json.dumps(timeline.to_json(), default=str)
