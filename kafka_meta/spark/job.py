@@ -115,6 +115,24 @@ def analyze_blobs(blobs: Any, output: str, report: Report, progress: Progress) -
         decoded.unpersist()
 
 
+def analyze_exchanges(exchanges: Any, output: str, report: Report, progress: Progress) -> None:
+    """Captured exchanges: written as Parquet, counted per api and group (the timeline report reads them)."""
+    from pyspark.sql import functions as F
+
+    progress.step("decoding packet captures")
+    exchanges = exchanges.cache()
+    exchanges.write.mode("overwrite").parquet(f"{output}/exchanges")
+    progress.step(f"wrote {output}/exchanges; counting exchanges per api and group")
+    for row in exchanges.groupBy("apiName", "groupId").count().collect():
+        report.exchanges.setdefault(row.apiName or "(unreadable)", type(report.records)())[row.groupId or "-"] += \
+            row["count"]
+    failed = exchanges.where(F.col("_error").isNotNull())
+    report.exchange_errors += failed.count()
+    report.error_samples += [f"{r.source.file}: {r._error}" for r in failed.select("_error", "source")
+                             .limit(ERROR_SAMPLES).collect()]
+    exchanges.unpersist()
+
+
 def run(spark: Any, source: str, fmt: str = "auto", output: str = "kafka-meta-out",
         bootstrap_servers: str | None = None, progress: Progress | None = None) -> Report:
     progress = progress or Progress()
@@ -128,6 +146,8 @@ def run(spark: Any, source: str, fmt: str = "auto", output: str = "kafka-meta-ou
         analyze_offsets(inputs.offsets, output, report, progress)
     if inputs.blobs is not None:
         analyze_blobs(inputs.blobs, output, report, progress)
+    if inputs.exchanges is not None:
+        analyze_exchanges(inputs.exchanges, output, report, progress)
     progress.step("done")
     return report
 
@@ -140,8 +160,10 @@ def write_report(report: Report, output: str) -> None:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("input", help="a JSON Lines file, a Parquet file or directory, or kafka://host:port[/topic]")
-    parser.add_argument("--format", choices=FORMATS, default="auto", help="input format (default: by its name)")
+    parser.add_argument("input", help="a JSON Lines file, a Parquet file or directory, packet captures (pcap/pcapng, "
+                                      "a file or a directory), or kafka://host:port[/topic]")
+    parser.add_argument("--format", choices=FORMATS, default="auto",
+                        help="input format (default: captures by their magic numbers, others by their name)")
     parser.add_argument("--output", default="kafka-meta-out", help="where decoded Parquet goes (default: "
                                                                  "./kafka-meta-out)")
     parser.add_argument("--master", help="Spark master URL (default: embedded local[*], or spark-submit's)")
