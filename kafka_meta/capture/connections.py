@@ -102,6 +102,9 @@ class KafkaConnections:
         if seg is None:
             return []
         found = self._table.get((seg.src, seg.sport, seg.dst, seg.dport))
+        if found is not None and not seg.payload and not seg.missing and not seg.flags & (SYN | FIN | RST) \
+                and not found[0].halves[1 - found[1]].waiting:
+            return []  # a bare acknowledgement: nothing to deliver, no hole it could close
         if found is None or (seg.flags & (SYN | ACK) == SYN and found[0].ended):
             out: list = self._close(found[0]) if found else []
             conn = self._open(seg.src, seg.sport, seg.dst, seg.dport)
