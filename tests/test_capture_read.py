@@ -131,3 +131,17 @@ def test_shared_member_metadata_found(name):
             got = [a["assignment"] for a in ex.request["assignments"]]
         nested = [{k: v for k, v in plain(g).items() if not k.startswith("_")} for g in got]
         assert any(all(n.get(k) == v or isinstance(n.get(k), dict) for k, v in want.items()) for n in nested)
+
+
+def test_docs_example_runs(monkeypatch, capsys):
+    import re
+
+    from capture_support import ROOT
+
+    monkeypatch.chdir(ROOT)
+    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "docs" / "capture.md").read_text(), re.S)
+    plain = [b for b in blocks if "spark" not in b and "F." not in b]
+    assert plain
+    for block in plain:
+        exec(compile(block, "docs/capture.md", "exec"), {})
+    assert "range ['orders', 'payments']" in capsys.readouterr().out
