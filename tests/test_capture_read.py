@@ -145,3 +145,15 @@ def test_docs_example_runs(monkeypatch, capsys):
     for block in plain:
         exec(compile(block, "docs/capture.md", "exec"), {})
     assert "range ['orders', 'payments']" in capsys.readouterr().out
+
+
+def test_cooperative_owned_partitions_and_user_data():
+    exs = exchanges(FIXTURES / "cfk_cooperative.pcapng")
+    subs = [p["metadata"] for e in exs if e["apiName"] == "JoinGroup" for p in e["request"]["protocols"]]
+    assert subs and all(s["_type"] == "ConsumerProtocolSubscription" and s["_version"] == 3 for s in subs)
+    assert {s["rackId"] for s in subs} == {"rack-a"}
+    rejoins = [s for s in subs if s["ownedPartitions"]]
+    assert rejoins and all(s["userData"]["_type"] == "CooperativeStickyAssignorUserData" for s in rejoins)
+    assert all(0 <= s["userData"]["generation"] <= s["generationId"] for s in rejoins)
+    handed_out = [a["assignment"] for e in exs if e["apiName"] == "SyncGroup" for a in e["request"]["assignments"]]
+    assert handed_out and all(a["_type"] == "ConsumerProtocolAssignment" for a in handed_out)
