@@ -157,3 +157,18 @@ def test_cooperative_owned_partitions_and_user_data():
     assert all(0 <= s["userData"]["generation"] <= s["generationId"] for s in rejoins)
     handed_out = [a["assignment"] for e in exs if e["apiName"] == "SyncGroup" for a in e["request"]["assignments"]]
     assert handed_out and all(a["_type"] == "ConsumerProtocolAssignment" for a in handed_out)
+
+
+def test_streams_shaped_metadata():
+    exs = exchanges(FIXTURES / "aio_streams.pcapng")
+    joins = [e for e in exs if e["apiName"] == "JoinGroup"]
+    subs = [p["metadata"] for e in joins for p in e["request"]["protocols"]]
+    assert subs and all(p["name"] == "stream" for e in joins for p in e["request"]["protocols"])
+    infos = [s["userData"] for s in subs] + [m["metadata"]["userData"] for e in joins for m in e["response"]["members"]]
+    assert len(infos) > len(subs)  # the leader's JoinGroup response lists the members' metadata too
+    assert all(i["_type"] == "SubscriptionInfo" and i["_version"] == 11 and i["userEndPoint"] == b"localhost:8080"
+               for i in infos)
+    synced = [e["response"]["assignment"]["userData"] for e in exs if e["apiName"] == "SyncGroup"
+              and e["errorCode"] == 0]
+    assert synced and all(a["_type"] == "AssignmentInfo" and a["commonlySupportedVersion"] == 11 for a in synced)
+    assert all(sorted(t["partition"] for t in a["activeTasks"]) for a in synced)
