@@ -21,7 +21,6 @@ from kafka_meta.analysis import GroupFacts, Report, analyze_groups, render_text
 from kafka_meta.errors import KafkaMetaError
 from kafka_meta.offsets import decode_record
 from kafka_meta.spark.inputs import FORMATS, Inputs, read_input
-from kafka_meta.spark.offsets import decode_offsets, explode_members
 
 GROUP_RECORD_TYPES = (2, 3, 5, 10, 11, 17, 19)  # the records that describe groups and their members
 ERROR_SAMPLES = 5
@@ -41,6 +40,8 @@ class Progress:
 def analyze_offsets(offsets: Any, output: str, report: Report, progress: Progress) -> None:
     from pyspark.sql import Window
     from pyspark.sql import functions as F
+
+    from kafka_meta.spark.offsets import decode_offsets, explode_members
 
     progress.step("decoding __consumer_offsets records")
     decoded = decode_offsets(offsets, control="control").cache()
