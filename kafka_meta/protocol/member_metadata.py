@@ -32,16 +32,11 @@ USER_DATA_TYPES: dict[str, tuple[str | None, str | None]] = {
     "stream": ("SubscriptionInfo", "AssignmentInfo"),
 }
 
-_computed: dict[type, set[str]] = {}
-
-
 def as_dict(message: Any) -> dict[str, Any]:
-    """A decoded message as Kafka's names, without the derived views (client_view, streams_view)."""
+    """A decoded message as Kafka's names, as ``kafka-meta decode`` prints it: the derived views
+    (clientView, streamsView) included, so an exchange holds everything a decode of the bytes shows."""
     cls = type(message)
-    computed = _computed.get(cls)
-    if computed is None:
-        computed = _computed[cls] = set(getattr(cls, "model_computed_fields", {}))
-    out: dict[str, Any] = message.model_dump(by_alias=True, exclude=computed)
+    out: dict[str, Any] = message.model_dump(by_alias=True)
     out["_type"] = message.kafka_type if hasattr(message, "kafka_type") else cls.__name__
     out["_version"] = getattr(message, "version", None)
     return out
