@@ -25,7 +25,8 @@ CONN = Connection("10.0.0.1:50000", "10.0.0.2:9092", 1)
 KAFKA_PYTHON_APIS = {
     "ApiVersions": kp_metadata, "FindCoordinator": kp_metadata, "JoinGroup": kp_group, "SyncGroup": kp_group,
     "Heartbeat": kp_group, "LeaveGroup": kp_group, "OffsetCommit": kp_group, "OffsetFetch": kp_group,
-    "DescribeGroups": kp_admin,
+    "DescribeGroups": kp_admin, "ListGroups": kp_admin, "DeleteGroups": kp_admin, "OffsetDelete": kp_group,
+    "Metadata": kp_metadata,
 }
 
 
