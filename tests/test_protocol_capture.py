@@ -181,6 +181,7 @@ def test_unanswered_requests_come_out_of_finish(capture, exchanges):
     assert len(unanswered) == len(requests) - len(responses)
     for ex in unanswered:
         assert ex.response_ts is None and ex.latency_ms is None and ex.request is not None
+        assert ex.error is None  # the last requests before the capture stopped, not lost answers
 
 
 def test_dict_shape(exchanges):

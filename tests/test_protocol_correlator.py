@@ -246,6 +246,27 @@ def test_a_reused_correlation_id_gives_up_on_the_first_request():
     assert [ex.client for ex in correlator.finish()] == ["10.0.0.3:50001"]
 
 
+def test_requests_passed_over_by_a_later_answer_are_given_up():
+    """A broker answers a connection's requests in order: when a later one is answered, the earlier ones
+    lost their response (from the capture) and are finished at once, not kept until the end."""
+    correlator = Correlator()
+    for correlation_id in (1, 2, 3):
+        frame = request_frame(kp_group.HeartbeatRequest[4](group_id="app", generation_id=1, member_id="m"),
+                              correlation_id)
+        assert correlator.on_request(CONN, float(correlation_id), frame) == []
+    lost1, lost2, answered = correlator.on_response(CONN, 4.0, response_frame(kp_group.HeartbeatResponse[4](), 3))
+    assert [lost1.correlation_id, lost2.correlation_id, answered.correlation_id] == [1, 2, 3]
+    assert lost1.response is None and "the broker answered a later request on this connection first" in lost1.error
+    assert answered.error is None and correlator.finish() == []
+
+
+def test_a_lone_leaver_is_the_exchanges_member():
+    cls = kp_group.LeaveGroupRequest
+    ex = pair(Correlator(), request_frame(cls[5](group_id="app", members=[cls.MemberIdentity(member_id="m-9")])),
+              response_frame(kp_group.LeaveGroupResponse[5]()))
+    assert (ex.group_id, ex.member_id) == ("app", "m-9")
+
+
 def test_a_damaged_body_says_where_and_keeps_the_rest():
     request = join_request(5, [("range", subscription(["t"], b""))])
     ex = pair(Correlator(), request[:-6], join_response(5, "range", []))
