@@ -20,17 +20,13 @@ from typing import Any
 
 import kafka_meta as km
 from kafka_meta.errors import KafkaMetaError
+from kafka_meta.offsets.nest import ASSIGNOR_USER_DATA, CONSUMER
 
-CONSUMER = "consumer"
 SUBSCRIPTION = "ConsumerProtocolSubscription"
 ASSIGNMENT = "ConsumerProtocolAssignment"
+# which assignor writes which user data: the same table the __consumer_offsets reader nests by
+USER_DATA_TYPES = ASSIGNOR_USER_DATA
 
-# protocol name -> (user data type of a subscription, of an assignment)
-USER_DATA_TYPES: dict[str, tuple[str | None, str | None]] = {
-    "sticky": ("StickyAssignorUserData", None),
-    "cooperative-sticky": ("CooperativeStickyAssignorUserData", None),
-    "stream": ("SubscriptionInfo", "AssignmentInfo"),
-}
 
 def as_dict(message: Any) -> dict[str, Any]:
     """A decoded message as Kafka's names, as ``kafka-meta decode`` prints it: the derived views
