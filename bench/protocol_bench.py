@@ -26,6 +26,7 @@ from pathlib import Path
 import dpkt
 
 from kafka_meta.protocol import APIS, Connection, Correlator, read_request_header
+from kafka_meta.protocol.member_metadata import clear_cache
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "captures"
 CAPTURES = {"cfk_coop.pcapng": 44251, "aio_range.pcapng": 41923}  # file -> broker port (see its README)
@@ -59,6 +60,7 @@ def read_frames(path: Path, broker_port: int) -> list[Frame]:
 
 
 def correlate(frames: list[Frame], nested: bool) -> int:
+    clear_cache()  # each pass starts cold: only repeats within the captures may hit
     correlator = Correlator(nested=nested)
     count = 0
     for is_request, conn, ts, frame in frames:
