@@ -312,3 +312,14 @@ def test_any_frames_give_exchanges_never_exceptions(frames):
     out += correlator.finish()
     for ex in out:
         json.dumps(ex.to_dict(), default=repr)
+
+
+def test_repeated_payloads_give_independent_values():
+    """Decoded payloads are cached; every exchange still owns its values."""
+    metadata = subscription(["t"], b"")
+    correlator = Correlator()
+    first = pair(correlator, join_request(5, [("range", metadata)]), join_response(5, "range", [("m-1", metadata)]))
+    second = pair(correlator, join_request(5, [("range", metadata)]), join_response(5, "range", [("m-1", metadata)]))
+    first.request["protocols"][0]["metadata"]["topics"].append("changed")
+    assert second.request["protocols"][0]["metadata"]["topics"] == ["t"]
+    assert first.response["members"][0]["metadata"]["topics"] == ["t"]
