@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import kafka_meta as km
-from kafka_meta.protocol import Connection, Correlator, read_request_header, read_response_header
+from kafka_meta.protocol import APIS, Connection, Correlator, read_request_header, read_response_header
 from kafka_meta.protocol.apis import response_header_version
 from kafka_meta.protocol.member_metadata import as_dict
 
@@ -323,3 +323,26 @@ def test_repeated_payloads_give_independent_values():
     first.request["protocols"][0]["metadata"]["topics"].append("changed")
     assert second.request["protocols"][0]["metadata"]["topics"] == ["t"]
     assert first.response["members"][0]["metadata"]["topics"] == ["t"]
+
+
+COVERED = [(api.key, version) for api in APIS.values() if api.name + "Request" in km.types()
+           for version in range(api.low, api.high + 1)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(COVERED), st.binary(max_size=64), st.binary(max_size=64))
+def test_random_bodies_of_covered_apis_are_errors_not_exceptions(api_version, request_body, response_body):
+    key, version = api_version
+    header = key.to_bytes(2, "big") + version.to_bytes(2, "big") + bytes.fromhex("00000009 0001 63")
+    if APIS[key].flexible(version):
+        header += b"\x00"
+    correlator = Correlator()
+    assert correlator.on_request(CONN, 1.0, header + request_body) == []
+    [ex] = correlator.on_response(CONN, 2.0, bytes.fromhex("00000009") + (b"\x00" if APIS[key].flexible(version)
+                                                                            and key != 18 else b"") + response_body)
+    assert ex.api_key == key and ex.api_version == version
+    for body in (ex.request, ex.response):
+        assert isinstance(body, dict)
+        if "_raw" in body:
+            assert ex.error is not None
+    json.dumps(ex.to_dict(), default=repr)
