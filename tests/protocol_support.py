@@ -13,6 +13,7 @@ import subprocess
 from collections import defaultdict
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 
 import pytest
 from conftest import SHARED
@@ -21,6 +22,8 @@ from kafka_meta.protocol import Connection, Correlator, Exchange
 
 CAPTURES = SHARED / "captures"
 CAPTURE_FILES = ["cfk_coop.pcapng", "aio_range.pcapng"]
+# the capture reader's own fixtures (fixtures/captures/pcap), used when they are there
+FIXTURE_CAPTURES = Path(__file__).resolve().parents[1] / "fixtures" / "captures" / "pcap"
 TSHARK_FIELDS = ["frame.number", "frame.time_epoch", "tcp.stream", "ip.src", "tcp.srcport", "ip.dst", "tcp.dstport",
                  "tcp.payload"]
 
@@ -43,9 +46,13 @@ def need_captures() -> None:
         pytest.skip("tshark is not installed (Debian package tshark); it lists the captures' TCP payloads")
 
 
+def capture_path(name: str) -> Path:
+    return CAPTURES / name if (CAPTURES / name).exists() else FIXTURE_CAPTURES / name
+
+
 @cache
 def capture_frames(name: str) -> tuple[Frame, ...]:
-    out = subprocess.run(["tshark", "-r", str(CAPTURES / name), "-T", "fields", "-Y", "tcp.len>0",
+    out = subprocess.run(["tshark", "-r", str(capture_path(name)), "-T", "fields", "-Y", "tcp.len>0",
                           *[a for f in TSHARK_FIELDS for a in ("-e", f)]],
                          capture_output=True, text=True, check=True).stdout
     buffers: dict[tuple[int, str, str], bytearray] = defaultdict(bytearray)

@@ -131,3 +131,44 @@ def test_shared_member_metadata_found(name):
             got = [a["assignment"] for a in ex.request["assignments"]]
         nested = [{k: v for k, v in plain(g).items() if not k.startswith("_")} for g in got]
         assert any(all(n.get(k) == v or isinstance(n.get(k), dict) for k, v in want.items()) for n in nested)
+
+
+def test_docs_example_runs(monkeypatch, capsys):
+    import re
+
+    from capture_support import ROOT
+
+    monkeypatch.chdir(ROOT)
+    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "docs" / "capture.md").read_text(), re.S)
+    plain = [b for b in blocks if "spark" not in b and "F." not in b]
+    assert plain
+    for block in plain:
+        exec(compile(block, "docs/capture.md", "exec"), {})
+    assert "range ['orders', 'payments']" in capsys.readouterr().out
+
+
+def test_cooperative_owned_partitions_and_user_data():
+    exs = exchanges(FIXTURES / "cfk_cooperative.pcapng")
+    subs = [p["metadata"] for e in exs if e["apiName"] == "JoinGroup" for p in e["request"]["protocols"]]
+    assert subs and all(s["_type"] == "ConsumerProtocolSubscription" and s["_version"] == 3 for s in subs)
+    assert {s["rackId"] for s in subs} == {"rack-a"}
+    rejoins = [s for s in subs if s["ownedPartitions"]]
+    assert rejoins and all(s["userData"]["_type"] == "CooperativeStickyAssignorUserData" for s in rejoins)
+    assert all(0 <= s["userData"]["generation"] <= s["generationId"] for s in rejoins)
+    handed_out = [a["assignment"] for e in exs if e["apiName"] == "SyncGroup" for a in e["request"]["assignments"]]
+    assert handed_out and all(a["_type"] == "ConsumerProtocolAssignment" for a in handed_out)
+
+
+def test_streams_shaped_metadata():
+    exs = exchanges(FIXTURES / "aio_streams.pcapng")
+    joins = [e for e in exs if e["apiName"] == "JoinGroup"]
+    subs = [p["metadata"] for e in joins for p in e["request"]["protocols"]]
+    assert subs and all(p["name"] == "stream" for e in joins for p in e["request"]["protocols"])
+    infos = [s["userData"] for s in subs] + [m["metadata"]["userData"] for e in joins for m in e["response"]["members"]]
+    assert len(infos) > len(subs)  # the leader's JoinGroup response lists the members' metadata too
+    assert all(i["_type"] == "SubscriptionInfo" and i["_version"] == 11 and i["userEndPoint"] == b"localhost:8080"
+               for i in infos)
+    synced = [e["response"]["assignment"]["userData"] for e in exs if e["apiName"] == "SyncGroup"
+              and e["errorCode"] == 0]
+    assert synced and all(a["_type"] == "AssignmentInfo" and a["commonlySupportedVersion"] == 11 for a in synced)
+    assert all(sorted(t["partition"] for t in a["activeTasks"]) for a in synced)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 from protocol_support import (
     CAPTURE_FILES,
+    FIXTURE_CAPTURES,
     capture_frames,
     correlate,
     member_metadata_cases,
@@ -181,6 +182,7 @@ def test_unanswered_requests_come_out_of_finish(capture, exchanges):
     assert len(unanswered) == len(requests) - len(responses)
     for ex in unanswered:
         assert ex.response_ts is None and ex.latency_ms is None and ex.request is not None
+        assert ex.error is None  # the last requests before the capture stopped, not lost answers
 
 
 def test_dict_shape(exchanges):
@@ -193,3 +195,25 @@ def test_dict_shape(exchanges):
         assert list(d) == keys
         assert d["client"].startswith("127.0.0.1:") and d["broker"].startswith("127.0.0.1:")
         assert d["source"]["frame"] in frames
+
+
+FIXTURES = sorted(p.name for p in FIXTURE_CAPTURES.glob("*.pcap*")) if FIXTURE_CAPTURES.is_dir() else []
+
+
+@pytest.mark.parametrize("name", FIXTURES or [pytest.param(None, marks=pytest.mark.skip(
+    reason="fixtures/captures/pcap (the capture reader's fixtures) is not in this checkout"))])
+def test_the_capture_fixtures_decode(name):
+    """More real clients (aiokafka's sticky assignor, librdkafka's KIP-848 heartbeats, a rebalance storm):
+    every covered body decodes (the mock broker's null assignments leniently) and re-encodes."""
+    need_captures()
+    exchanges = correlate(name)
+    assert exchanges
+    for ex in exchanges:
+        if ex.api_name + "Request" not in km.types():
+            continue
+        assert "_raw" not in ex.request and "_raw" not in (ex.response or {}), ex.error
+    for ex in exchanges:
+        if ex.api_name == "ConsumerGroupHeartbeat" and ex.response is not None:
+            assert ex.generation_id == ex.response["memberEpoch"] and ex.group_id == ex.request["groupId"]
+            for topic in (ex.response["assignment"] or {}).get("topicPartitions", []):
+                assert topic["topicId"].int != 0 and topic["partitions"]

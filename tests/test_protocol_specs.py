@@ -17,9 +17,10 @@ from conftest import SPEC_DIR, need_shared
 import kafka_meta as km
 from kafka_meta.codec.registry import schema_root
 from kafka_meta.protocol import APIS
-from kafka_meta.spec import load_spec
+from kafka_meta.spec import jsonc, load_spec
 from kafka_meta.spec.compare import structural_differences
 from kafka_meta.spec.loader import iter_spec_files
+from kafka_meta.spec.versions import Versions
 
 OURS = sorted(iter_spec_files(schema_root() / "protocol"))
 SNAPSHOTS = ("clients", "newer/clients")
@@ -98,3 +99,21 @@ def test_our_specs_are_not_copies():
         text = path.read_text()
         assert "Licensed to the Apache Software Foundation" not in text
         assert text.startswith("// kafka_meta schema:")
+
+
+def test_the_api_table_agrees_with_every_kafka_spec_here():
+    """Names, newest versions and first flexible versions of the api table, against every request spec of
+    Kafka's that this machine holds (the snapshots and Kafka 4.3's, as kafka-python ships them)."""
+    need_shared()
+    files = [p for d in SNAPSHOTS for p in (SPEC_DIR / d).glob("*Request.json")]
+    kp = kafka_python_specs()
+    files += sorted(kp.glob("*Request.json")) if kp is not None else []
+    assert len(files) >= 3
+    for path in files:
+        theirs = jsonc.loads(path.read_text())  # the header facts only (Produce's records are not ours to read)
+        api = APIS[theirs["apiKey"]]
+        valid, flexible = Versions.parse(theirs["validVersions"]), Versions.parse(theirs["flexibleVersions"])
+        assert api.name + "Request" == theirs["name"], path
+        assert api.low <= valid.low and valid.high <= api.high, path
+        for version in range(valid.low, valid.high + 1):
+            assert api.flexible(version) == (version in flexible), (path, version)

@@ -22,6 +22,8 @@ class Report:
     blob_versions: dict[str, Counter[int]] = field(default_factory=dict)
     blob_errors: int = 0
     groups: dict[str, GroupFacts] = field(default_factory=dict)
+    exchanges: dict[str, Counter[str]] = field(default_factory=dict)  # captured exchanges: api -> group -> count
+    exchange_errors: int = 0
     output: str | None = None
     timeline: Timeline | None = None  # the rebalance rounds and findings (kafka_meta.analysis.assemble)
 
@@ -33,6 +35,8 @@ class Report:
             "blobs": dict(self.blobs), "blobVersions": {t: dict(c) for t, c in self.blob_versions.items()},
             "blobErrors": self.blob_errors,
             "groups": {name: _group_json(g) for name, g in self.groups.items()},
+            "exchanges": {api: dict(groups) for api, groups in self.exchanges.items()},
+            "exchangeErrors": self.exchange_errors,
             "output": self.output,
         }
         if self.timeline is not None:  # each group's rounds and findings, and every finding at the top
@@ -108,6 +112,12 @@ def render_text(report: Report) -> str:
         lines.append(f"captured payloads: {sum(report.blobs.values())}, errors {report.blob_errors}")
         for name, n in sorted(report.blobs.items()):
             lines.append(f"  {name} {n}: {_versions(report.blob_versions.get(name, Counter()))}")
+    if report.exchanges:
+        total = sum(sum(groups.values()) for groups in report.exchanges.values())
+        lines.append(f"captured exchanges: {total}, with errors {report.exchange_errors}")
+        for api, groups in sorted(report.exchanges.items()):
+            lines.append(f"  {api} {sum(groups.values())}: "
+                         + ", ".join(f"{g} {n}" for g, n in sorted(groups.items())))
     protocol_types = Counter(g.protocol_type for g in report.groups.values() if g.protocol_type)
     assignors = Counter(g.assignor for g in report.groups.values() if g.assignor)
     members = sum(len(g.members) for g in report.groups.values())

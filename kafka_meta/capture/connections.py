@@ -102,6 +102,9 @@ class KafkaConnections:
         if seg is None:
             return []
         found = self._table.get((seg.src, seg.sport, seg.dst, seg.dport))
+        if found is not None and not seg.payload and not seg.missing and not seg.flags & (SYN | FIN | RST) \
+                and not found[0].halves[1 - found[1]].waiting:
+            return []  # a bare acknowledgement: nothing to deliver, no hole it could close
         if found is None or (seg.flags & (SYN | ACK) == SYN and found[0].ended):
             out: list = self._close(found[0]) if found else []
             conn = self._open(seg.src, seg.sport, seg.dst, seg.dport)
@@ -183,10 +186,7 @@ class KafkaConnections:
     def _decide(self, conn: _Connection, final: bool) -> None:
         """Give the connection its framers once its client side is known; give up on it past the limit."""
         if conn.client is None:
-            for side in (0, 1):
-                if _finds_request(conn.held[side]):
-                    conn.client = side
-                    break
+            conn.client = _client_side(conn, final or conn.held_bytes > MAX_UNDECIDED)
         if conn.client is None:
             if final or conn.held_bytes > MAX_UNDECIDED:
                 conn.ignored = True
@@ -234,6 +234,24 @@ class KafkaConnections:
             else:
                 out.append(item)
         return out
+
+
+def _client_side(conn: _Connection, final: bool) -> int | None:
+    """Which side of a connection seen without its SYN is the client, from the bytes held so far.
+
+    A response can pass for a request (a correlation id of 65539 reads as Fetch v3), so one plausible side
+    is trusted at once only when the other has spoken too, or when its port is the higher one (clients use
+    ephemeral ports above the broker's); when both look plausible, the higher port is the client's.
+    """
+    plausible = [side for side in (0, 1) if _finds_request(conn.held[side])]
+    ports = (conn.first[1], conn.second[1])
+    if len(plausible) == 2:
+        return 0 if ports[0] > ports[1] else 1
+    if len(plausible) == 1:
+        side = plausible[0]
+        if final or conn.held[1 - side] or ports[side] > ports[1 - side]:
+            return side
+    return None
 
 
 def _finds_request(events: list) -> bool:

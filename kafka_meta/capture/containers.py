@@ -130,9 +130,9 @@ class ContainerReader:
         units, linktype = self._units, self._linktype
         while end - pos >= 16:
             if self._resync:
-                found = self._pcap_resync(pos, end)
+                found, keep = self._pcap_resync(pos, end)
                 if found is None:
-                    return max(pos, end - 15) if not self._closed else end
+                    return keep
                 pos = found
                 self._resync = False
             sec, frac, incl, orig = header.unpack_from(buf, pos)
@@ -152,19 +152,26 @@ class ContainerReader:
             pos += 16 + incl
         return pos
 
-    def _pcap_resync(self, pos: int, end: int) -> int | None:
-        """The next offset whose record header, and the one after it when present, look sound."""
+    def _pcap_resync(self, pos: int, end: int) -> tuple[int | None, int]:
+        """(the next offset whose record header, and the one after it, look sound; or None and the first
+        offset still worth keeping). A candidate whose successor has not arrived yet does not block a later
+        candidate confirmed by two headers."""
+        undecided = None
         for at in range(pos, end - 15):
             if not self._pcap_header_ok(at):
                 continue
             nxt = at + 16 + struct.unpack_from(self._order + "I", self._buf, at + 8)[0]
             if nxt + 16 <= end:
                 if self._pcap_header_ok(nxt):
-                    return at
-                continue
-            if self._closed or nxt >= end:
-                return at if self._closed or nxt == end else None
-        return None
+                    return at, at
+            elif self._closed:
+                if nxt == end:
+                    return at, at  # the last record of the file
+            elif undecided is None:
+                undecided = at
+        if undecided is not None:
+            return None, undecided
+        return None, end if self._closed else max(pos, end - 15)
 
     # --- pcapng --------------------------------------------------------------------------------------
 
@@ -181,9 +188,9 @@ class ContainerReader:
         buf, pos, end = self._buf, 0, len(self._buf)
         while end - pos >= 12:
             if self._resync:
-                found = self._pcapng_resync(pos, end)
+                found, keep = self._pcapng_resync(pos, end)
                 if found is None:
-                    return max(pos, end - 11) if not self._closed else end
+                    return keep
                 pos = found
                 self._resync = False
             if int.from_bytes(buf[pos:pos + 4], "little") == PCAPNG_SHB:
@@ -219,17 +226,23 @@ class ContainerReader:
             pos += length
         return pos
 
-    def _pcapng_resync(self, pos: int, end: int) -> int | None:
-        for at in range(pos + (-(self._base + pos)) % 4, end - 11, 4):
-            for order in (self._order, ">" if self._order == "<" else "<"):
+    def _pcapng_resync(self, pos: int, end: int) -> tuple[int | None, int]:
+        """(the next sound block: known type, sane length, matching trailer; or None and the first offset
+        still worth keeping). A candidate longer than the bytes at hand does not block a later candidate
+        whose trailer is already there."""
+        undecided = None
+        other = ">" if self._order == "<" else "<"
+        for at in range(pos, end - 11):  # any offset: a cut of a few bytes leaves the rest unaligned
+            for order in (self._order, other):
                 ok = self._block_ok(at, end, order)
                 if ok is None:
-                    return None
-                if ok:
-                    if order != self._order and int.from_bytes(self._buf[at:at + 4], "little") != PCAPNG_SHB:
-                        continue
-                    return at
-        return None
+                    if undecided is None:
+                        undecided = at
+                elif ok and (order == self._order or int.from_bytes(self._buf[at:at + 4], "little") == PCAPNG_SHB):
+                    return at, at
+        if undecided is not None:
+            return None, undecided
+        return None, end if self._closed else max(pos, end - 11)
 
     def _block(self, btype: int, pos: int, length: int, out: list) -> None:
         buf, order = self._buf, self._order
@@ -280,9 +293,9 @@ class ContainerReader:
             if code == 0:
                 break
             value = bytes(buf[at + 4:at + 4 + size])
-            if code == 9 and size >= 1:  # if_tsresol: a negative power of 10, or of 2 with the top bit set
+            if code == 9 and len(value) >= 1:  # if_tsresol: a negative power of 10, or of 2 with the top bit set
                 units = 2 ** (value[0] & 0x7F) if value[0] & 0x80 else 10 ** value[0]
-            elif code == 14 and size >= 8:  # if_tsoffset, seconds
+            elif code == 14 and len(value) >= 8:  # if_tsoffset, seconds
                 offset = struct.unpack(order + "q", value[:8])[0]
             at += 4 + size + (-size) % 4
         return linktype, units, offset, snaplen

@@ -67,9 +67,30 @@ class Framer:
             payload = payload[self._skip:]
             self._start += self._skip
             self._skip = 0
+        if self.synced and not self._buf:
+            return self._whole_frames(payload, event.ts, event.frame)
         self._marks.append((self._start + len(self._buf), event.ts, event.frame))
         self._buf += payload
         return self._frames(final=False)
+
+    def _whole_frames(self, payload: bytes, ts: float, packet: int) -> list[Frame | Problem]:
+        """The common case, in sync with nothing held: frames cut straight from the packet's bytes; only a
+        frame continuing into later packets (or a bad size) goes through the buffer."""
+        out: list[Frame | Problem] = []
+        pos, end, start, limit = 0, len(payload), self._start, self.max_frame
+        while end - pos >= 4:
+            size = int.from_bytes(payload[pos:pos + 4], "big", signed=True)
+            if size < 4 or size > limit or end - pos - 4 < size:
+                break
+            out.append(Frame(payload[pos + 4:pos + 4 + size], ts, packet, start + pos))
+            pos += 4 + size
+        self.frames += len(out)
+        self._start = start + pos
+        self._marks = [(self._start, ts, packet)]
+        if pos < end:
+            self._buf += payload[pos:]
+            out.extend(self._frames(final=False))
+        return out
 
     def finish(self) -> list[Frame | Problem]:
         out = self._frames(final=True)

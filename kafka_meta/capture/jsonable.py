@@ -21,3 +21,13 @@ def jsonable(value: Any) -> Any:
     if isinstance(value, uuid.UUID):
         return kafka_uuid_text(value)
     return value
+
+
+def json_default(value: Any) -> Any:
+    """``json.dumps(..., default=json_default)``: the same text as ``jsonable`` first, at the C encoder's speed
+    (it calls this only for the bytes and uuids it cannot write itself)."""
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    if isinstance(value, uuid.UUID):
+        return kafka_uuid_text(value)
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")

@@ -97,14 +97,21 @@ class BodyReader:
     def __init__(self) -> None:
         self._plans: dict[tuple[str, int], Plan] = {}
         self._lenient: dict[str, SpecFormat] = {}
+        self._known: dict[str, bool] = {}
         self._lock = threading.Lock()
 
     def has_spec(self, type_name: str) -> bool:
-        try:
-            km.get_format(type_name)
-        except UnknownTypeError:
-            return False
-        return True
+        """Cached: a miss costs the registry a did-you-mean search, and most traffic (Fetch, Metadata...)
+        has no spec here."""
+        known = self._known.get(type_name)
+        if known is None:
+            try:
+                km.get_format(type_name)
+                known = True
+            except UnknownTypeError:
+                known = False
+            self._known[type_name] = known
+        return known
 
     def plan(self, type_name: str, version: int) -> Plan:
         key = (type_name, version)

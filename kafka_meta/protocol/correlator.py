@@ -47,7 +47,9 @@ class Correlator:
     def __init__(self, bodies: BodyReader = BODIES, nested: bool = True) -> None:
         self.bodies = bodies
         self.nested = nested
-        self._pending: dict[Hashable, dict[int, Exchange]] = {}
+        # per connection, correlation id -> (arrival number, exchange), in arrival order
+        self._pending: dict[Hashable, dict[int, tuple[int, Exchange]]] = {}
+        self._arrivals = 0
         self._protocols: dict[tuple[Hashable, str], Protocol] = {}
         self._group_protocols: dict[str, Protocol] = {}
         self.unmatched_responses = 0
@@ -81,9 +83,10 @@ class Correlator:
         done: list[Exchange] = []
         earlier = pending.pop(header.correlation_id, None)
         if earlier is not None:
-            earlier.errors.append(f"no response before correlation id {header.correlation_id} was used again")
-            done.append(earlier)
-        pending[header.correlation_id] = ex
+            earlier[1].errors.append(f"no response before correlation id {header.correlation_id} was used again")
+            done.append(earlier[1])
+        self._arrivals += 1
+        pending[header.correlation_id] = (self._arrivals, ex)
         return done
 
     # -- responses ------------------------------------------------------------------------------------
@@ -92,7 +95,9 @@ class Correlator:
                     source: Mapping[str, Any] | None = None) -> list[Exchange]:
         correlation_id = peek_correlation_id(frame)
         pending = self._pending.get(conn)
-        ex = pending.pop(correlation_id, None) if pending is not None and correlation_id is not None else None
+        entry = pending.pop(correlation_id, None) if pending is not None and correlation_id is not None else None
+        skipped = self._skipped(pending, entry[0]) if entry is not None and pending else []
+        ex = entry[1] if entry is not None else None
         if ex is None:
             self.unmatched_responses += 1
             client, broker, stream = (conn.client, conn.broker, conn.stream) if isinstance(conn, Connection) \
@@ -102,6 +107,7 @@ class Correlator:
             return [Exchange(ts, None, None, None, correlation_id, client=client, broker=broker, stream=stream,
                              response_ts=ts, response={"_raw": bytes(frame)}, errors=[what],
                              source=dict(source) if source is not None else None)]
+        done = [*skipped, ex]
         ex.response_ts = ts
         assert ex.api_key is not None and ex.api_version is not None  # set for every pending request
         try:
@@ -109,16 +115,31 @@ class Correlator:
         except ProtocolError as exc:
             ex.errors.append(f"response header: {exc}")
             ex.response = {"_raw": bytes(frame)}
-            return [ex]
+            return done
         ex.response = self._decode(ex, _spec_name(ex.api_key, "Response"), frame[header.body_offset:], "response")
         if ex.response is not None and "_raw" not in ex.response:
             self._nest_response(conn, ex)
         self._summarize(ex)
-        return [ex]
+        return done
+
+    @staticmethod
+    def _skipped(pending: dict[int, tuple[int, Exchange]], arrival: int) -> list[Exchange]:
+        """Requests sent before the one just answered: a broker answers a connection's requests in order,
+        so theirs will never come (lost from the capture). Given up on now, so a long capture does not
+        keep them all until ``finish``."""
+        skipped = []
+        while pending:
+            correlation_id, (earlier, ex) = next(iter(pending.items()))
+            if earlier > arrival:
+                break
+            del pending[correlation_id]
+            ex.errors.append("no response: the broker answered a later request on this connection first")
+            skipped.append(ex)
+        return skipped
 
     def finish(self) -> list[Exchange]:
         """Every request still waiting for its response (response None), oldest first."""
-        left = [ex for pending in self._pending.values() for ex in pending.values()]
+        left = [ex for pending in self._pending.values() for _, ex in pending.values()]
         self._pending.clear()
         return sorted(left, key=lambda ex: ex.ts)
 

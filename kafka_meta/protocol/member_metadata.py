@@ -16,21 +16,19 @@ decode become ``{"_type": T, "_error": "...", "_raw": bytes}`` and never stop th
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 import kafka_meta as km
 from kafka_meta.errors import KafkaMetaError
+from kafka_meta.offsets.nest import ASSIGNOR_USER_DATA, CONSUMER
 
-CONSUMER = "consumer"
 SUBSCRIPTION = "ConsumerProtocolSubscription"
 ASSIGNMENT = "ConsumerProtocolAssignment"
+# which assignor writes which user data: the same table the __consumer_offsets reader nests by
+USER_DATA_TYPES = ASSIGNOR_USER_DATA
+CACHED_PAYLOADS = 2048  # distinct payloads kept decoded; a group's members times a few generations
 
-# protocol name -> (user data type of a subscription, of an assignment)
-USER_DATA_TYPES: dict[str, tuple[str | None, str | None]] = {
-    "sticky": ("StickyAssignorUserData", None),
-    "cooperative-sticky": ("CooperativeStickyAssignorUserData", None),
-    "stream": ("SubscriptionInfo", "AssignmentInfo"),
-}
 
 def as_dict(message: Any) -> dict[str, Any]:
     """A decoded message as Kafka's names, as ``kafka-meta decode`` prints it: the derived views
@@ -43,7 +41,17 @@ def as_dict(message: Any) -> dict[str, Any]:
 
 
 def decode_nested(type_name: str, data: bytes) -> dict[str, Any]:
-    """``data`` decoded as ``type_name``, or the error dict keeping the bytes."""
+    """``data`` decoded as ``type_name``, or the error dict keeping the bytes.
+
+    Member metadata repeats (a join's subscription comes back in the leader's JoinGroup response, members
+    rejoin with the same bytes), and building the dict costs most of an exchange's decoding; so decoded
+    values are cached and each caller gets its own copy of the tree.
+    """
+    return tree_copy(_decoded(type_name, data))
+
+
+@lru_cache(maxsize=CACHED_PAYLOADS)
+def _decoded(type_name: str, data: bytes) -> dict[str, Any]:
     try:
         message = km.decode(type_name, data)
     except KafkaMetaError as exc:
@@ -51,6 +59,20 @@ def decode_nested(type_name: str, data: bytes) -> dict[str, Any]:
     out = as_dict(message)
     out["_type"] = type_name
     return out
+
+
+def clear_cache() -> None:
+    """Forget the decoded payloads (benchmarks start each pass cold)."""
+    _decoded.cache_clear()
+
+
+def tree_copy(value: Any) -> Any:
+    """A copy of the dicts and lists of a decoded value (the leaves are immutable)."""
+    if type(value) is dict:
+        return {k: tree_copy(v) for k, v in value.items()}
+    if type(value) is list:
+        return [tree_copy(v) for v in value]
+    return value
 
 
 def _with_user_data(decoded: dict[str, Any], user_data_type: str | None) -> dict[str, Any]:

@@ -2,9 +2,9 @@
 
 Each api spells them its own way: the classic apis say ``generationId``, KIP-848 heartbeats
 ``memberEpoch`` (reported as the generation: it plays that role), OffsetCommit v9+
-``generationIdOrMemberEpoch``; batched apis (DescribeGroups, OffsetFetch v8+) name a group only when the
-batch holds exactly one. The response wins over the request: it carries what the broker decided (the
-member id a first join is given).
+``generationIdOrMemberEpoch``; batched apis (DescribeGroups, OffsetFetch v8+, LeaveGroup v3+) name a group
+or member only when the batch holds exactly one. The response wins over the request: it carries what the
+broker decided (the member id a first join is given).
 """
 
 from __future__ import annotations
@@ -36,6 +36,14 @@ def _single_group(request: dict[str, Any]) -> str | None:
     return None
 
 
+def _single_member(request: dict[str, Any]) -> str | None:
+    """LeaveGroup v3+ names its members in a batch; a member leaving by itself is the usual case."""
+    members = request.get("members")
+    if isinstance(members, list) and len(members) == 1 and isinstance(members[0], dict):
+        return members[0].get("memberId")
+    return None
+
+
 def group_facts(request: dict[str, Any] | None, response: dict[str, Any] | None) -> tuple[Any, Any, Any, Any]:
     """(groupId, memberId, generationId, errorCode) of an exchange; None where the api has none."""
     request = request if request is not None and "_raw" not in request else {}
@@ -44,6 +52,8 @@ def group_facts(request: dict[str, Any] | None, response: dict[str, Any] | None)
     if group_id is None:
         group_id = _single_group(request)
     member_id = _first((response, request), ("memberId",))
+    if member_id is None:
+        member_id = _single_member(request)
     generation = _first((response, request), GENERATION_NAMES)
     error_code = response.get("errorCode")
     return group_id, member_id, generation, error_code

@@ -7,7 +7,9 @@ Two kinds of rows are recognised, in any mix:
   when present and ``control`` marking records of control batches;
 * captured payloads (JoinGroup/SyncGroup metadata, files of blobs): ``type`` (a kafka_meta type name) and
   the bytes in ``blob`` (Parquet) or ``hex``/``base64`` (JSON Lines), with any other columns kept
-  (``group``, ``member``...).
+  (``group``, ``member``...);
+* exchanges of packet captures (pcap/pcapng files, plain or gzip, recognised by their magic numbers): the
+  rows of the ``kafka-meta-capture`` data source.
 """
 
 from __future__ import annotations
@@ -18,22 +20,29 @@ from typing import Any
 
 HEX = "^([0-9a-fA-F]{2})*$"
 PROVENANCE = ("topic", "partition", "offset", "timestamp")
-FORMATS = ("auto", "jsonl", "parquet", "kafka")
+FORMATS = ("auto", "jsonl", "parquet", "kafka", "capture")
 
 
 @dataclass
 class Inputs:
     offsets: Any = None  # DataFrame: key, value (binary), provenance columns, control
     blobs: Any = None  # DataFrame: type, blob (binary), other columns
+    exchanges: Any = None  # DataFrame: the kafka-meta-capture data source's rows
     unreadable: int = 0  # input lines that are not JSON objects
 
 
 def detect_format(source: str) -> str:
     if source.startswith("kafka://"):
         return "kafka"
+    from kafka_meta.capture import capture_kind
+
     path = Path(source)
     if path.is_dir():
-        return "parquet" if any(path.rglob("*.parquet")) else "jsonl"
+        if any(path.rglob("*.parquet")):
+            return "parquet"
+        return "capture" if any(capture_kind(f) for f in path.rglob("*") if f.is_file()) else "jsonl"
+    if capture_kind(path):
+        return "capture"
     return "parquet" if path.suffix == ".parquet" else "jsonl"
 
 
@@ -106,6 +115,14 @@ def read_kafka_frame(df: Any) -> Inputs:
     return Inputs(offsets=df.select("key", "value", *keep, F.lit(False).alias("control")))
 
 
+def read_captures(spark: Any, source: str) -> Inputs:
+    """Packet captures (a file or a directory of them), one Spark partition per file."""
+    from kafka_meta.spark.sources import register
+
+    register(spark)
+    return Inputs(exchanges=spark.read.format("kafka-meta-capture").load(source))
+
+
 def read_input(spark: Any, source: str, fmt: str = "auto", bootstrap_servers: str | None = None) -> Inputs:
     if fmt not in FORMATS:
         raise ValueError(f"format must be one of {FORMATS}, not {fmt!r}")
@@ -114,4 +131,6 @@ def read_input(spark: Any, source: str, fmt: str = "auto", bootstrap_servers: st
         return read_kafka(spark, source if source.startswith("kafka://") else f"kafka://{source}", bootstrap_servers)
     if not Path(source).exists():
         raise FileNotFoundError(source)
+    if fmt == "capture":
+        return read_captures(spark, source)
     return read_parquet(spark, source) if fmt == "parquet" else read_jsonl(spark, source)

@@ -22,8 +22,7 @@ from kafka_meta.analysis.assemble import build_timeline
 from kafka_meta.errors import KafkaMetaError
 from kafka_meta.offsets import decode_record
 from kafka_meta.spark.inputs import FORMATS, Inputs, read_input
-from kafka_meta.spark.offsets import decode_offsets, explode_members
-from kafka_meta.spark.timeline import capture_exchanges, timeline_of, write_timeline_html
+from kafka_meta.spark.timeline import capture_exchanges, group_exchanges, timeline_of, write_timeline_html
 
 GROUP_RECORD_TYPES = (2, 3, 5, 10, 11, 17, 19)  # the records that describe groups and their members
 ERROR_SAMPLES = 5
@@ -44,6 +43,8 @@ def analyze_offsets(offsets: Any, output: str, report: Report, progress: Progres
                     exchanges: list[dict[str, Any]] | None = None) -> None:
     from pyspark.sql import Window
     from pyspark.sql import functions as F
+
+    from kafka_meta.spark.offsets import decode_offsets, explode_members
 
     progress.step("decoding __consumer_offsets records")
     decoded = decode_offsets(offsets, control="control").cache()
@@ -120,6 +121,24 @@ def analyze_blobs(blobs: Any, output: str, report: Report, progress: Progress) -
         decoded.unpersist()
 
 
+def analyze_exchanges(exchanges: Any, output: str, report: Report, progress: Progress) -> None:
+    """Captured exchanges: written as Parquet, counted per api and group (the timeline report reads them)."""
+    from pyspark.sql import functions as F
+
+    progress.step("decoding packet captures")
+    exchanges = exchanges.cache()
+    exchanges.write.mode("overwrite").parquet(f"{output}/exchanges")
+    progress.step(f"wrote {output}/exchanges; counting exchanges per api and group")
+    for row in exchanges.groupBy("apiName", "groupId").count().collect():
+        report.exchanges.setdefault(row.apiName or "(unreadable)", type(report.records)())[row.groupId or "-"] += \
+            row["count"]
+    failed = exchanges.where(F.col("_error").isNotNull())
+    report.exchange_errors += failed.count()
+    report.error_samples += [f"{r.source.file}: {r._error}" for r in failed.select("_error", "source")
+                             .limit(ERROR_SAMPLES).collect()]
+    exchanges.unpersist()
+
+
 def run(spark: Any, source: str, fmt: str = "auto", output: str = "kafka-meta-out",
         bootstrap_servers: str | None = None, progress: Progress | None = None,
         captures: list[str] | None = None) -> Report:
@@ -135,6 +154,11 @@ def run(spark: Any, source: str, fmt: str = "auto", output: str = "kafka-meta-ou
     report.errors += inputs.unreadable
     if inputs.unreadable:
         report.error_samples.append(f"{inputs.unreadable} input line(s) are not JSON objects")
+    if inputs.exchanges is not None:
+        inputs.exchanges = inputs.exchanges.cache()  # read once: for the timeline, then the Parquet and counts
+        progress.step("collecting the group exchanges of the captures")
+        exchanges += group_exchanges(inputs.exchanges)[0]
+        analyze_exchanges(inputs.exchanges, output, report, progress)
     if inputs.offsets is not None:
         analyze_offsets(inputs.offsets, output, report, progress, source, exchanges)
     elif exchanges:
@@ -155,8 +179,10 @@ def write_report(report: Report, output: str) -> None:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("input", help="a JSON Lines file, a Parquet file or directory, or kafka://host:port[/topic]")
-    parser.add_argument("--format", choices=FORMATS, default="auto", help="input format (default: by its name)")
+    parser.add_argument("input", help="a JSON Lines file, a Parquet file or directory, packet captures (pcap/pcapng, "
+                                      "a file or a directory), or kafka://host:port[/topic]")
+    parser.add_argument("--format", choices=FORMATS, default="auto",
+                        help="input format (default: captures by their magic numbers, others by their name)")
     parser.add_argument("--output", default="kafka-meta-out", help="where decoded Parquet goes (default: "
                                                                  "./kafka-meta-out)")
     parser.add_argument("--master", help="Spark master URL (default: embedded local[*], or spark-submit's)")

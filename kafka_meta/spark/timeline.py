@@ -36,12 +36,16 @@ def capture_exchanges(spark: Any, paths: list[str]) -> tuple[list[dict[str, Any]
     """The group-protocol exchanges of packet captures (files or directories), read by the capture data
     source on the executors; only those rows come back, bodies parsed from their JSON text. Also the
     problems the reader found, with their file and packet."""
-    from pyspark.sql import functions as F
-
     from kafka_meta.spark.sources import register
 
     register(spark)
-    df = spark.read.format("kafka-meta-capture").load(paths)
+    return group_exchanges(spark.read.format("kafka-meta-capture").load(paths))
+
+
+def group_exchanges(df: Any) -> tuple[list[dict[str, Any]], list[str]]:
+    """The group-protocol rows of a ``kafka-meta-capture`` DataFrame as exchange dicts, and its problems."""
+    from pyspark.sql import functions as F
+
     rows = df.where(F.col("apiName").isin(*GROUP_APIS) | (F.col("apiName").isNull() & F.col("_error").isNotNull()))
     exchanges, problems = [], []
     for row in rows.collect():

@@ -10,7 +10,7 @@ import time
 from typing import Any
 
 from kafka_meta.capture import CaptureError, Problem, Summary, iter_capture
-from kafka_meta.capture.jsonable import jsonable
+from kafka_meta.capture.jsonable import json_default
 from kafka_meta.protocol import APIS
 
 PROGRESS_FROM = 32 << 20  # files at least this big report progress
@@ -85,7 +85,7 @@ def run_capture(args: argparse.Namespace) -> int:
                     continue
                 if args.group is not None and item.group_id != args.group:
                     continue
-                out.write(json.dumps(jsonable(item.to_dict()), ensure_ascii=False) + "\n")
+                out.write(json.dumps(item.to_dict(), ensure_ascii=False, default=json_default) + "\n")
                 printed += 1
         except CaptureError as exc:
             print(f"kafka-meta capture: {exc}", file=sys.stderr)

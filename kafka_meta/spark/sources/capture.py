@@ -84,7 +84,7 @@ def option_paths(options: dict[str, str]) -> list[str]:
 def exchange_rows(path: str, ports: set[int] | None = None) -> Iterator[tuple]:
     """The rows of one capture file: one per exchange, one per problem found, one if it is no capture."""
     from kafka_meta.capture import CaptureError, Problem, iter_capture
-    from kafka_meta.capture.jsonable import jsonable
+    from kafka_meta.capture.jsonable import json_default
 
     blank = (None,) * len(SCALARS)
     try:
@@ -93,8 +93,10 @@ def exchange_rows(path: str, ports: set[int] | None = None) -> Iterator[tuple]:
                 yield (*blank, None, None, str(item), (path, item.frame))
                 continue
             d = item.to_dict()
-            request = None if d["request"] is None else json.dumps(jsonable(d["request"]), ensure_ascii=False)
-            response = None if d["response"] is None else json.dumps(jsonable(d["response"]), ensure_ascii=False)
+            request = None if d["request"] is None else json.dumps(d["request"], ensure_ascii=False,
+                                                                   default=json_default)
+            response = None if d["response"] is None else json.dumps(d["response"], ensure_ascii=False,
+                                                                     default=json_default)
             yield (*(d[name] for name in SCALARS), request, response, d["_error"], (path, d["source"]["frame"]))
     except CaptureError as exc:
         yield (*blank, None, None, str(exc), (path, None))
