@@ -1,4 +1,5 @@
-"""What ``kafka-meta analyze`` reads: JSON Lines, Parquet, or a Kafka topic through Spark's Kafka source.
+"""What ``kafka-meta analyze`` reads: JSON Lines, Parquet, broker log segments, or a Kafka topic through
+Spark's Kafka source.
 
 Two kinds of rows are recognised, in any mix:
 
@@ -16,9 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kafka_meta.log.files import looks_like_log
+
 HEX = "^([0-9a-fA-F]{2})*$"
 PROVENANCE = ("topic", "partition", "offset", "timestamp")
-FORMATS = ("auto", "jsonl", "parquet", "kafka")
+FORMATS = ("auto", "jsonl", "parquet", "kafka", "log")
 
 
 @dataclass
@@ -32,6 +35,8 @@ def detect_format(source: str) -> str:
     if source.startswith("kafka://"):
         return "kafka"
     path = Path(source)
+    if looks_like_log(path):
+        return "log"
     if path.is_dir():
         return "parquet" if any(path.rglob("*.parquet")) else "jsonl"
     return "parquet" if path.suffix == ".parquet" else "jsonl"
@@ -106,6 +111,18 @@ def read_kafka_frame(df: Any) -> Inputs:
     return Inputs(offsets=df.select("key", "value", *keep, F.lit(False).alias("control")))
 
 
+def read_log(spark: Any, source: str) -> Inputs:
+    """Broker log segments (a segment, a partition or a log directory) through the kafka-meta-log source:
+    its rows are the Kafka source's, so they go to the offsets input; damage rows carry ``_damage``."""
+    from pyspark.sql import functions as F
+
+    from kafka_meta.spark.sources import register
+
+    register(spark)
+    df = spark.read.format("kafka-meta-log").load(source)
+    return Inputs(offsets=df.select("key", "value", *PROVENANCE, "control", F.col("_error").alias("_damage")))
+
+
 def read_input(spark: Any, source: str, fmt: str = "auto", bootstrap_servers: str | None = None) -> Inputs:
     if fmt not in FORMATS:
         raise ValueError(f"format must be one of {FORMATS}, not {fmt!r}")
@@ -114,4 +131,6 @@ def read_input(spark: Any, source: str, fmt: str = "auto", bootstrap_servers: st
         return read_kafka(spark, source if source.startswith("kafka://") else f"kafka://{source}", bootstrap_servers)
     if not Path(source).exists():
         raise FileNotFoundError(source)
+    if fmt == "log":
+        return read_log(spark, source)
     return read_parquet(spark, source) if fmt == "parquet" else read_jsonl(spark, source)
