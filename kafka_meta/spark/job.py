@@ -43,7 +43,10 @@ def analyze_offsets(offsets: Any, output: str, report: Report, progress: Progres
     from pyspark.sql import functions as F
 
     progress.step("decoding __consumer_offsets records")
-    decoded = decode_offsets(offsets, control="control").cache()
+    decoded = decode_offsets(offsets, control="control")
+    if "_damage" in offsets.columns:  # what the input reader could not read (log segments): the row's error
+        decoded = decoded.withColumn("_error", F.coalesce("_damage", "_error")).drop("_damage")
+    decoded = decoded.cache()
     decoded.write.mode("overwrite").parquet(f"{output}/offsets")
     progress.step(f"wrote {output}/offsets; exploding group members")
     explode_members(decoded).write.mode("overwrite").parquet(f"{output}/members")
@@ -140,8 +143,10 @@ def write_report(report: Report, output: str) -> None:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("input", help="a JSON Lines file, a Parquet file or directory, or kafka://host:port[/topic]")
-    parser.add_argument("--format", choices=FORMATS, default="auto", help="input format (default: by its name)")
+    parser.add_argument("input", help="a JSON Lines file, a Parquet file or directory, broker log segments (a "
+                                      "segment, partition or log directory), or kafka://host:port[/topic]")
+    parser.add_argument("--format", choices=FORMATS, default="auto", help="input format (default: by its name; log "
+                                                                          "segments by their content)")
     parser.add_argument("--output", default="kafka-meta-out", help="where decoded Parquet goes (default: "
                                                                  "./kafka-meta-out)")
     parser.add_argument("--master", help="Spark master URL (default: embedded local[*], or spark-submit's)")
