@@ -93,6 +93,7 @@ class SegmentReader:
                         pos = following
                         continue
                     codec = attributes & 7
+                    # attributes: codec (bits 0-2), LogAppendTime (3), transactional (4), control (5)
                     batch = Batch(pos, length + 12, 2, base_offset, last, codec, count, bool(attributes & 0x20),
                                   bool(attributes & 0x10), LOG_APPEND_TIME if attributes & 8 else CREATE_TIME,
                                   producer_id, producer_epoch, base_sequence, leader_epoch)
@@ -158,7 +159,7 @@ class SegmentReader:
         if pos + 12 + length > end:
             return (f"the entry claims {length} bytes but only {end - pos - 12} remain (cut off, as after a "
                     f"crash, or a damaged length)", "cut-off")
-        if magic == 2:
+        if magic == 2:  # an intact batch never gets here: the fast path in batches() took it
             (stored,) = CRC.unpack_from(data, pos + 17)
             actual = crc32c(data[pos + v2.CRC_START:pos + 12 + length])
             return f"CRC-32C mismatch: stored {stored:#010x}, computed {actual:#010x}", "crc"
