@@ -125,3 +125,19 @@ def test_damage_row_names_file_position_and_offsets(tmp_path):
     assert len(bad) == 1 and bad[0]["offset"] == 16 and bad[0]["partition"] == 0
     assert bad[0]["_error"].startswith(f"{path}, byte {pos}, offsets 16..19: CRC-32C mismatch")
     assert len(rows) == 39 - 4 + 1
+
+
+def test_lz4_frames_without_a_content_size_are_bounded_by_their_blocks():
+    """Java's and librdkafka's lz4 frames do not declare their size: the bound is blocks x block size."""
+    import lz4.frame
+
+    from kafka_meta.log.compression import DecompressionError, Inflater, lz4_bound
+
+    data = bytes(3 << 20)
+    frame = lz4.frame.compress(data, store_size=False, block_size=lz4.frame.BLOCKSIZE_MAX64KB)
+    assert lz4_bound(frame) == 48 * (64 << 10)  # 3 MiB in 64 KiB blocks
+    assert Inflater(4 << 20).inflate(3, frame) == data
+    with pytest.raises(DecompressionError, match="beyond the limit"):
+        Inflater(1 << 20).inflate(3, frame)
+    with pytest.raises(DecompressionError, match="ends inside a block header"):
+        Inflater(4 << 20).inflate(3, frame[:100])

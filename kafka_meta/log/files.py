@@ -78,6 +78,34 @@ def find_segments(path: str | os.PathLike[str]) -> list[Segment]:
     return sorted(found, key=_order)
 
 
+SEGMENT_NAME = re.compile(r"^\d{20}\.log$")  # a broker's segment name: its first offset, 20 digits
+SNIFFED = 5  # segment files looked at when telling whether a directory is a log directory
+
+
+def _entry_at_start(path: Path) -> bool:
+    try:
+        with open(path, "rb") as f:
+            head = f.read(17)
+    except OSError:
+        return False
+    if len(head) < 17 or head[16] not in (0, 1, 2):
+        return False
+    length = int.from_bytes(head[8:12], "big", signed=True)
+    return length >= (49 if head[16] == 2 else 14)
+
+
+def looks_like_log(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` holds Kafka log segments, told by content: a file that starts with a log entry's
+    header (or is an empty file named like a segment), or a directory with such files named ``*.log``."""
+    p = Path(path)
+    if p.is_file():
+        return _entry_at_start(p) or (SEGMENT_NAME.match(p.name) is not None and p.stat().st_size == 0)
+    if not p.is_dir():
+        return False
+    candidates = sorted(f for f in p.rglob(f"*{SEGMENT_SUFFIX}") if f.is_file() and f.stat().st_size > 0)
+    return any(_entry_at_start(f) for f in candidates[:SNIFFED])
+
+
 def mapped(path: str) -> tuple[memoryview | bytes, mmap.mmap | None]:
     """The bytes of a file as a read-only memory map (and the map, to close), or b"" for an empty file."""
     try:

@@ -12,6 +12,7 @@ batch, the common case, is read inline in the loop; anything else goes through t
 
 from __future__ import annotations
 
+import re
 import struct
 from collections.abc import Iterator
 
@@ -25,6 +26,8 @@ MIN_LENGTH = {0: legacy.MIN_SIZE[0], 1: legacy.MIN_SIZE[1], 2: v2.HEADER_SIZE - 
 CRC = struct.Struct(">I")
 LENGTH = struct.Struct(">i")
 LEGACY_MIN = max(legacy.MIN_SIZE.values())  # a message shorter than the magic 1 minimum takes the slow checks
+
+MAGIC_BYTE = re.compile(rb"[\x00-\x02]")
 
 Event = Batch | Record | Damage
 Read = tuple[Batch, list[Record]] | Damage  # what the batch-level reader yields
@@ -47,9 +50,14 @@ def _valid_at(data: bytes | memoryview, pos: int, end: int) -> bool:
 
 
 def resync(data: bytes | memoryview, start: int, end: int) -> int:
-    """The position of the next readable entry at or after ``start``, or ``end`` when there is none."""
-    for pos in range(start, end - 16):
-        if data[pos + 16] <= 2 and _valid_at(data, pos, end):
+    """The position of the next readable entry at or after ``start``, or ``end`` when there is none.
+
+    Candidates are the positions 16 bytes before a byte 0, 1 or 2 (a magic byte), found by the regular
+    expression engine, so a long damaged stretch costs Python work only where such a byte is.
+    """
+    for match in MAGIC_BYTE.finditer(data, start + 16, end):
+        pos = match.start() - 16
+        if _valid_at(data, pos, end):
             return pos
     return end
 
@@ -93,6 +101,7 @@ class SegmentReader:
                         pos = following
                         continue
                     codec = attributes & 7
+                    # attributes: codec (bits 0-2), LogAppendTime (3), transactional (4), control (5)
                     batch = Batch(pos, length + 12, 2, base_offset, last, codec, count, bool(attributes & 0x20),
                                   bool(attributes & 0x10), LOG_APPEND_TIME if attributes & 8 else CREATE_TIME,
                                   producer_id, producer_epoch, base_sequence, leader_epoch)
@@ -158,7 +167,7 @@ class SegmentReader:
         if pos + 12 + length > end:
             return (f"the entry claims {length} bytes but only {end - pos - 12} remain (cut off, as after a "
                     f"crash, or a damaged length)", "cut-off")
-        if magic == 2:
+        if magic == 2:  # an intact batch never gets here: the fast path in batches() took it
             (stored,) = CRC.unpack_from(data, pos + 17)
             actual = crc32c(data[pos + v2.CRC_START:pos + 12 + length])
             return f"CRC-32C mismatch: stored {stored:#010x}, computed {actual:#010x}", "crc"

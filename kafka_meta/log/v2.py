@@ -1,5 +1,6 @@
 """Record batches of magic 2 (Kafka 0.11+): the 61-byte header and the varint-framed records after it.
 
+The header is read inline by the segment loop (``segment.SegmentReader.batches``) with :data:`HEADER`.
 The record loop is the hot path of the whole package: varints that fit one byte (nearly all lengths,
 deltas and counts in ``__consumer_offsets``) are read inline, the rest by :func:`varint`.
 """
@@ -8,12 +9,11 @@ from __future__ import annotations
 
 import struct
 
-from kafka_meta.log.events import CREATE_TIME, LOG_APPEND_TIME, Batch, Record
+from kafka_meta.log.events import LOG_APPEND_TIME, Batch, Record
 
 HEADER = struct.Struct(">qiibIhiqqqhii")  # baseOffset .. recordsCount
 HEADER_SIZE = HEADER.size  # 61
 CRC_START = 21  # the CRC covers the batch from its attributes on
-CODEC_MASK, TIMESTAMP_TYPE_BIT, TRANSACTIONAL_BIT, CONTROL_BIT = 0x07, 0x08, 0x10, 0x20
 MIN_RECORD = 7  # length, attributes, timestamp delta, offset delta, key length, value length, headers count
 
 
@@ -23,23 +23,6 @@ class RecordsError(Exception):
     def __init__(self, reason: str, records: list[Record]) -> None:
         super().__init__(reason)
         self.records = records
-
-
-def header(data: bytes | memoryview, pos: int) -> Batch:
-    """The batch whose header starts at ``pos`` (the caller checked that the 61 bytes are there)."""
-    (base_offset, length, leader_epoch, magic, _crc, attributes, last_delta, _first_ts, _max_ts, producer_id,
-     producer_epoch, base_sequence, count) = HEADER.unpack_from(data, pos)
-    return Batch(position=pos, size=length + 12, magic=magic, base_offset=base_offset,
-                 last_offset=base_offset + last_delta, codec=attributes & CODEC_MASK, count=count,
-                 control=bool(attributes & CONTROL_BIT), transactional=bool(attributes & TRANSACTIONAL_BIT),
-                 timestamp_type=LOG_APPEND_TIME if attributes & TIMESTAMP_TYPE_BIT else CREATE_TIME,
-                 producer_id=producer_id, producer_epoch=producer_epoch, base_sequence=base_sequence,
-                 partition_leader_epoch=leader_epoch)
-
-
-def timestamps(data: bytes | memoryview, pos: int) -> tuple[int, int]:
-    """(first timestamp, max timestamp) of the batch at ``pos``."""
-    return struct.unpack_from(">qq", data, pos + 27)
 
 
 def varint(buf: bytes, pos: int) -> tuple[int, int]:

@@ -1,4 +1,5 @@
-"""What ``kafka-meta analyze`` reads: JSON Lines, Parquet, or a Kafka topic through Spark's Kafka source.
+"""What ``kafka-meta analyze`` reads: JSON Lines, Parquet, broker log segments, or a Kafka topic through
+Spark's Kafka source.
 
 Two kinds of rows are recognised, in any mix:
 
@@ -18,9 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kafka_meta.log.files import looks_like_log
+
 HEX = "^([0-9a-fA-F]{2})*$"
 PROVENANCE = ("topic", "partition", "offset", "timestamp")
-FORMATS = ("auto", "jsonl", "parquet", "kafka", "capture")
+FORMATS = ("auto", "jsonl", "parquet", "kafka", "capture", "log")
 
 
 @dataclass
@@ -37,6 +40,8 @@ def detect_format(source: str) -> str:
     from kafka_meta.capture import capture_kind
 
     path = Path(source)
+    if looks_like_log(path):
+        return "log"
     if path.is_dir():
         if any(path.rglob("*.parquet")):
             return "parquet"
@@ -123,6 +128,18 @@ def read_captures(spark: Any, source: str) -> Inputs:
     return Inputs(exchanges=spark.read.format("kafka-meta-capture").load(source))
 
 
+def read_log(spark: Any, source: str) -> Inputs:
+    """Broker log segments (a segment, a partition or a log directory) through the kafka-meta-log source:
+    its rows are the Kafka source's, so they go to the offsets input; damage rows carry ``_damage``."""
+    from pyspark.sql import functions as F
+
+    from kafka_meta.spark.sources import register
+
+    register(spark)
+    df = spark.read.format("kafka-meta-log").load(source)
+    return Inputs(offsets=df.select("key", "value", *PROVENANCE, "control", F.col("_error").alias("_damage")))
+
+
 def read_input(spark: Any, source: str, fmt: str = "auto", bootstrap_servers: str | None = None) -> Inputs:
     if fmt not in FORMATS:
         raise ValueError(f"format must be one of {FORMATS}, not {fmt!r}")
@@ -133,4 +150,6 @@ def read_input(spark: Any, source: str, fmt: str = "auto", bootstrap_servers: st
         raise FileNotFoundError(source)
     if fmt == "capture":
         return read_captures(spark, source)
+    if fmt == "log":
+        return read_log(spark, source)
     return read_parquet(spark, source) if fmt == "parquet" else read_jsonl(spark, source)

@@ -47,7 +47,10 @@ def analyze_offsets(offsets: Any, output: str, report: Report, progress: Progres
     from kafka_meta.spark.offsets import decode_offsets, explode_members
 
     progress.step("decoding __consumer_offsets records")
-    decoded = decode_offsets(offsets, control="control").cache()
+    decoded = decode_offsets(offsets, control="control")
+    if "_damage" in offsets.columns:  # what the input reader could not read (log segments): the row's error
+        decoded = decoded.withColumn("_error", F.coalesce("_damage", "_error")).drop("_damage")
+    decoded = decoded.cache()
     decoded.write.mode("overwrite").parquet(f"{output}/offsets")
     progress.step(f"wrote {output}/offsets; exploding group members")
     explode_members(decoded).write.mode("overwrite").parquet(f"{output}/members")
@@ -180,9 +183,11 @@ def write_report(report: Report, output: str) -> None:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("input", help="a JSON Lines file, a Parquet file or directory, packet captures (pcap/pcapng, "
-                                      "a file or a directory), or kafka://host:port[/topic]")
+                                      "a file or a directory), broker log segments (a segment, partition or log "
+                                      "directory), or kafka://host:port[/topic]")
     parser.add_argument("--format", choices=FORMATS, default="auto",
-                        help="input format (default: captures by their magic numbers, others by their name)")
+                        help="input format (default: captures by their magic numbers, log segments by their content, "
+                             "others by their name)")
     parser.add_argument("--output", default="kafka-meta-out", help="where decoded Parquet goes (default: "
                                                                  "./kafka-meta-out)")
     parser.add_argument("--master", help="Spark master URL (default: embedded local[*], or spark-submit's)")

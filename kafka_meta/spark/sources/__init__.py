@@ -18,3 +18,8 @@ def register(spark: Any) -> None:
     """Make every kafka_meta data source available to ``spark.read.format(...)`` in this session."""
     for source in DATA_SOURCES:
         spark.dataSource.register(source)
+
+
+from kafka_meta.spark.sources.log import LogDataSource  # noqa: E402 - each source appends itself here
+
+DATA_SOURCES.append(LogDataSource)
