@@ -17,6 +17,8 @@ CAPTURES = {
     "kip848": PCAP / "cfk_consumer_protocol.pcapng",  # librdkafka, group.protocol=consumer
     "storm": PCAP / "cfk_storm.pcap",  # librdkafka consumers joining and leaving in quick succession
     "upgrade": PCAP / "upgrade_stuck.pcapng",  # aiokafka members, one replaced by librdkafka: v0 and v3 mixed
+    "cooperative": PCAP / "cfk_cooperative.pcapng",  # librdkafka, cooperative-sticky, staged joins and leaves
+    "streams": PCAP / "aio_streams.pcapng",  # aiokafka members rebalancing as Kafka Streams does (v11 metadata)
 }
 
 

@@ -310,3 +310,17 @@ def test_a_captured_streams_round_gets_the_negotiation_account(range_exchanges):
     assert r.explanation[0].startswith("2 members on v11, 1 on v10: the leader")
     assert f"member {behind} upgrades to v11 and rejoins" in r.explanation[0]
     assert not r.eager and "eager-pause" not in {f.kind for f in tl.findings if 3 in f.generations}
+
+
+def test_captured_streams_and_cooperative_groups():
+    timeline = build_timeline(capture_exchanges(CAPTURES["streams"]) + capture_exchanges(CAPTURES["cooperative"]))
+    streams = timeline.group("g-aio-streams")
+    assert streams.kind == "streams" and all(r.protocol == "stream" for r in streams.rounds)
+    first = streams.rounds[0]
+    assert {(m.streams_version, m.streams_latest, m.streams_assignment_version) for m in first.members} == {
+        (11, 11, 11)}
+    assert first.explanation[0].endswith("encodes v11 for everyone; nobody changes version")
+    coop = timeline.group("g-cfk-coop")
+    assert [r.phase for r in coop.rounds[1:3]] == ["revoke", "assign"]
+    withheld = {tp for m in coop.rounds[1].members for tp in m.revoked}
+    assert withheld and withheld <= {tp for m in coop.rounds[2].members for tp in m.added}  # handed out next

@@ -21,7 +21,7 @@ from kafka_meta.analysis.timeline import GroupTimeline, Round
 
 SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
 MAX_LIST = 6
-PIPE_WIDTH = 160
+PIPE_WIDTH = 200
 
 
 def clock(ts: float | None) -> str:
