@@ -29,7 +29,6 @@ from kafka_meta.analysis.timeline import (
     Round,
     TopicPartition,
     sort_rounds,
-    tp_labels,
 )
 
 COOPERATIVE = ("cooperative-sticky",)
@@ -493,4 +492,4 @@ def _commit(group: str, ex: Mapping[str, Any]) -> Commit:
     return c
 
 
-__all__ = ["as_dict", "build_timelines", "tp_labels"]
+__all__ = ["as_dict", "build_timelines", "streams_account"]
