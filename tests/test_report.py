@@ -37,8 +37,10 @@ def test_terminal_report_reads_as_a_diagnosis(timeline):
     first_finding = next(i for i, line in enumerate(lines) if line.lstrip().startswith("CRITICAL"))
     first_table = next(i for i, line in enumerate(lines) if line.startswith("gen "))
     assert first_finding < first_table  # the diagnosis before the detail
-    headings = [line.split()[0] for line in lines if re.match(r"^\S+ {2}\[", line)]
-    assert headings == [g.group for g in timeline.groups] and headings[0] == "g-cfk-coop"
+    headings = [line.split("  [")[0] for line in lines if re.match(r"^\S.* {2}\[", line)]
+    assert headings == [g.group for g in timeline.groups]
+    # the same group id on two coordinators (two captures of two clusters) is two groups, said so
+    assert headings[0] == "g-cfk-coop @ 127.0.0.1:44251" and "g-cfk-coop @ 127.0.0.1:46453" in headings
     assert "rebalance storm" in text and "upgrade stuck half-way" in text and "cooperative follow-up" in text
     assert "packet 311" in text  # evidence: where the zombie commit is in the capture
 

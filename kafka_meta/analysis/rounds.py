@@ -404,6 +404,11 @@ def _clean_list(items: list[Any], depth: int) -> list[Any]:
     return [i for i in items if isinstance(i, str)]
 
 
+def _group_of(ex: Mapping[str, Any]) -> str | None:
+    group = ex.get("groupId") or (ex.get("request") or {}).get("groupId")
+    return group if isinstance(group, str) and group else None
+
+
 def _frame(ex: Mapping[str, Any]) -> int:
     frame = (ex.get("source") or {}).get("frame")
     return frame if isinstance(frame, int) else 0
@@ -433,10 +438,16 @@ def build_timelines(exchanges: Iterable[Any], errors: list[str] | None = None) -
     epochs: dict[str, EpochBuilder] = {}
     names = topic_names(rows)
     commits: dict[str, list[Commit]] = defaultdict(list)
+    coordinators: dict[str, set[str | None]] = defaultdict(set)
+    for ex in rows:
+        if ex.get("apiName") in GROUP_APIS and _group_of(ex):
+            coordinators[_group_of(ex)].add(ex.get("broker"))  # type: ignore[index]
     for n, ex in enumerate(rows, 1):
-        api, group = ex.get("apiName"), ex.get("groupId") or (ex.get("request") or {}).get("groupId")
-        if not isinstance(group, str) or not group or api not in GROUP_APIS:
+        api, group = ex.get("apiName"), _group_of(ex)
+        if not group or api not in GROUP_APIS:
             continue
+        if len(coordinators[group]) > 1:  # one group id on several coordinators: other clusters, or a move
+            group = f"{group} @ {ex.get('broker') or '?'}"
         try:
             _feed(builders, epochs, commits, names, api, group, ex)
         except (TypeError, ValueError, AttributeError, KeyError) as exc:  # a body not in the specs' shape
