@@ -135,8 +135,10 @@ class Round:
 
     @property
     def eager(self) -> bool:
-        """Stop-the-world: every member gives up all its partitions (any assignor but the cooperative ones)."""
-        return self.protocol not in ("cooperative-sticky", "stream") and self.source == "capture"
+        """Stop-the-world: every member gives up all its partitions (a classic group whose assignor is not a
+        cooperative one; KIP-848 members keep what they are not asked to give up)."""
+        return (self.protocol not in ("cooperative-sticky", "stream") and self.source == "capture"
+                and all(m.epoch is None for m in self.members))
 
     @property
     def versions(self) -> Counter[str]:
