@@ -371,8 +371,9 @@ LIST_FIELDS = ("protocols", "members", "assignments", "topics", "partitions", "t
 
 def _clean(value: Any, depth: int = 0) -> Any:
     """The exchange with every field this module reads in the type the contract gives it: a wrong type
-    becomes None (a list keeps only its well-formed items), so nothing later trips over it."""
-    if depth > 12 or not isinstance(value, Mapping):
+    becomes None (a list keeps only its well-formed items), so nothing later trips over it. (Plain ``dict``
+    checks, not ``Mapping``: this runs over every body, and JSON and the readers give dicts.)"""
+    if depth > 12 or not isinstance(value, dict):
         return value
     out: dict[str, Any] = {}
     for key, v in value.items():
@@ -384,7 +385,7 @@ def _clean(value: Any, depth: int = 0) -> Any:
             v = v if isinstance(v, int | float) and not isinstance(v, bool) else None
         elif key in LIST_FIELDS:
             v = _clean_list(v, depth) if isinstance(v, list) else None
-        elif isinstance(v, Mapping):
+        elif isinstance(v, dict):
             v = _clean(v, depth + 1)
         out[key] = v
     return out
@@ -393,7 +394,7 @@ def _clean(value: Any, depth: int = 0) -> Any:
 def _clean_list(items: list[Any], depth: int) -> list[Any]:
     """A list of objects (cleaned), of integers (partition numbers) or of strings (topic names): whichever
     the list holds; items of another kind are dropped."""
-    objects = [_clean(i, depth + 1) for i in items if isinstance(i, Mapping)]
+    objects = [_clean(i, depth + 1) for i in items if isinstance(i, dict)]
     numbers = [i for i in items if isinstance(i, int) and not isinstance(i, bool)]
     if objects and not numbers:
         return objects
