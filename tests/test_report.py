@@ -133,3 +133,20 @@ def test_cli_reports_damaged_captures_with_their_place(tmp_path):
     assert "cut.pcap: container: packet 27, byte 2920: file ends inside a packet record" in unreadable
     assert "garbage.pcapng" in unreadable and "Traceback" not in done.stdout + done.stderr
     assert "orders" in done.stdout  # the good input still makes its groups
+
+
+def test_exchanges_printed_by_kafka_meta_capture_tell_the_same_story(tmp_path):
+    pcap = ROOT / "fixtures" / "captures" / "pcap" / "cfk_coop.pcapng"
+    printed = run("capture", str(pcap))
+    assert printed.returncode == 0, printed.stderr
+    lines = tmp_path / "coop.jsonl"
+    lines.write_text(printed.stdout)
+
+    def story(source: Path) -> list:
+        done = run("report", str(source), "--format", "json")
+        assert done.returncode == 0, done.stderr
+        doc = json.loads(done.stdout)
+        return [[(r["generation"], r["triggers"], r["moved"], r["phase"], [m["memberId"] for m in r["members"]])
+                 for r in g["rounds"]] for g in doc["groups"].values()] + [[f["summary"] for f in doc["findings"]]]
+
+    assert story(lines) == story(pcap)  # JSON Lines (bytes in base64, uuids as text) read like the capture
