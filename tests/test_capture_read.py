@@ -58,7 +58,11 @@ def test_contract_shape_and_pairing(path):
         if e["responseTs"] is not None:
             assert e["responseTs"] >= e["ts"] and e["latencyMs"] == pytest.approx((e["responseTs"] - e["ts"]) * 1e3)
             assert e["response"] is not None
-        assert (e["request"] is not None and e["_error"] is None) or "leniently" in (e["_error"] or "")
+        # every request decodes; a response may not (librdkafka's mock answers some errors with a shorter body
+        # than Kafka defines, e.g. LeaveGroup v3 without its members): it is kept raw and named in _error
+        assert e["request"] is not None and "_raw" not in e["request"]
+        assert e["_error"] is None or e["_error"].startswith("response")
+        assert e["_error"] is None or "leniently" in e["_error"] or "_raw" in e["response"]
     # answered in order: per connection, responses come in the order of their requests
     for stream in {e["stream"] for e in exs}:
         answered = sorted((e for e in exs if e["stream"] == stream and e["responseTs"]), key=lambda e: e["ts"])
