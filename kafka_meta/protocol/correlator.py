@@ -36,6 +36,14 @@ DESCRIBE_GROUPS = 15
 Protocol = tuple[str | None, str | None]  # (protocol type, protocol name)
 
 
+def _ends(conn: Hashable, client: str | None, broker: str | None, stream: int | None
+          ) -> tuple[str | None, str | None, int | None]:
+    """The connection's addresses and number: given explicitly, else from a :class:`Connection` key."""
+    if isinstance(conn, Connection):
+        return client or conn.client, broker or conn.broker, conn.stream if stream is None else stream
+    return client, broker, stream
+
+
 def _spec_name(api_key: int, kind: str) -> str | None:
     api = APIS.get(api_key)
     return None if api is None else api.name + kind
@@ -58,9 +66,10 @@ class Correlator:
 
     def on_request(self, conn: Hashable, ts: float, frame: bytes, source: Mapping[str, Any] | None = None, *,
                    client: str | None = None, broker: str | None = None, stream: int | None = None) -> list[Exchange]:
-        if isinstance(conn, Connection):
-            client, broker, stream = client or conn.client, broker or conn.broker, conn.stream if stream is None \
-                else stream
+        """Decode a request (a frame without its size prefix) and wait for its response; returns the exchanges
+        this completes: the request itself when no response will come (Produce acks=0, a damaged header), an
+        unanswered request whose correlation id it reuses."""
+        client, broker, stream = _ends(conn, client, broker, stream)
         src = dict(source) if source is not None else None
         try:
             header = read_request_header(frame)
@@ -91,8 +100,11 @@ class Correlator:
 
     # -- responses ------------------------------------------------------------------------------------
 
-    def on_response(self, conn: Hashable, ts: float, frame: bytes,
-                    source: Mapping[str, Any] | None = None) -> list[Exchange]:
+    def on_response(self, conn: Hashable, ts: float, frame: bytes, source: Mapping[str, Any] | None = None, *,
+                    client: str | None = None, broker: str | None = None, stream: int | None = None
+                    ) -> list[Exchange]:
+        """The exchange this response completes (after any requests it shows were never answered); the
+        keyword arguments and ``source`` only serve a response that has no request."""
         correlation_id = peek_correlation_id(frame)
         pending = self._pending.get(conn)
         entry = pending.pop(correlation_id, None) if pending is not None and correlation_id is not None else None
@@ -100,8 +112,7 @@ class Correlator:
         ex = entry[1] if entry is not None else None
         if ex is None:
             self.unmatched_responses += 1
-            client, broker, stream = (conn.client, conn.broker, conn.stream) if isinstance(conn, Connection) \
-                else (None, None, None)
+            client, broker, stream = _ends(conn, client, broker, stream)
             what = "a response frame shorter than its correlation id" if correlation_id is None else \
                 f"response without a request (correlation id {correlation_id})"
             return [Exchange(ts, None, None, None, correlation_id, client=client, broker=broker, stream=stream,
