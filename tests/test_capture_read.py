@@ -19,17 +19,23 @@ CONTRACT = {"ts", "responseTs", "latencyMs", "client", "broker", "stream", "apiK
 FIXTURE_FILES = sorted(FIXTURES.glob("*.pcap*"))
 
 
-def broker_port(exs: list[dict]) -> int:
-    return int(exs[0]["broker"].rsplit(":", 1)[1])
+def broker_ports(exs: list[dict]) -> list[int]:
+    return sorted({int(e["broker"].rsplit(":", 1)[1]) for e in exs})
 
 
-def tshark_requests(path, port: int) -> list[tuple]:
+def run_tshark(path, ports: list[int], display: str, fields: list[str]) -> str:
+    """tshark's Kafka dissector on the broker ports, packets towards them matching ``display``."""
+    decode = [arg for port in ports for arg in ("-d", f"tcp.port=={port},kafka")]
+    towards = " || ".join(f"tcp.dstport=={port}" for port in ports)
+    argv = ["tshark", "-r", str(path), *decode, "-Y", f"({display}) && ({towards})", "-T", "fields",
+            *[arg for f in fields for arg in ("-e", f)], "-E", "occurrence=a", "-E", "aggregator=|"]
+    return subprocess.run(argv, capture_output=True, text=True, check=True).stdout
+
+
+def tshark_requests(path, ports: list[int]) -> list[tuple]:
     """(packet, api key, api version, correlation id, client id) of every request tshark's dissector sees."""
-    out = subprocess.run(["tshark", "-r", str(path), "-d", f"tcp.port=={port},kafka",
-                          "-Y", f"kafka && tcp.dstport=={port}", "-T", "fields", "-e", "frame.number",
-                          "-e", "kafka.api_key", "-e", "kafka.api_version",
-                          "-e", "kafka.correlation_id", "-e", "kafka.client_id", "-E", "occurrence=a",
-                          "-E", "aggregator=|"], capture_output=True, text=True, check=True).stdout
+    out = run_tshark(path, ports, "kafka", ["frame.number", "kafka.api_key", "kafka.api_version",
+                                            "kafka.correlation_id", "kafka.client_id"])
     rows = []
     for line in out.splitlines():
         frame, keys, versions, ids, clients = line.split("\t")
@@ -45,7 +51,7 @@ def test_requests_agree_with_tshark(path):
     exs = exchanges(path)
     ours = sorted((e["source"]["frame"], e["apiKey"], e["apiVersion"], e["correlationId"], e["clientId"])
                   for e in exs)
-    assert ours == sorted(tshark_requests(path, broker_port(exs)))
+    assert ours == sorted(tshark_requests(path, broker_ports(exs)))
 
 
 @pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark is not installed")
@@ -53,12 +59,9 @@ def test_requests_agree_with_tshark(path):
 def test_join_requests_agree_with_tshark(path):
     """Group, member, protocol type and names of every JoinGroup request, as tshark's dissector reads them."""
     exs = exchanges(path)
-    port = broker_port(exs)
-    out = subprocess.run(["tshark", "-r", str(path), "-d", f"tcp.port=={port},kafka",
-                          "-Y", f"kafka.api_key == 11 && tcp.dstport=={port}", "-T", "fields", "-e", "frame.number",
-                          "-e", "kafka.consumer_group", "-e", "kafka.member_id", "-e", "kafka.protocol_type",
-                          "-e", "kafka.protocol_name", "-E", "occurrence=a", "-E", "aggregator=|"],
-                         capture_output=True, text=True, check=True).stdout
+    out = run_tshark(path, broker_ports(exs), "kafka.api_key == 11", ["frame.number", "kafka.consumer_group",
+                                                                  "kafka.member_id", "kafka.protocol_type",
+                                                                  "kafka.protocol_name"])
     # tshark loses its place after a protocol's metadata with user data and shows the next names empty
     # (aiokafka's 'sticky' then 'roundrobin'): only the names it does read are compared
     theirs = sorted((int(f), g, m, t, tuple(x for x in n.split("|") if x)) for f, g, m, t, n in
@@ -93,10 +96,24 @@ def test_contract_shape_and_pairing(path):
         assert [e["responseTs"] for e in answered] == sorted(e["responseTs"] for e in answered)
 
 
+def test_ipv6_and_ipv4_in_one_capture():
+    exs = exchanges(FIXTURES / "cfk_ipv6_bootstrap.pcapng")
+    v6 = [e for e in exs if e["client"].startswith("[::1]:")]
+    assert v6 and all(e["broker"].startswith("[::1]:") for e in v6)
+    assert {e["apiName"] for e in v6} >= {"ApiVersions", "Metadata"} and all(e["response"] for e in v6)
+    # the relay's own IPv4 connections to the broker carry the same requests again
+    relayed = {(e["clientId"], e["apiKey"], e["correlationId"]) for e in exs if not e["client"].startswith("[")}
+    assert {(e["clientId"], e["apiKey"], e["correlationId"]) for e in v6} <= relayed
+    joins = [e for e in exs if e["apiName"] == "JoinGroup"]
+    assert joins and {e["groupId"] for e in joins} == {"g-cfk-v6"}
+    port6 = int(v6[0]["broker"].rsplit(":", 1)[1])
+    assert [e for e in exchanges(FIXTURES / "cfk_ipv6_bootstrap.pcapng", {port6})] == v6
+
+
 def test_ports_limit_the_search():
     path = FIXTURES / "cfk_storm.pcap"
     exs = exchanges(path)
-    assert exchanges(path, {broker_port(exs)}) == exs
+    assert exchanges(path, set(broker_ports(exs))) == exs
     assert exchanges(path, {9}) == []
 
 
