@@ -73,3 +73,15 @@ def test_bad_files_and_damage(capsys, tmp_path):
 def test_unknown_api(capsys):
     code, lines, err = run(capsys, ["capture", str(STORM), "--api", "Rebalance"])
     assert code == 2 and not lines and "unknown api 'Rebalance'" in err
+
+
+def test_progress_on_big_files(capsys, monkeypatch):
+    from kafka_meta.cli.commands import capture
+
+    monkeypatch.setattr(capture, "PROGRESS_FROM", 0)
+    monkeypatch.setattr(capture, "PROGRESS_EVERY", 0.0)
+    monkeypatch.setattr("kafka_meta.capture.files.CHUNK", 16384)
+    code, lines, err = run(capsys, ["capture", str(STORM)])
+    progress = [line for line in err.splitlines() if "% (" in line]
+    assert code == 0 and lines and len(progress) >= 3
+    assert progress[-1].startswith(f"{STORM}: 100% (")

@@ -19,17 +19,23 @@ CONTRACT = {"ts", "responseTs", "latencyMs", "client", "broker", "stream", "apiK
 FIXTURE_FILES = sorted(FIXTURES.glob("*.pcap*"))
 
 
-def broker_port(exs: list[dict]) -> int:
-    return int(exs[0]["broker"].rsplit(":", 1)[1])
+def broker_ports(exs: list[dict]) -> list[int]:
+    return sorted({int(e["broker"].rsplit(":", 1)[1]) for e in exs})
 
 
-def tshark_requests(path, port: int) -> list[tuple]:
+def run_tshark(path, ports: list[int], display: str, fields: list[str]) -> str:
+    """tshark's Kafka dissector on the broker ports, packets towards them matching ``display``."""
+    decode = [arg for port in ports for arg in ("-d", f"tcp.port=={port},kafka")]
+    towards = " || ".join(f"tcp.dstport=={port}" for port in ports)
+    argv = ["tshark", "-r", str(path), *decode, "-Y", f"({display}) && ({towards})", "-T", "fields",
+            *[arg for f in fields for arg in ("-e", f)], "-E", "occurrence=a", "-E", "aggregator=|"]
+    return subprocess.run(argv, capture_output=True, text=True, check=True).stdout
+
+
+def tshark_requests(path, ports: list[int]) -> list[tuple]:
     """(packet, api key, api version, correlation id, client id) of every request tshark's dissector sees."""
-    out = subprocess.run(["tshark", "-r", str(path), "-d", f"tcp.port=={port},kafka",
-                          "-Y", f"kafka && tcp.dstport=={port}", "-T", "fields", "-e", "frame.number",
-                          "-e", "kafka.api_key", "-e", "kafka.api_version",
-                          "-e", "kafka.correlation_id", "-e", "kafka.client_id", "-E", "occurrence=a",
-                          "-E", "aggregator=|"], capture_output=True, text=True, check=True).stdout
+    out = run_tshark(path, ports, "kafka", ["frame.number", "kafka.api_key", "kafka.api_version",
+                                            "kafka.correlation_id", "kafka.client_id"])
     rows = []
     for line in out.splitlines():
         frame, keys, versions, ids, clients = line.split("\t")
@@ -45,7 +51,27 @@ def test_requests_agree_with_tshark(path):
     exs = exchanges(path)
     ours = sorted((e["source"]["frame"], e["apiKey"], e["apiVersion"], e["correlationId"], e["clientId"])
                   for e in exs)
-    assert ours == sorted(tshark_requests(path, broker_port(exs)))
+    assert ours == sorted(tshark_requests(path, broker_ports(exs)))
+
+
+@pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark is not installed")
+@pytest.mark.parametrize("path", FIXTURE_FILES, ids=lambda p: p.name)
+def test_join_requests_agree_with_tshark(path):
+    """Group, member, protocol type and names of every JoinGroup request, as tshark's dissector reads them."""
+    exs = exchanges(path)
+    out = run_tshark(path, broker_ports(exs), "kafka.api_key == 11", ["frame.number", "kafka.consumer_group",
+                                                                  "kafka.member_id", "kafka.protocol_type",
+                                                                  "kafka.protocol_name"])
+    # tshark loses its place after a protocol's metadata with user data and shows the next names empty
+    # (aiokafka's 'sticky' then 'roundrobin'): only the names it does read are compared
+    theirs = sorted((int(f), g, m, t, tuple(x for x in n.split("|") if x)) for f, g, m, t, n in
+                    (line.split("\t") for line in out.splitlines()))
+    ours = sorted((e["source"]["frame"], e["request"]["groupId"], e["request"]["memberId"],
+                   e["request"]["protocolType"], tuple(p["name"] for p in e["request"]["protocols"]))
+                  for e in exs if e["apiName"] == "JoinGroup")
+    assert len(ours) == len(theirs)
+    for mine, tshark in zip(ours, theirs, strict=True):
+        assert mine[:4] == tshark[:4] and mine[4][:len(tshark[4])] == tshark[4] and tshark[4]
 
 
 @pytest.mark.parametrize("path", FIXTURE_FILES, ids=lambda p: p.name)
@@ -58,17 +84,36 @@ def test_contract_shape_and_pairing(path):
         if e["responseTs"] is not None:
             assert e["responseTs"] >= e["ts"] and e["latencyMs"] == pytest.approx((e["responseTs"] - e["ts"]) * 1e3)
             assert e["response"] is not None
-        assert (e["request"] is not None and e["_error"] is None) or "leniently" in (e["_error"] or "")
+        # every request decodes (apis without a spec are kept raw, without error); a response may not:
+        # librdkafka's mock answers some errors with a shorter body than Kafka defines (LeaveGroup v3 without
+        # its members), kept raw and named in _error
+        assert e["request"] is not None
+        assert e["_error"] is None or e["_error"].startswith("response")
+        assert e["_error"] is None or "leniently" in e["_error"] or "_raw" in e["response"]
     # answered in order: per connection, responses come in the order of their requests
     for stream in {e["stream"] for e in exs}:
         answered = sorted((e for e in exs if e["stream"] == stream and e["responseTs"]), key=lambda e: e["ts"])
         assert [e["responseTs"] for e in answered] == sorted(e["responseTs"] for e in answered)
 
 
+def test_ipv6_and_ipv4_in_one_capture():
+    exs = exchanges(FIXTURES / "cfk_ipv6_bootstrap.pcapng")
+    v6 = [e for e in exs if e["client"].startswith("[::1]:")]
+    assert v6 and all(e["broker"].startswith("[::1]:") for e in v6)
+    assert {e["apiName"] for e in v6} >= {"ApiVersions", "Metadata"} and all(e["response"] for e in v6)
+    # the relay's own IPv4 connections to the broker carry the same requests again
+    relayed = {(e["clientId"], e["apiKey"], e["correlationId"]) for e in exs if not e["client"].startswith("[")}
+    assert {(e["clientId"], e["apiKey"], e["correlationId"]) for e in v6} <= relayed
+    joins = [e for e in exs if e["apiName"] == "JoinGroup"]
+    assert joins and {e["groupId"] for e in joins} == {"g-cfk-v6"}
+    port6 = int(v6[0]["broker"].rsplit(":", 1)[1])
+    assert [e for e in exchanges(FIXTURES / "cfk_ipv6_bootstrap.pcapng", {port6})] == v6
+
+
 def test_ports_limit_the_search():
     path = FIXTURES / "cfk_storm.pcap"
     exs = exchanges(path)
-    assert exchanges(path, {broker_port(exs)}) == exs
+    assert exchanges(path, set(broker_ports(exs))) == exs
     assert exchanges(path, {9}) == []
 
 

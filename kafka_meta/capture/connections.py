@@ -129,6 +129,8 @@ class KafkaConnections:
         events = conn.halves[side].segment(seg.seq, flags, seg.payload, seg.missing, pkt.ts, pkt.number)
         if events:
             out.extend(self._deliver(conn, side, events))
+        if flags & RST or (flags & FIN and conn.halves[0].complete and conn.halves[1].complete):
+            out.extend(self._close(conn))  # done: flush it and let go of its buffers
         return out
 
     def finish(self) -> list[KafkaFrame | Problem]:
@@ -167,6 +169,8 @@ class KafkaConnections:
             for side in (0, 1):
                 out.extend(self._wrap(conn, side, conn.framers[side].finish()))
         conn.ignored = True
+        conn.framers = None
+        conn.outstanding.clear()
         return out
 
     def _deliver(self, conn: _Connection, side: int, events: list) -> list[KafkaFrame | Problem]:

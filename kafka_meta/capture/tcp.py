@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from kafka_meta.capture.links import SYN
+from kafka_meta.capture.links import FIN, SYN
 
 MOD = 1 << 32
 HALF = 1 << 31
@@ -41,7 +41,7 @@ class Gap(NamedTuple):
 class HalfStream:
     """One direction's reassembler. ``offset`` counts the stream's bytes from the first one seen."""
 
-    __slots__ = ("_next", "_waiting", "_waiting_bytes", "offset", "retransmitted", "started_at_syn")
+    __slots__ = ("_fin", "_next", "_waiting", "_waiting_bytes", "offset", "retransmitted", "started_at_syn")
 
     def __init__(self) -> None:
         self._next: int | None = None
@@ -50,6 +50,7 @@ class HalfStream:
         self.offset = 0
         self.retransmitted = 0  # bytes seen again and dropped
         self.started_at_syn = False
+        self._fin: int | None = None  # the sequence number of the FIN, once seen
 
     def segment(self, seq: int, flags: int, payload: bytes, missing: int, ts: float, frame: int) -> list:
         """The Data and Gap events this segment releases, in stream order."""
@@ -59,6 +60,8 @@ class HalfStream:
                 self.started_at_syn = True
             return []
         length = len(payload) + missing
+        if flags & FIN:
+            self._fin = (seq + length) % MOD
         if not length:
             return []
         if self._next is None:
@@ -85,6 +88,11 @@ class HalfStream:
         if self._waiting_bytes > MAX_WAITING_BYTES or len(self._waiting) > MAX_WAITING_SEGMENTS:
             self._skip_hole(frame, out)
         return out
+
+    @property
+    def complete(self) -> bool:
+        """The sender closed its side and every byte before its FIN has been delivered."""
+        return self._fin is not None and self._next == self._fin and not self._waiting
 
     @property
     def waiting(self) -> bool:
