@@ -95,7 +95,7 @@ class SegmentReader:
                 (base_offset, length, leader_epoch, _magic, crc, attributes, last_delta, first_ts, max_ts,
                  producer_id, producer_epoch, base_sequence, count) = unpack_header(data, pos)
                 following = pos + 12 + length
-                if length >= 49 and following <= end and crc32c(data[pos + 21:following]) == crc:
+                if length >= MIN_LENGTH[2] and following <= end and crc32c(data[pos + v2.CRC_START:following]) == crc:
                     last = base_offset + last_delta
                     if start is not None and last < start:
                         pos = following
@@ -105,9 +105,9 @@ class SegmentReader:
                     batch = Batch(pos, length + 12, 2, base_offset, last, codec, count, bool(attributes & 0x20),
                                   bool(attributes & 0x10), LOG_APPEND_TIME if attributes & 8 else CREATE_TIME,
                                   producer_id, producer_epoch, base_sequence, leader_epoch)
+                    section = data[pos + v2.HEADER_SIZE:following]
                     try:
-                        body = bytes(data[pos + 61:following]) if codec == NONE else inflate(codec, data[
-                            pos + 61:following])
+                        body = bytes(section) if codec == NONE else inflate(codec, section)
                         found = records(body, batch, first_ts, max_ts)
                     except DecompressionError as e:
                         kind = "too-big" if e.too_big else "decompression"
