@@ -24,6 +24,16 @@ def test_detected_by_content(tmp_path):
     text = tmp_path / "server.log"
     text.write_text("[2026-01-01 00:00:00,000] INFO starting (kafka.server.KafkaServer)\n")
     assert detect_format(str(text)) == "jsonl" and detect_format(str(tmp_path)) == "jsonl"
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"key": [bytes(20)] * 50, "value": [b"\x00\x01" * 40] * 50}), tmp_path / "rows.parquet")
+    assert detect_format(str(tmp_path / "rows.parquet")) == "parquet"
+    cut = tmp_path / "00000000000000000000.log"  # one batch cut off by a crash: its name says what it is
+    cut.write_bytes(segment.read_bytes()[:40])
+    assert detect_format(str(cut)) == "log"
+    cut.rename(tmp_path / "cut.bin")
+    assert detect_format(str(tmp_path / "cut.bin")) == "jsonl"
 
 
 def test_report_on_a_log_directory(spark, tmp_path):

@@ -141,3 +141,28 @@ def test_lz4_frames_without_a_content_size_are_bounded_by_their_blocks():
         Inflater(1 << 20).inflate(3, frame)
     with pytest.raises(DecompressionError, match="ends inside a block header"):
         Inflater(4 << 20).inflate(3, frame[:100])
+
+
+def test_records_damaged_inside_an_intact_batch():
+    """A batch whose CRC holds but whose third record's length is wrong (written so): the two records
+    before it are read, the batch is reported, and the batches after it are read."""
+    data = bytearray(SEGMENT.read_bytes())
+    pos, _ = entries(bytes(data))[0]  # uncompressed, offsets 0..3
+    records_start = pos + 61
+    third = records_start
+    for _ in range(2):  # skip two records: a varint length (zigzag), then that many bytes
+        value, shift, n = 0, 0, 0
+        while True:
+            b = data[third + n]
+            value |= (b & 0x7F) << shift
+            n += 1
+            shift += 7
+            if b < 0x80:
+                break
+        third += n + ((value >> 1) ^ -(value & 1))
+    data[third] = 0x7E  # a length of 63: past the end of this record
+    recrc(data, pos)
+    found = damage(bytes(data))
+    assert len(found) == 1 and found[0].kind == "records" and found[0].reason.startswith("record 2 of 4")
+    assert (found[0].first_offset, found[0].last_offset, found[0].size) == (0, 3, 0)
+    assert [r.offset for r in records(bytes(data))] == [0, 1, *range(4, 20)]

@@ -138,3 +138,33 @@ def test_a_directory_without_segments(tmp_path):
         list(read_log(tmp_path))
     with pytest.raises(LogError, match="no such file"):
         list(read_log(tmp_path / "missing"))
+
+
+def test_log_append_time_as_a_broker_stamps_it():
+    """A broker on LogAppendTime sets the timestamp-type attribute and its own time (the batch's max
+    timestamp; a magic 1 wrapper's timestamp) and recomputes the CRC; consumers then see that time on every
+    record. Done here to kafka-python's batches, and checked against kafka-python's reader."""
+    import struct
+    import zlib
+
+    from log_support import entries, recrc
+
+    stamp = 1800000000123
+    v2 = bytearray((LOGS / "__consumer_offsets-0" / "00000000000000000000.log").read_bytes())
+    for pos, _ in entries(bytes(v2)):
+        struct.pack_into(">h", v2, pos + 21, struct.unpack_from(">h", v2, pos + 21)[0] | 0x08)
+        struct.pack_into(">q", v2, pos + 35, stamp)
+        recrc(v2, pos)
+    v1 = bytearray((LOGS / "__consumer_offsets-1" / "00000000000000000000.log").read_bytes())
+    for pos, size in entries(bytes(v1)):
+        if v1[pos + 17] & 0x07:  # compressed wrappers only: inner messages keep their own attributes
+            v1[pos + 17] |= 0x08
+            struct.pack_into(">q", v1, pos + 18, stamp)
+            struct.pack_into(">I", v1, pos + 12, zlib.crc32(bytes(v1[pos + 16:pos + size])))
+    for data in (bytes(v2), bytes(v1)):
+        expected, rejected = kafka_python_view(data)
+        ours = [(r.offset, r.timestamp, r.timestamp_type, r.key, r.value, r.headers)
+                for r in read_segment(data) if isinstance(r, Record)]
+        assert ours == expected and not rejected
+        stamped = [r for r in ours if r[2] == 1]
+        assert stamped and all(r[1] == stamp for r in stamped)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kafka_meta.errors import KafkaMetaError
+from kafka_meta.log.checksums import crc32, crc32c
 
 PARTITION_DIR = re.compile(r"^(?P<topic>.+)-(?P<partition>\d+)$")
 SEGMENT_SUFFIX = ".log"
@@ -80,23 +81,34 @@ def find_segments(path: str | os.PathLike[str]) -> list[Segment]:
 
 SEGMENT_NAME = re.compile(r"^\d{20}\.log$")  # a broker's segment name: its first offset, 20 digits
 SNIFFED = 5  # segment files looked at when telling whether a directory is a log directory
+SNIFF_BYTES = 64 << 20  # the largest first entry read to check its CRC
 
 
 def _entry_at_start(path: Path) -> bool:
+    """Whether the file starts with a whole log entry whose CRC is right (or one cut off by the file's end)."""
     try:
+        size = path.stat().st_size
         with open(path, "rb") as f:
             head = f.read(17)
+            if len(head) < 17 or head[16] not in (0, 1, 2):
+                return False
+            length = int.from_bytes(head[8:12], "big", signed=True)
+            if length < (49 if head[16] == 2 else 14):
+                return False
+            if 12 + length > size:  # a lone entry cut off: only a segment's name can tell
+                return SEGMENT_NAME.match(path.name) is not None
+            if length > SNIFF_BYTES:
+                return False
+            entry = head + f.read(12 + length - 17)
     except OSError:
         return False
-    if len(head) < 17 or head[16] not in (0, 1, 2):
-        return False
-    length = int.from_bytes(head[8:12], "big", signed=True)
-    return length >= (49 if head[16] == 2 else 14)
+    stored = int.from_bytes(entry[17:21] if head[16] == 2 else entry[12:16], "big")
+    return (crc32c(entry[21:]) if head[16] == 2 else crc32(entry[16:])) == stored
 
 
 def looks_like_log(path: str | os.PathLike[str]) -> bool:
-    """Whether ``path`` holds Kafka log segments, told by content: a file that starts with a log entry's
-    header (or is an empty file named like a segment), or a directory with such files named ``*.log``."""
+    """Whether ``path`` holds Kafka log segments, told by content: a file that starts with a whole log entry
+    whose CRC is right (or is an empty file named like a segment), or a directory with such ``*.log`` files."""
     p = Path(path)
     if p.is_file():
         return _entry_at_start(p) or (SEGMENT_NAME.match(p.name) is not None and p.stat().st_size == 0)

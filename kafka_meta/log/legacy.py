@@ -80,7 +80,7 @@ def read(data: bytes | memoryview, pos: int, inflater: Inflater) -> tuple[Batch,
     """The top-level (CRC-checked) message at ``pos`` as a batch, and its records: itself, or the inner
     messages of a compressed wrapper. Raises :class:`MessageError` or :class:`DecompressionError`."""
     offset, magic, attributes, timestamp, key, value = message(data, pos)
-    ts_type = _timestamp_type(magic, attributes)
+    ts_type = NO_TIMESTAMP_TYPE if magic == 0 else LOG_APPEND_TIME if attributes & TIMESTAMP_TYPE_BIT else CREATE_TIME
     codec = attributes & CODEC_MASK
     size = 12 + LENGTH.unpack_from(data, pos + 8)[0]
     if codec == NONE:
@@ -108,10 +108,10 @@ def _inner_messages(data: bytes) -> list[Message]:
     while pos < end:
         if end - pos < 17:
             raise MessageError(f"inner message {len(out)}: {end - pos} bytes left, too few for a message")
-        _offset, size, _crc, magic, attributes = ENTRY.unpack_from(data, pos)
+        _offset, size, crc, magic, attributes = ENTRY.unpack_from(data, pos)
         if magic not in MIN_SIZE or size < MIN_SIZE[magic] or pos + 12 + size > end:
             raise MessageError(f"inner message {len(out)} at byte {pos}: magic {magic}, size {size} do not fit")
-        if not check(data, pos, size):
+        if crc32(data[pos + CRC_START:pos + 12 + size]) != crc:
             raise MessageError(f"inner message {len(out)} at byte {pos}: CRC mismatch")
         if attributes & CODEC_MASK:
             raise MessageError(f"inner message {len(out)} at byte {pos} is compressed again")

@@ -95,7 +95,7 @@ class SegmentReader:
                 (base_offset, length, leader_epoch, _magic, crc, attributes, last_delta, first_ts, max_ts,
                  producer_id, producer_epoch, base_sequence, count) = unpack_header(data, pos)
                 following = pos + 12 + length
-                if length >= 49 and following <= end and crc32c(data[pos + 21:following]) == crc:
+                if length >= MIN_LENGTH[2] and following <= end and crc32c(data[pos + v2.CRC_START:following]) == crc:
                     last = base_offset + last_delta
                     if start is not None and last < start:
                         pos = following
@@ -105,9 +105,9 @@ class SegmentReader:
                     batch = Batch(pos, length + 12, 2, base_offset, last, codec, count, bool(attributes & 0x20),
                                   bool(attributes & 0x10), LOG_APPEND_TIME if attributes & 8 else CREATE_TIME,
                                   producer_id, producer_epoch, base_sequence, leader_epoch)
+                    section = data[pos + v2.HEADER_SIZE:following]
                     try:
-                        body = bytes(data[pos + 61:following]) if codec == NONE else inflate(codec, data[
-                            pos + 61:following])
+                        body = bytes(section) if codec == NONE else inflate(codec, section)
                         found = records(body, batch, first_ts, max_ts)
                     except DecompressionError as e:
                         kind = "too-big" if e.too_big else "decompression"
@@ -125,7 +125,9 @@ class SegmentReader:
                 following = pos + 12 + length
                 if (length >= LEGACY_MIN and following <= end
                         and crc32(data[pos + 16:following]) == unpack_crc(data, pos + 12)[0]):
-                    yield from self._legacy(data, pos)
+                    item = self._legacy(data, pos)
+                    if item is not None:
+                        yield item
                     pos = following
                     continue
             pos = yield from self._slow(data, pos, end)
@@ -143,7 +145,9 @@ class SegmentReader:
             return end  # zeros after the last entry: space preallocated by the broker
         problem = self._problem(data, pos, end, length, magic)
         if problem is None:
-            yield from self._legacy(data, pos)
+            item = self._legacy(data, pos)
+            if item is not None:
+                yield item
             return pos + 12 + length
         reason, kind = problem
         claimed = base_offset if magic in MIN_LENGTH else None
@@ -175,21 +179,21 @@ class SegmentReader:
             return f"CRC-32 mismatch in a magic {magic} message", "crc"
         return None
 
-    def _legacy(self, data: bytes | memoryview, pos: int) -> Iterator[Read]:
+    def _legacy(self, data: bytes | memoryview, pos: int) -> Read | None:
+        """The (CRC-checked) legacy message at ``pos``: its batch and records, damage, or None when it lies
+        before ``from_offset``."""
         try:
             batch, found = legacy.read(data, pos, self.inflater)
         except DecompressionError as e:
             kind = "too-big" if e.too_big else "decompression"
-            yield Damage(pos, f"magic {data[pos + 16]} wrapper: {e}", kind, None,
-                         struct.unpack_from(">q", data, pos)[0])
-            return
+            return Damage(pos, f"magic {data[pos + 16]} wrapper: {e}", kind, None,
+                          struct.unpack_from(">q", data, pos)[0])
         except legacy.MessageError as e:
-            yield Damage(pos, f"magic {data[pos + 16]} message: {e}", "records", None,
-                         struct.unpack_from(">q", data, pos)[0])
-            return
+            return Damage(pos, f"magic {data[pos + 16]} message: {e}", "records", None,
+                          struct.unpack_from(">q", data, pos)[0])
         if self.from_offset is not None and batch.last_offset < self.from_offset:
-            return
-        yield batch, self._wanted(found)
+            return None
+        return batch, self._wanted(found)
 
     def _wanted(self, found: list[Record]) -> list[Record]:
         start = self.from_offset

@@ -15,7 +15,7 @@ from typing import Any
 import pyarrow as pa
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
-from kafka_meta.log import DEFAULT_LIMIT, Damage, Segment, SegmentReader, find_segments
+from kafka_meta.log import DEFAULT_LIMIT, Damage, Record, Segment, SegmentReader, find_segments
 from kafka_meta.log.compression import Inflater
 from kafka_meta.log.files import segment_bytes
 
@@ -31,7 +31,11 @@ ROWS_PER_BATCH = 16384
 
 
 class Columns:
-    """Column lists of the rows of one segment, turned into an Arrow record batch every so often."""
+    """Column lists of the rows of one segment, turned into an Arrow record batch every so often.
+
+    Filled a batch of records at a time, one list comprehension per column; headers are kept flat (keys,
+    values, and where each row's headers start), the layout of an Arrow list column, so no per-row lists.
+    """
 
     def __init__(self, segment: Segment) -> None:
         self.segment = segment
@@ -43,38 +47,49 @@ class Columns:
         self.types: list[int | None] = []
         self.keys: list[bytes | None] = []
         self.values: list[bytes | None] = []
-        self.headers: list[list[dict[str, Any]]] = []
+        self.header_starts: list[int] = [0]
+        self.header_keys: list[str] = []
+        self.header_values: list[bytes | None] = []
         self.controls: list[bool] = []
         self.errors: list[str | None] = []
 
     def __len__(self) -> int:
         return len(self.offsets)
 
-    def add_records(self, records: list) -> None:
+    def add_records(self, records: list[Record]) -> None:
+        self.offsets += [r.offset for r in records]
+        self.timestamps += [r.timestamp * 1000 if r.timestamp_type >= 0 else None for r in records]
+        self.types += [r.timestamp_type for r in records]
+        self.keys += [r.key for r in records]
+        self.values += [r.value for r in records]
+        self.controls += [r.control for r in records]
+        self.errors += [None] * len(records)
+        starts, total = self.header_starts, self.header_starts[-1]
         for r in records:
-            self.offsets.append(r.offset)
-            self.timestamps.append(r.timestamp * 1000 if r.timestamp_type >= 0 else None)
-            self.types.append(r.timestamp_type)
-            self.keys.append(r.key)
-            self.values.append(r.value)
-            self.headers.append([{"key": k, "value": v} for k, v in r.headers] if r.headers else [])
-            self.controls.append(r.control)
-            self.errors.append(None)
+            if r.headers:
+                total += len(r.headers)
+                self.header_keys += [k for k, _ in r.headers]
+                self.header_values += [v for _, v in r.headers]
+            starts.append(total)
 
     def add_damage(self, damage: Damage) -> None:
         for column, value in ((self.offsets, damage.first_offset), (self.timestamps, None), (self.types, None),
-                              (self.keys, None), (self.values, None), (self.headers, []), (self.controls, False),
+                              (self.keys, None), (self.values, None), (self.controls, False),
                               (self.errors, damage.describe(self.segment.path))):
             column.append(value)
+        self.header_starts.append(self.header_starts[-1])
 
     def batch(self) -> pa.RecordBatch:
         n = len(self)
+        headers = pa.ListArray.from_arrays(
+            pa.array(self.header_starts, pa.int32()),
+            pa.StructArray.from_arrays([pa.array(self.header_keys, pa.string()),
+                                        pa.array(self.header_values, pa.binary())], fields=list(HEADER)))
         arrays = [pa.array([self.segment.topic] * n, pa.string()), pa.array([self.segment.partition] * n, pa.int32()),
                   pa.array(self.offsets, pa.int64()), pa.array(self.timestamps, pa.int64()).cast(
                       pa.timestamp("us", tz="UTC")), pa.array(self.types, pa.int32()),
-                  pa.array(self.keys, pa.binary()), pa.array(self.values, pa.binary()),
-                  pa.array(self.headers, pa.list_(HEADER)), pa.array(self.controls, pa.bool_()),
-                  pa.array(self.errors, pa.string())]
+                  pa.array(self.keys, pa.binary()), pa.array(self.values, pa.binary()), headers,
+                  pa.array(self.controls, pa.bool_()), pa.array(self.errors, pa.string())]
         self.clear()
         return pa.RecordBatch.from_arrays(arrays, schema=ARROW_SCHEMA)
 
