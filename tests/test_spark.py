@@ -69,7 +69,11 @@ def test_every_registered_type_runs_in_spark(spark):
     blobs = [(name, bytearray(example_blob(name))) for name in names]
     df = spark.createDataFrame(blobs, "type string, b binary")
     for name in names:
-        [row] = df.where(F.col("type") == name).select(from_kafka_meta("b", name).alias("m")).collect()
+        # request/response bodies (schemas/protocol) travel without their version: it is in the header
+        fmt = km.get_format(name)
+        options = {"version": fmt.versions.high} if type(getattr(fmt, "framing", None)).__name__ == "Unframed" \
+            and fmt.versions.low != fmt.versions.high else None
+        [row] = df.where(F.col("type") == name).select(from_kafka_meta("b", name, options).alias("m")).collect()
         assert row.m["_error"] is None and row.m["_version"] is not None, (name, row.m["_error"])
 
 

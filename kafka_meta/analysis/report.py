@@ -6,6 +6,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from kafka_meta.analysis.assemble import Timeline
 from kafka_meta.analysis.groups import GroupFacts
 
 
@@ -21,18 +22,29 @@ class Report:
     blob_versions: dict[str, Counter[int]] = field(default_factory=dict)
     blob_errors: int = 0
     groups: dict[str, GroupFacts] = field(default_factory=dict)
+    exchanges: dict[str, Counter[str]] = field(default_factory=dict)  # captured exchanges: api -> group -> count
+    exchange_errors: int = 0
     output: str | None = None
+    timeline: Timeline | None = None  # the rebalance rounds and findings (kafka_meta.analysis.assemble)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        doc = {
             "records": dict(self.records), "tombstones": self.tombstones,
             "unknownRecordTypes": {str(k): v for k, v in self.unknown_types.items()},
             "readForward": self.read_forward, "errors": self.errors, "errorSamples": self.error_samples,
             "blobs": dict(self.blobs), "blobVersions": {t: dict(c) for t, c in self.blob_versions.items()},
             "blobErrors": self.blob_errors,
             "groups": {name: _group_json(g) for name, g in self.groups.items()},
+            "exchanges": {api: dict(groups) for api, groups in self.exchanges.items()},
+            "exchangeErrors": self.exchange_errors,
             "output": self.output,
         }
+        if self.timeline is not None:  # each group's rounds and findings, and every finding at the top
+            for g in self.timeline.groups:
+                entry = doc["groups"].setdefault(g.group, {"kind": g.kind})
+                entry.update({"rounds": [r.to_json() for r in g.rounds], "findings": [f.to_json() for f in g.findings]})
+            doc["findings"] = [f.to_json() for f in self.timeline.ranked_findings]
+        return doc
 
 
 def _versions(counter: Counter[int]) -> str:
@@ -100,6 +112,12 @@ def render_text(report: Report) -> str:
         lines.append(f"captured payloads: {sum(report.blobs.values())}, errors {report.blob_errors}")
         for name, n in sorted(report.blobs.items()):
             lines.append(f"  {name} {n}: {_versions(report.blob_versions.get(name, Counter()))}")
+    if report.exchanges:
+        total = sum(sum(groups.values()) for groups in report.exchanges.values())
+        lines.append(f"captured exchanges: {total}, with errors {report.exchange_errors}")
+        for api, groups in sorted(report.exchanges.items()):
+            lines.append(f"  {api} {sum(groups.values())}: "
+                         + ", ".join(f"{g} {n}" for g, n in sorted(groups.items())))
     protocol_types = Counter(g.protocol_type for g in report.groups.values() if g.protocol_type)
     assignors = Counter(g.assignor for g in report.groups.values() if g.assignor)
     members = sum(len(g.members) for g in report.groups.values())
@@ -110,9 +128,25 @@ def render_text(report: Report) -> str:
         lines += _group_lines(g)
     attention = [g for g in report.groups.values() if g.mixed_versions or g.conflicts or g.member_errors]
     lines.append(f"needs attention: {', '.join(g.group for g in attention) or 'nothing'}")
+    if report.timeline is not None:
+        lines += timeline_lines(report.timeline)
     if report.error_samples:
         lines.append("first errors:")
         lines += [f"  {e}" for e in report.error_samples]
     if report.output:
         lines.append(f"decoded Parquet written to {report.output}")
     return "\n".join(lines)
+
+
+TIMELINE_FINDINGS = 12
+
+
+def timeline_lines(timeline: Timeline) -> list[str]:
+    """The timeline's findings, most severe first (the charts and every round are in report.html)."""
+    rounds = sum(len(g.rounds) for g in timeline.groups)
+    findings = timeline.ranked_findings
+    lines = [f"rebalance timeline: {rounds} round(s) in {len(timeline.groups)} group(s), {len(findings)} finding(s)"]
+    lines += [f"  {f.severity.upper()} {f.group}: {f.summary}" for f in findings[:TIMELINE_FINDINGS]]
+    if len(findings) > TIMELINE_FINDINGS:
+        lines.append(f"  ... {len(findings) - TIMELINE_FINDINGS} more in report.json and report.html")
+    return lines

@@ -1,4 +1,5 @@
-"""What ``kafka-meta analyze`` reads: JSON Lines, Parquet, or a Kafka topic through Spark's Kafka source.
+"""What ``kafka-meta analyze`` reads: JSON Lines, Parquet, broker log segments, or a Kafka topic through
+Spark's Kafka source.
 
 Two kinds of rows are recognised, in any mix:
 
@@ -7,7 +8,9 @@ Two kinds of rows are recognised, in any mix:
   when present and ``control`` marking records of control batches;
 * captured payloads (JoinGroup/SyncGroup metadata, files of blobs): ``type`` (a kafka_meta type name) and
   the bytes in ``blob`` (Parquet) or ``hex``/``base64`` (JSON Lines), with any other columns kept
-  (``group``, ``member``...).
+  (``group``, ``member``...);
+* exchanges of packet captures (pcap/pcapng files, plain or gzip, recognised by their magic numbers): the
+  rows of the ``kafka-meta-capture`` data source.
 """
 
 from __future__ import annotations
@@ -16,24 +19,35 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kafka_meta.log.files import looks_like_log
+
 HEX = "^([0-9a-fA-F]{2})*$"
 PROVENANCE = ("topic", "partition", "offset", "timestamp")
-FORMATS = ("auto", "jsonl", "parquet", "kafka")
+FORMATS = ("auto", "jsonl", "parquet", "kafka", "capture", "log")
 
 
 @dataclass
 class Inputs:
     offsets: Any = None  # DataFrame: key, value (binary), provenance columns, control
     blobs: Any = None  # DataFrame: type, blob (binary), other columns
+    exchanges: Any = None  # DataFrame: the kafka-meta-capture data source's rows
     unreadable: int = 0  # input lines that are not JSON objects
 
 
 def detect_format(source: str) -> str:
     if source.startswith("kafka://"):
         return "kafka"
+    from kafka_meta.capture import capture_kind
+
     path = Path(source)
+    if looks_like_log(path):
+        return "log"
     if path.is_dir():
-        return "parquet" if any(path.rglob("*.parquet")) else "jsonl"
+        if any(path.rglob("*.parquet")):
+            return "parquet"
+        return "capture" if any(capture_kind(f) for f in path.rglob("*") if f.is_file()) else "jsonl"
+    if capture_kind(path):
+        return "capture"
     return "parquet" if path.suffix == ".parquet" else "jsonl"
 
 
@@ -106,6 +120,26 @@ def read_kafka_frame(df: Any) -> Inputs:
     return Inputs(offsets=df.select("key", "value", *keep, F.lit(False).alias("control")))
 
 
+def read_captures(spark: Any, source: str) -> Inputs:
+    """Packet captures (a file or a directory of them), one Spark partition per file."""
+    from kafka_meta.spark.sources import register
+
+    register(spark)
+    return Inputs(exchanges=spark.read.format("kafka-meta-capture").load(source))
+
+
+def read_log(spark: Any, source: str) -> Inputs:
+    """Broker log segments (a segment, a partition or a log directory) through the kafka-meta-log source:
+    its rows are the Kafka source's, so they go to the offsets input; damage rows carry ``_damage``."""
+    from pyspark.sql import functions as F
+
+    from kafka_meta.spark.sources import register
+
+    register(spark)
+    df = spark.read.format("kafka-meta-log").load(source)
+    return Inputs(offsets=df.select("key", "value", *PROVENANCE, "control", F.col("_error").alias("_damage")))
+
+
 def read_input(spark: Any, source: str, fmt: str = "auto", bootstrap_servers: str | None = None) -> Inputs:
     if fmt not in FORMATS:
         raise ValueError(f"format must be one of {FORMATS}, not {fmt!r}")
@@ -114,4 +148,8 @@ def read_input(spark: Any, source: str, fmt: str = "auto", bootstrap_servers: st
         return read_kafka(spark, source if source.startswith("kafka://") else f"kafka://{source}", bootstrap_servers)
     if not Path(source).exists():
         raise FileNotFoundError(source)
+    if fmt == "capture":
+        return read_captures(spark, source)
+    if fmt == "log":
+        return read_log(spark, source)
     return read_parquet(spark, source) if fmt == "parquet" else read_jsonl(spark, source)

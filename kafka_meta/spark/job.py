@@ -18,10 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from kafka_meta.analysis import GroupFacts, Report, analyze_groups, render_text
+from kafka_meta.analysis.assemble import build_timeline
 from kafka_meta.errors import KafkaMetaError
 from kafka_meta.offsets import decode_record
 from kafka_meta.spark.inputs import FORMATS, Inputs, read_input
-from kafka_meta.spark.offsets import decode_offsets, explode_members
+from kafka_meta.spark.timeline import capture_exchanges, group_exchanges, timeline_of, write_timeline_html
 
 GROUP_RECORD_TYPES = (2, 3, 5, 10, 11, 17, 19)  # the records that describe groups and their members
 ERROR_SAMPLES = 5
@@ -38,12 +39,18 @@ class Progress:
         self.out(f"[{time.perf_counter() - self.started:6.1f}s] {what}")
 
 
-def analyze_offsets(offsets: Any, output: str, report: Report, progress: Progress) -> None:
+def analyze_offsets(offsets: Any, output: str, report: Report, progress: Progress, source: str | None = None,
+                    exchanges: list[dict[str, Any]] | None = None) -> None:
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
+    from kafka_meta.spark.offsets import decode_offsets, explode_members
+
     progress.step("decoding __consumer_offsets records")
-    decoded = decode_offsets(offsets, control="control").cache()
+    decoded = decode_offsets(offsets, control="control")
+    if "_damage" in offsets.columns:  # what the input reader could not read (log segments): the row's error
+        decoded = decoded.withColumn("_error", F.coalesce("_damage", "_error")).drop("_damage")
+    decoded = decoded.cache()
     decoded.write.mode("overwrite").parquet(f"{output}/offsets")
     progress.step(f"wrote {output}/offsets; exploding group members")
     explode_members(decoded).write.mode("overwrite").parquet(f"{output}/members")
@@ -82,6 +89,8 @@ def analyze_offsets(offsets: Any, output: str, report: Report, progress: Progres
             facts = report.groups[row.groupId] = GroupFacts(row.groupId, "offsets only")
         facts.committed_partitions = row["count"]
     report.groups = dict(sorted(report.groups.items()))
+    progress.step("building the rebalance timeline")
+    report.timeline = timeline_of(decoded, source, exchanges)
     decoded.unpersist()
 
 
@@ -115,17 +124,48 @@ def analyze_blobs(blobs: Any, output: str, report: Report, progress: Progress) -
         decoded.unpersist()
 
 
+def analyze_exchanges(exchanges: Any, output: str, report: Report, progress: Progress) -> None:
+    """Captured exchanges: written as Parquet, counted per api and group (the timeline report reads them)."""
+    from pyspark.sql import functions as F
+
+    progress.step("decoding packet captures")
+    exchanges = exchanges.cache()
+    exchanges.write.mode("overwrite").parquet(f"{output}/exchanges")
+    progress.step(f"wrote {output}/exchanges; counting exchanges per api and group")
+    for row in exchanges.groupBy("apiName", "groupId").count().collect():
+        report.exchanges.setdefault(row.apiName or "(unreadable)", type(report.records)())[row.groupId or "-"] += \
+            row["count"]
+    failed = exchanges.where(F.col("_error").isNotNull())
+    report.exchange_errors += failed.count()
+    report.error_samples += [f"{r.source.file}: {r._error}" for r in failed.select("_error", "source")
+                             .limit(ERROR_SAMPLES).collect()]
+    exchanges.unpersist()
+
+
 def run(spark: Any, source: str, fmt: str = "auto", output: str = "kafka-meta-out",
-        bootstrap_servers: str | None = None, progress: Progress | None = None) -> Report:
+        bootstrap_servers: str | None = None, progress: Progress | None = None,
+        captures: list[str] | None = None) -> Report:
     progress = progress or Progress()
     progress.step(f"Spark master {spark.sparkContext.master}; reading {source}")
     inputs: Inputs = read_input(spark, source, fmt, bootstrap_servers)
     report = Report(output=output)
+    exchanges: list[dict[str, Any]] = []
+    if captures:
+        progress.step(f"reading the group exchanges of {', '.join(captures)}")
+        exchanges, problems = capture_exchanges(spark, captures)
+        report.error_samples += problems[:ERROR_SAMPLES]
     report.errors += inputs.unreadable
     if inputs.unreadable:
         report.error_samples.append(f"{inputs.unreadable} input line(s) are not JSON objects")
+    if inputs.exchanges is not None:
+        inputs.exchanges = inputs.exchanges.cache()  # read once: for the timeline, then the Parquet and counts
+        progress.step("collecting the group exchanges of the captures")
+        exchanges += group_exchanges(inputs.exchanges)[0]
+        analyze_exchanges(inputs.exchanges, output, report, progress)
     if inputs.offsets is not None:
-        analyze_offsets(inputs.offsets, output, report, progress)
+        analyze_offsets(inputs.offsets, output, report, progress, source, exchanges)
+    elif exchanges:
+        report.timeline = build_timeline(exchanges)
     if inputs.blobs is not None:
         analyze_blobs(inputs.blobs, output, report, progress)
     progress.step("done")
@@ -137,15 +177,23 @@ def write_report(report: Report, output: str) -> None:
         Path(output).mkdir(parents=True, exist_ok=True)
         (Path(output) / "report.json").write_text(json.dumps(report.to_json(), indent=2) + "\n")
         (Path(output) / "report.txt").write_text(render_text(report) + "\n")
+        if report.timeline is not None:
+            write_timeline_html(report.timeline, Path(output) / "report.html")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("input", help="a JSON Lines file, a Parquet file or directory, or kafka://host:port[/topic]")
-    parser.add_argument("--format", choices=FORMATS, default="auto", help="input format (default: by its name)")
+    parser.add_argument("input", help="a JSON Lines file, a Parquet file or directory, packet captures (pcap/pcapng, "
+                                      "a file or a directory), broker log segments (a segment, partition or log "
+                                      "directory), or kafka://host:port[/topic]")
+    parser.add_argument("--format", choices=FORMATS, default="auto",
+                        help="input format (default: captures by their magic numbers, log segments by their content, "
+                             "others by their name)")
     parser.add_argument("--output", default="kafka-meta-out", help="where decoded Parquet goes (default: "
                                                                  "./kafka-meta-out)")
     parser.add_argument("--master", help="Spark master URL (default: embedded local[*], or spark-submit's)")
     parser.add_argument("--bootstrap-servers", help="Kafka bootstrap servers, for --format kafka")
+    parser.add_argument("--capture", action="append", default=[], metavar="PCAP",
+                        help="packet captures (files or directories) whose rebalances join the timeline")
 
 
 def execute(args: argparse.Namespace, session: Any = None) -> int:
@@ -153,7 +201,8 @@ def execute(args: argparse.Namespace, session: Any = None) -> int:
 
     spark = session or local_session("kafka-meta analyze", master=args.master, progress=True)
     try:
-        report = run(spark, args.input, args.format, args.output, args.bootstrap_servers)
+        report = run(spark, args.input, args.format, args.output, args.bootstrap_servers,
+                     captures=getattr(args, "capture", None))
     except (FileNotFoundError, ValueError, KafkaMetaError) as e:
         print(f"kafka-meta analyze: {e}", file=sys.stderr)
         return 2

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 from typing import Any
 
 from kafka_meta.cli.output import fail
@@ -16,6 +17,8 @@ def add_parsers(sub: Any) -> None:
                                    "versions in use, upgrades in progress, ownership conflicts, unknown record "
                                    "types, errors.")
     try:
+        if importlib.util.find_spec("pyspark") is None:
+            raise ImportError("pyspark")
         from kafka_meta.spark.job import add_arguments
     except ImportError:  # PySpark missing: the command still explains how to get it
         p.add_argument("rest", nargs=argparse.REMAINDER)

@@ -1,0 +1,83 @@
+"""One timeline from every source: captured exchanges and ``__consumer_offsets`` rows, merged per group,
+with the findings, groups sorted by trouble. This is what the reports and report.json show.
+
+A generation seen both in a capture and in the log is one round: the capture's (it knows who joined when,
+and why) is kept; the log's commits for it are added.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from kafka_meta.analysis.findings import Finding, Thresholds, find
+from kafka_meta.analysis.generations import add_commit_counts, build_generations
+from kafka_meta.analysis.rounds import build_timelines
+from kafka_meta.analysis.timeline import GroupTimeline, sort_rounds
+
+
+@dataclass
+class Timeline:
+    groups: list[GroupTimeline] = field(default_factory=list)  # most trouble first
+    errors: list[str] = field(default_factory=list)  # inputs that could not be read, with their position
+    thresholds: Thresholds = field(default_factory=Thresholds)
+
+    @property
+    def findings(self) -> list[Finding]:
+        return [f for g in self.groups for f in g.findings]
+
+    @property
+    def ranked_findings(self) -> list[Finding]:
+        """Most severe first; among equals, the group with more trouble first, then by time."""
+        order = {g.group: i for i, g in enumerate(self.groups)}
+        return sorted(self.findings, key=lambda f: (-f.weight, order.get(f.group, 0),
+                                                    f.ts if f.ts is not None else float("inf")))
+
+    def group(self, name: str) -> GroupTimeline | None:
+        return next((g for g in self.groups if g.group == name), None)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"groups": {g.group: g.to_json() for g in self.groups},
+                "findings": [f.to_json() for f in self.ranked_findings], "errors": self.errors,
+                "thresholds": asdict(self.thresholds)}
+
+
+def merge(into: GroupTimeline, other: GroupTimeline) -> None:
+    captured = {r.generation for r in into.rounds if r.generation is not None}
+    for r in other.rounds:
+        twin = next((c for c in into.rounds if c.generation == r.generation), None) if r.generation in captured \
+            else None
+        if twin is not None:
+            twin.commits += r.commits
+            twin.explanation = twin.explanation or r.explanation
+        else:
+            into.rounds.append(r)
+    into.rounds = sort_rounds(into.rounds)
+    into.commits += other.commits
+    if into.kind == "classic":
+        into.kind = other.kind
+
+
+def build_timeline(exchanges: Iterable[Any] = (), offsets_rows: Iterable[Mapping[str, Any]] = (),
+                   thresholds: Thresholds | None = None, offsets_file: str | None = None,
+                   commit_counts: Iterable[tuple[str, float | None, int]] = ()) -> Timeline:
+    """The whole story: rounds per group from both sources, findings per group, groups by trouble.
+
+    ``commit_counts`` are (group, epoch seconds, commits) counted outside (the Spark job counts commits
+    instead of collecting them); commits among ``offsets_rows`` are counted here."""
+    timeline = Timeline(thresholds=thresholds or Thresholds())
+    skipped: list[str] = []
+    groups = build_timelines(exchanges, skipped)
+    logged, timeline.errors = build_generations(offsets_rows, offsets_file)
+    timeline.errors = skipped + timeline.errors
+    add_commit_counts(logged, commit_counts)
+    for name, tl in logged.items():
+        if name in groups:
+            merge(groups[name], tl)
+        else:
+            groups[name] = tl
+    for tl in groups.values():
+        tl.findings = find(tl, timeline.thresholds)
+    timeline.groups = sorted(groups.values(), key=lambda g: (-g.trouble, g.group))
+    return timeline

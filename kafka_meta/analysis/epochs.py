@@ -1,0 +1,165 @@
+"""KIP-848 rounds from captured ConsumerGroupHeartbeat exchanges: group epochs and member reconciliation.
+
+Under the consumer rebalance protocol there is no JoinGroup/SyncGroup barrier: the coordinator bumps the
+group epoch, gives each member a new target assignment in its heartbeat responses, and each member
+converges on its own (it revokes what it must, reports what it owns in ``topicPartitions``, then gets the
+rest). So a round here is one group epoch: it starts with the first response carrying that epoch and is
+finished when every member has reported owning exactly its target at that epoch ("reconciled").
+A member heartbeating with epoch -1 (or -2, static) is leaving; epoch 0 is joining.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+from typing import Any
+
+from kafka_meta.analysis.codes import error_name
+from kafka_meta.analysis.timeline import Evidence, GroupTimeline, MemberRound, Round, TopicPartition
+
+LEAVING = (-1, -2)
+
+
+def topic_names(exchanges: list[Mapping[str, Any]]) -> dict[str, str]:
+    """Topic id -> name, from the Metadata responses of the same capture (KIP-848 names topics by id)."""
+    names: dict[str, str] = {}
+    for ex in exchanges:
+        if ex.get("apiName") != "Metadata":
+            continue
+        topics = (ex.get("response") or {}).get("topics")
+        for t in topics if isinstance(topics, list) else []:
+            if isinstance(t, Mapping) and t.get("topicId") is not None and t.get("name"):
+                names[_topic_id(t["topicId"])] = t["name"]
+    return names
+
+
+def _topic_id(value: Any) -> str:
+    if isinstance(value, bytes | bytearray) and len(value) == 16:
+        return str(uuid.UUID(bytes=bytes(value)))
+    return str(value)
+
+
+def _tps(groups: Any, names: Mapping[str, str]) -> set[TopicPartition] | None:
+    if groups is None:
+        return None
+    out: set[TopicPartition] = set()
+    for g in groups:
+        topic_id = _topic_id(g.get("topicId"))
+        topic = names.get(topic_id, topic_id[:8])
+        out.update((topic, int(p)) for p in g.get("partitions") or [])
+    return out
+
+
+class EpochBuilder:
+    """The rounds of one KIP-848 group, fed its heartbeats in time order."""
+
+    def __init__(self, timeline: GroupTimeline, names: Mapping[str, str]) -> None:
+        self.timeline = timeline
+        self.names = names
+        self.rounds: dict[int, Round] = {}
+        self.epoch = -1
+        self.events: list[tuple[str, str, str]] = []  # (kind, member, detail) since the current round began
+        self.joined: set[str] = set()
+        self.pending: dict[str, dict[str, set[TopicPartition]]] = {}  # changes that belong to the next epoch
+        self.pending_since: float | None = None
+
+    def current(self) -> Round | None:
+        return self.rounds.get(self.epoch)
+
+    def heartbeat(self, ex: Mapping[str, Any]) -> None:
+        req, resp = ex.get("request") or {}, ex.get("response") or {}
+        member_id = resp.get("memberId") or req.get("memberId") or ex.get("memberId") or ""
+        sent = req.get("memberEpoch")
+        where = Evidence(file=(ex.get("source") or {}).get("file"), frame=(ex.get("source") or {}).get("frame"),
+                         ts=ex.get("ts"))
+        if sent in LEAVING:
+            self.events.append(("member left", member_id, "heartbeat with epoch -1" if sent == -1 else
+                                "static member leaving (epoch -2)"))
+            return
+        if sent == 0 and member_id not in self.joined:
+            self.joined.add(member_id)
+            self.events.append(("member joined", member_id, ex.get("clientId") or ""))
+        r = self.current()
+        code = resp.get("errorCode") or ex.get("errorCode")
+        if code:
+            if r is not None:
+                r.error_codes[code] += 1
+                m = r.member(member_id)
+                if m is not None:
+                    m.errors.append(f"heartbeat answered {error_name(code)}")
+            return
+        epoch = resp.get("memberEpoch")
+        if epoch is None or epoch <= 0 or ex.get("responseTs") is None:
+            return  # epoch 0: the coordinator has not taken the member in yet
+        if epoch > self.epoch:
+            r = self.new_round(epoch, ex, where)
+        if r is None:
+            return
+        m = r.member(member_id)
+        if m is None:
+            m = MemberRound(member_id, client_id=ex.get("clientId"), client=ex.get("client"), joined_at=ex.get("ts"),
+                            evidence=where)
+            r.members.append(m)
+        owned = _tps(req.get("topicPartitions"), self.names)
+        target = _tps((resp.get("assignment") or {}).get("topicPartitions"), self.names) \
+            if resp.get("assignment") is not None else None
+        if m.reconciled and epoch == m.epoch and ((target is not None and target != m.target)
+                                                  or (owned is not None and owned != m.owned)):
+            # a settled member told to give up partitions before its epoch moves: the next round has begun
+            pending = self.pending.setdefault(member_id, {})
+            pending.update({k: v for k, v in (("target", target), ("owned", owned)) if v is not None})
+            self.pending_since = self.pending_since or ex.get("ts")
+            return
+        m.epoch = epoch
+        topics = req.get("subscribedTopicNames")
+        if topics is not None:
+            if m.topics and sorted(m.topics) != sorted(topics):
+                self.events.append(("subscription changed", member_id, ", ".join(topics)))
+            m.topics = list(topics)
+        if owned is not None:
+            m.owned = m.assigned = owned
+        if target is not None:
+            m.target = target
+        m.reconciled = m.target is not None and m.owned == m.target and m.epoch == self.epoch
+        if m.reconciled and m.synced_at is None:
+            m.synced_at = ex.get("responseTs")
+
+    def new_round(self, epoch: int, ex: Mapping[str, Any], where: Evidence) -> Round:
+        previous = self.current()
+        start = min(t for t in (ex.get("ts"), self.pending_since) if t is not None) if ex.get("ts") else None
+        r = Round(self.timeline.group, "capture", generation=epoch, start=start, protocol_type="consumer",
+                  protocol=(ex.get("request") or {}).get("serverAssignor") or (previous.protocol if previous else None)
+                  or "server-side", evidence=where)
+        if previous is not None:  # members carry over, with what they own, until they reconcile anew
+            gone = {m for kind, m, _ in self.events if kind == "member left"}
+            for pm in previous.members:
+                if pm.member_id not in gone:
+                    later = self.pending.get(pm.member_id, {})
+                    owned = later.get("owned", pm.owned)
+                    r.members.append(MemberRound(pm.member_id, client_id=pm.client_id, client=pm.client,
+                                                 topics=pm.topics, owned=owned, assigned=owned,
+                                                 target=later.get("target", pm.target), epoch=pm.epoch,
+                                                 reconciled=False, evidence=pm.evidence))
+        self.pending, self.pending_since = {}, None
+        r.triggers = [f"{kind}: {member}" + (f" ({detail})" if detail else "") for kind, member, detail in self.events]
+        if not r.triggers:
+            r.triggers = ["first epoch seen" if previous is None else "group epoch bumped by the coordinator"]
+        r.trigger_member = self.events[0][1] if self.events else None
+        self.events = []
+        self.rounds[epoch] = r
+        self.epoch = epoch
+        return r
+
+    def finish(self) -> list[Round]:
+        rounds = [self.rounds[e] for e in sorted(self.rounds)]
+        for i, r in enumerate(rounds):
+            before = {m.member_id: m for m in rounds[i - 1].members} if i else {}
+            for m in r.members:
+                had = (before[m.member_id].owned if m.member_id in before else None) or set()
+                if m.target is not None:
+                    m.revoked, m.added = had - m.target, m.target - had
+                    r.moved |= m.revoked | m.added
+            r.complete = bool(r.members) and all(m.reconciled for m in r.members)
+            if r.complete:
+                r.end = max(m.synced_at or r.start or 0.0 for m in r.members)
+        return rounds

@@ -1,0 +1,265 @@
+"""Rebalance rounds from ``__consumer_offsets``: the generations and epochs the coordinator recorded.
+
+Unlike the analyze job's group facts (the newest record of each key, what compaction keeps), the timeline
+reads every record in log order: each GroupMetadata record is a generation the coordinator completed
+(members, leader, protocol, each member's subscription and assignment), each ConsumerGroupMetadata record a
+KIP-848 group epoch, with the members' current and target assignments recorded after it; offset commits
+are counted against the generation in force when they were written. A record that does not decode is
+reported with its position and skipped; the rest of the log still counts.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import datetime as dt
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from kafka_meta.analysis.groups import GroupFacts, _classic
+from kafka_meta.analysis.timeline import (
+    Commit,
+    Evidence,
+    GroupTimeline,
+    MemberRound,
+    Round,
+    TopicPartition,
+    sort_rounds,
+)
+from kafka_meta.errors import KafkaMetaError
+from kafka_meta.offsets.reader import decode_record
+from kafka_meta.offsets.records import CoordinatorRecord
+
+LAST_SECOND = 253_402_300_800  # 10000-01-01
+HEX = re.compile(r"^(?:[0-9a-fA-F]{2})*$")
+COMMITS = (0, 1)
+GROUP_METADATA = 2
+CONSUMER_GROUP_METADATA = 3
+PARTITION_METADATA = 4
+MEMBER_METADATA = 5
+TARGET_METADATA = 6
+TARGET_MEMBER = 7
+CURRENT_MEMBER = 8
+
+
+def _bytes(value: Any) -> bytes | None:
+    """Record bytes as Spark's Kafka source (bytes) or JSON Lines (hex or base64 text) carry them."""
+    if value is None or isinstance(value, bytes | bytearray | memoryview):
+        return None if value is None else bytes(value)
+    if isinstance(value, str):
+        if HEX.match(value):
+            return bytes.fromhex(value)
+        try:
+            return base64.b64decode(value, validate=True)
+        except binascii.Error as e:
+            raise ValueError("neither hex nor base64") from e
+    raise ValueError(f"bytes expected, not {type(value).__name__}")
+
+
+def _seconds(ts: Any) -> float | None:
+    """Epoch seconds from Kafka's milliseconds or Spark's timestamp."""
+    if ts is None:
+        return None
+    if isinstance(ts, dt.datetime):
+        return ts.timestamp()
+    if not isinstance(ts, int | float) or isinstance(ts, bool):
+        return None  # not a time: the record still counts, without one
+    seconds = float(ts) / 1000
+    return seconds if 0 <= seconds < LAST_SECOND else None  # -1: no timestamp (magic 0 messages)
+
+
+def _tps(groups: Any, names: Mapping[str, str] | None = None) -> set[TopicPartition]:
+    out: set[TopicPartition] = set()
+    for g in groups or []:
+        topic = getattr(g, "topic", None)
+        if topic is None:  # KIP-848 records name topics by id
+            topic_id = str(getattr(g, "topic_id", ""))
+            topic = (names or {}).get(topic_id, topic_id[:8])
+        out.update((topic, int(p)) for p in getattr(g, "partitions", None) or [])
+    return out
+
+
+def _classic_member(nest: Any, meta: Any) -> MemberRound:
+    m = MemberRound(nest.member_id, client_id=getattr(meta, "client_id", None),
+                    client=getattr(meta, "client_host", None))
+    sub, asg = nest.subscription, nest.assignment
+    if sub is not None:
+        m.subscription_version, m.topics = sub.version, list(sub.topics or [])
+        if sub.version >= 1:
+            m.owned = _tps(sub.owned_partitions)
+    if asg is not None:
+        m.assignment_version, m.assigned = asg.version, _tps(asg.assigned_partitions)
+    sub_data, asg_data = nest.subscription_user_data, nest.assignment_user_data
+    if sub_data is not None:
+        kind = type(sub_data).kafka_type
+        m.user_data = f"{kind} v{sub_data.version}"
+        if kind in ("SubscriptionInfo", "VersionProbe"):
+            m.streams_version = sub_data.version
+            m.streams_latest = getattr(sub_data, "latest_supported_version", None)
+    if asg_data is not None and type(asg_data).kafka_type == "AssignmentInfo":
+        m.streams_assignment_version = asg_data.version
+    m.errors = list(nest.errors)
+    return m
+
+
+class _Log:
+    """Reads records in log order, keeping each group's timeline and what the KIP-848 records said last."""
+
+    def __init__(self) -> None:
+        self.groups: dict[str, GroupTimeline] = {}
+        self.topic_names: dict[str, dict[str, str]] = {}  # group -> topic id -> name
+        self.target_epoch: dict[str, int] = {}
+        self.errors: list[str] = []
+
+    def timeline(self, group: str, kind: str | None = None) -> GroupTimeline:
+        tl = self.groups.setdefault(group, GroupTimeline(group))
+        if kind:
+            tl.kind = kind
+        return tl
+
+    def last_round(self, group: str) -> Round | None:
+        tl = self.groups.get(group)
+        return tl.rounds[-1] if tl and tl.rounds else None
+
+    def read(self, record: CoordinatorRecord, ts: float | None, where: Evidence) -> None:
+        group, number, value = record.group_id, record.record_type, record.value
+        if not group:
+            return
+        if number in COMMITS:
+            if value is not None:
+                current = self.last_round(group)
+                commit = Commit(group, ts, generation=current.generation if current else None, partitions=1,
+                                evidence=where)
+                self.timeline(group).commits.append(commit)
+                if current is not None:
+                    current.commits += 1
+            return
+        if value is None:
+            return
+        if number == GROUP_METADATA:
+            self.generation(group, record, ts, where)
+        elif number == CONSUMER_GROUP_METADATA:
+            tl = self.timeline(group, "consumer (KIP-848)")
+            self.add(tl, Round(group, "offsets", generation=value.epoch, start=ts, protocol_type="consumer",
+                               evidence=where, triggers=[f"group epoch bumped to {value.epoch}"]))
+        elif number == PARTITION_METADATA:
+            self.topic_names.setdefault(group, {}).update(
+                {str(t.topic_id): t.topic_name for t in getattr(value, "topics", None) or []})
+        elif number == TARGET_METADATA:
+            self.target_epoch[group] = value.assignment_epoch
+        elif number in (MEMBER_METADATA, TARGET_MEMBER, CURRENT_MEMBER):
+            self.member_record(group, record, where)
+
+    def generation(self, group: str, record: CoordinatorRecord, ts: float | None, where: Evidence) -> None:
+        value, tl = record.value, self.timeline(group)
+        last = tl.rounds[-1] if tl.rounds else None
+        facts = GroupFacts(group, "classic")
+        _classic(facts, record)
+        metas = {m.member_id: m for m in value.members}
+        r = Round(group, "offsets", generation=value.generation, start=ts,
+                  protocol_type=value.protocol_type or None, protocol=value.protocol, leader=value.leader,
+                  members=[_classic_member(n, metas.get(n.member_id)) for n in record.members or []]
+                  or [MemberRound(m.member_id, client_id=m.client_id, client=m.client_host) for m in value.members],
+                  explanation=facts.explanation, evidence=where)
+        if last is not None and last.generation is not None and value.generation > last.generation + 1:
+            r.triggers.append(f"generations {last.generation + 1}-{value.generation - 1} were not recorded here")
+        if value.protocol == "stream":
+            tl.kind = "streams"
+        self.add(tl, r)
+
+    @staticmethod
+    def add(tl: GroupTimeline, r: Round) -> None:
+        """A generation written again (a member's metadata changed, a compaction copy) is one round: the
+        newest content, from the first time it was seen."""
+        same = next((i for i, x in enumerate(tl.rounds) if x.generation == r.generation), None)
+        if same is None:
+            tl.rounds.append(r)
+            return
+        old = tl.rounds.pop(same)
+        if old.start is not None and (r.start is None or old.start < r.start):
+            r.start = old.start
+        r.commits += old.commits
+        r.triggers = r.triggers or old.triggers
+        tl.rounds.append(r)
+
+    def member_record(self, group: str, record: CoordinatorRecord, where: Evidence) -> None:
+        r = self.last_round(group)
+        if r is None or r.source != "offsets":
+            return
+        member_id = getattr(record.key, "member_id", None) or ""
+        m = r.member(member_id)
+        if m is None:
+            m = MemberRound(member_id, evidence=where)
+            r.members.append(m)
+        value, names = record.value, self.topic_names.get(group)
+        if record.record_type == MEMBER_METADATA:
+            m.client_id, m.client = value.client_id, value.client_host
+            m.topics = list(getattr(value, "subscribed_topic_names", None) or [])
+            for p in record.classic_protocols or []:
+                m.protocols.append(p.name)
+                m.errors += list(p.errors)
+        elif record.record_type == TARGET_MEMBER:
+            m.target = _tps(value.topic_partitions, names)
+        else:
+            m.epoch, m.assigned = value.member_epoch, _tps(value.assigned_partitions, names)
+        if m.target is not None and m.assigned is not None:
+            m.reconciled = m.assigned == m.target and m.epoch == self.target_epoch.get(group, m.epoch)
+
+
+def build_generations(rows: Iterable[Mapping[str, Any]], file: str | None = None) -> tuple[dict[str, GroupTimeline],
+                                                                                            list[str]]:
+    """Timelines from ``__consumer_offsets`` rows in log order (``key``, ``value`` and, when known,
+    ``timestamp`` in ms, ``offset``, ``partition``, ``_file``/``_line`` where it was read), and the records that could
+    not be read."""
+    log = _Log()
+    for n, row in enumerate(rows, 1):
+        where = Evidence(file=row.get("_file", file), offset=row.get("offset"),
+                         line=row.get("_line", n if row.get("offset") is None else None),
+                         ts=_seconds(row.get("timestamp")))
+        try:
+            key, value = _bytes(row.get("key")), _bytes(row.get("value"))
+            if key is None:
+                continue
+            record = decode_record(key, value, control=bool(row.get("control")))
+        except (KafkaMetaError, ValueError) as e:
+            log.errors.append(f"{where}: {e}")
+            continue
+        if isinstance(record, CoordinatorRecord):
+            log.read(record, where.ts, where)
+    for tl in log.groups.values():
+        tl.rounds = sort_rounds(tl.rounds)
+        _triggers(tl.rounds)
+    return dict(sorted(log.groups.items())), log.errors
+
+
+def _triggers(rounds: list[Round]) -> None:
+    """What changed from one recorded generation to the next (the log does not say why; the members do)."""
+    for i, r in enumerate(rounds):
+        previous = rounds[i - 1] if i else None
+        if previous is None:
+            r.triggers = r.triggers or ["first generation recorded here"]
+            continue
+        before, now = {m.member_id for m in previous.members}, {m.member_id for m in r.members}
+        found = [f"member joined: {', '.join(sorted(now - before))}"] if now - before else []
+        found += [f"member left or dropped out: {', '.join(sorted(before - now))}"] if before - now else []
+        for m in r.members:
+            old = previous.member(m.member_id)
+            if old is not None and old.versions != m.versions and "-" not in (old.versions, m.versions):
+                found.append(f"metadata changed: {m.member_id} now sends {m.versions} (was {old.versions})")
+        r.triggers = [*r.triggers, *found] if found else r.triggers or ["same members: a member rejoined"]
+        r.trigger_member = next(iter(sorted(now - before)), None) or next(iter(sorted(before - now)), None)
+
+
+def add_commit_counts(groups: dict[str, GroupTimeline], counts: Iterable[tuple[str, float | None, int]]) -> None:
+    """Commits counted elsewhere (Spark counts them per group and second): each count goes to the
+    generation in force at its time, the group's last one when the time is unknown."""
+    for group, ts, n in counts:
+        if not group:
+            continue
+        tl = groups.setdefault(group, GroupTimeline(group, kind="offsets only"))
+        timed = [r for r in tl.rounds if r.start is not None and (ts is None or r.start <= ts)]
+        current = timed[-1] if timed else (tl.rounds[-1] if tl.rounds and ts is None else None)
+        tl.commits.append(Commit(group, ts, generation=current.generation if current else None, partitions=n))
+        if current is not None:
+            current.commits += n

@@ -1,0 +1,204 @@
+"""The rebalance timeline: per group, the rounds it went through, in order, each with who, what and why.
+
+A *round* is one pass of the group protocol: for classic groups the JoinGroup/SyncGroup exchange that ends in
+a new generation (from a capture), or a generation as ``__consumer_offsets`` recorded it; for KIP-848 groups
+an epoch of the group. The builders (:mod:`~kafka_meta.analysis.rounds` for captures,
+:mod:`~kafka_meta.analysis.generations` for the offsets log) fill these plain classes, the findings read
+them, and the report faces draw them, so every face tells the same story. ``to_json`` uses Kafka-style
+camelCase names, like the rest of the project's JSON.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+TopicPartition = tuple[str, int]
+
+
+def tp_label(tp: TopicPartition) -> str:
+    return f"{tp[0]}-{tp[1]}"
+
+
+def tp_labels(tps: set[TopicPartition] | frozenset[TopicPartition] | list[TopicPartition]) -> list[str]:
+    return [tp_label(tp) for tp in sorted(tps)]
+
+
+@dataclass
+class Evidence:
+    """Where a fact came from: a packet of a capture file, or a record of the offsets log."""
+
+    file: str | None = None
+    frame: int | None = None  # packet number in a capture (1-based)
+    offset: int | None = None  # record offset in a log
+    line: int | None = None  # line of a JSON Lines file (or row number of other inputs)
+    ts: float | None = None
+
+    def __str__(self) -> str:
+        where = self.file.rsplit("/", 1)[-1] if self.file else "input"
+        if self.frame is not None:
+            return f"{where} packet {self.frame}"
+        if self.offset is not None:
+            return f"{where} offset {self.offset}" + (f" (line {self.line})" if self.line is not None else "")
+        if self.line is not None:
+            return f"{where} line {self.line}"
+        return where
+
+    def to_json(self) -> dict[str, Any]:
+        return {"file": self.file, "frame": self.frame, "offset": self.offset, "line": self.line, "ts": self.ts}
+
+
+@dataclass
+class MemberRound:
+    """One member's part in one round: what it asked for, with which metadata, and what it got."""
+
+    member_id: str
+    client_id: str | None = None
+    client: str | None = None  # ip:port of a captured connection, or the client host the broker recorded
+    joined_at: float | None = None  # its JoinGroup request
+    synced_at: float | None = None  # its SyncGroup response (it resumes work from here)
+    protocols: list[str] = field(default_factory=list)  # assignors it offered, in its order of preference
+    topics: list[str] = field(default_factory=list)
+    subscription_version: int | None = None  # consumer protocol version of its subscription
+    assignment_version: int | None = None
+    user_data: str | None = None  # "CooperativeStickyAssignorUserData v0", "SubscriptionInfo v11"...
+    streams_version: int | None = None  # Kafka Streams SubscriptionInfo version used ...
+    streams_latest: int | None = None  # ... and the latest one it supports
+    streams_assignment_version: int | None = None
+    streams_common: int | None = None  # the AssignmentInfo's commonly supported version
+    owned: set[TopicPartition] | None = None  # partitions it says it still owns (cooperative subscriptions)
+    assigned: set[TopicPartition] | None = None  # None: the assignment is not known
+    revoked: set[TopicPartition] = field(default_factory=set)
+    added: set[TopicPartition] = field(default_factory=set)
+    epoch: int | None = None  # KIP-848 member epoch
+    target: set[TopicPartition] | None = None  # KIP-848 target assignment
+    reconciled: bool | None = None  # KIP-848: owns exactly its target
+    errors: list[str] = field(default_factory=list)  # undecodable metadata, error codes it received
+    evidence: Evidence | None = None
+
+    @property
+    def versions(self) -> str:
+        """Its metadata versions in one short label (what the chart colours by)."""
+        parts = []
+        if self.subscription_version is not None:
+            parts.append(f"consumer v{self.subscription_version}")
+        if self.streams_version is not None:
+            parts.append(f"streams v{self.streams_version}/{self.streams_latest}")
+        return ", ".join(parts) or "-"
+
+    def to_json(self) -> dict[str, Any]:
+        def tps(s: set[TopicPartition] | None) -> list[str] | None:
+            return None if s is None else tp_labels(s)
+
+        return {"memberId": self.member_id, "clientId": self.client_id, "client": self.client,
+                "joinedAt": self.joined_at, "syncedAt": self.synced_at, "protocols": self.protocols,
+                "topics": self.topics, "subscriptionVersion": self.subscription_version,
+                "assignmentVersion": self.assignment_version, "userData": self.user_data,
+                "streamsVersion": self.streams_version, "streamsLatestSupportedVersion": self.streams_latest,
+                "streamsAssignmentVersion": self.streams_assignment_version,
+                "streamsCommonlySupportedVersion": self.streams_common, "owned": tps(self.owned),
+                "assigned": tps(self.assigned), "revoked": tps(self.revoked), "added": tps(self.added),
+                "memberEpoch": self.epoch, "target": tps(self.target), "reconciled": self.reconciled,
+                "errors": self.errors, "evidence": self.evidence.to_json() if self.evidence else None}
+
+
+@dataclass
+class Round:
+    """One rebalance round of one group."""
+
+    group: str
+    source: str  # "capture" (JoinGroup/SyncGroup exchanges) or "offsets" (records of __consumer_offsets)
+    generation: int | None = None  # classic generation, or KIP-848 group epoch
+    start: float | None = None  # first JoinGroup request (capture) or the record's timestamp (offsets)
+    end: float | None = None  # last SyncGroup response; None while (or if never) finished
+    protocol_type: str | None = None
+    protocol: str | None = None  # the assignor the coordinator chose
+    leader: str | None = None
+    members: list[MemberRound] = field(default_factory=list)
+    triggers: list[str] = field(default_factory=list)  # why it happened, in plain words
+    trigger_member: str | None = None  # the member that set it off, when one did
+    phase: str | None = None  # cooperative rounds: "revoke" (first of two) or "assign" (the follow-up)
+    moved: set[TopicPartition] = field(default_factory=set)  # partitions whose owner changed
+    error_codes: Counter[int] = field(default_factory=Counter)  # error codes in the round's responses
+    heartbeat_errors: Counter[int] = field(default_factory=Counter)  # what heartbeats answered meanwhile
+    commits: int = 0  # offset commits made in this generation
+    explanation: list[str] = field(default_factory=list)  # the negotiation layer's account (Streams)
+    complete: bool = True  # every member got its assignment
+    evidence: Evidence | None = None
+
+    @property
+    def duration_ms(self) -> float | None:
+        if self.start is None or self.end is None:
+            return None
+        return (self.end - self.start) * 1000
+
+    @property
+    def eager(self) -> bool:
+        """Stop-the-world: every member gives up all its partitions (a classic group whose assignor is not a
+        cooperative one; KIP-848 members keep what they are not asked to give up)."""
+        return (self.protocol not in ("cooperative-sticky", "stream") and self.source == "capture"
+                and all(m.epoch is None for m in self.members))
+
+    @property
+    def versions(self) -> Counter[str]:
+        return Counter(m.versions for m in self.members if m.versions != "-")
+
+    def member(self, member_id: str) -> MemberRound | None:
+        return next((m for m in self.members if m.member_id == member_id), None)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"group": self.group, "source": self.source, "generation": self.generation, "start": self.start,
+                "end": self.end, "durationMs": self.duration_ms, "protocolType": self.protocol_type,
+                "protocol": self.protocol, "leader": self.leader, "triggers": self.triggers,
+                "triggerMember": self.trigger_member, "phase": self.phase, "moved": tp_labels(self.moved),
+                "errorCodes": {str(k): v for k, v in sorted(self.error_codes.items())},
+                "heartbeatErrors": {str(k): v for k, v in sorted(self.heartbeat_errors.items())},
+                "commits": self.commits, "explanation": self.explanation, "complete": self.complete,
+                "members": [m.to_json() for m in self.members],
+                "evidence": self.evidence.to_json() if self.evidence else None}
+
+
+@dataclass
+class Commit:
+    """An offset commit: from a capture (with the generation the member claimed) or from the offsets log."""
+
+    group: str
+    ts: float | None
+    member_id: str | None = None
+    generation: int | None = None
+    partitions: int = 0
+    error_codes: Counter[int] = field(default_factory=Counter)  # per-partition errors of the response
+    evidence: Evidence | None = None
+
+
+@dataclass
+class GroupTimeline:
+    group: str
+    kind: str = "classic"  # "classic", "consumer (KIP-848)", "streams"
+    rounds: list[Round] = field(default_factory=list)
+    commits: list[Commit] = field(default_factory=list)
+    findings: list[Any] = field(default_factory=list)  # kafka_meta.analysis.findings.Finding
+
+    @property
+    def members(self) -> list[str]:
+        seen: dict[str, None] = {}
+        for r in self.rounds:
+            for m in r.members:
+                seen.setdefault(m.member_id)
+        return list(seen)
+
+    @property
+    def trouble(self) -> int:
+        """How much attention the group needs: the findings' severities, summed (sorts the reports)."""
+        return sum(getattr(f, "weight", 1) for f in self.findings)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"group": self.group, "kind": self.kind, "members": self.members,
+                "rounds": [r.to_json() for r in self.rounds],
+                "commits": len(self.commits), "findings": [f.to_json() for f in self.findings]}
+
+
+def sort_rounds(rounds: list[Round]) -> list[Round]:
+    return sorted(rounds, key=lambda r: (r.start if r.start is not None else float("inf"),
+                                         r.generation if r.generation is not None else -1))

@@ -1,0 +1,95 @@
+"""The whole capture pipeline as one sans-IO object: file bytes in, exchanges and problems out.
+
+container (pcap/pcapng records) -> links (TCP segments) -> connections (reassembly, Kafka frames) ->
+the protocol layer's ``Correlator`` (requests paired with responses, bodies and member metadata decoded).
+The file face, the CLI and the Spark source all drive this class, so they read a capture identically.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kafka_meta.capture.connections import KafkaConnections, KafkaFrame
+from kafka_meta.capture.containers import ContainerReader
+from kafka_meta.capture.events import Packet, Problem
+from kafka_meta.protocol import Correlator, Exchange
+
+
+@dataclass
+class Summary:
+    """What one capture held: counts for the per-file summary line."""
+
+    bytes: int = 0
+    packets: int = 0
+    connections: int = 0
+    requests: int = 0
+    responses: int = 0
+    exchanges: int = 0
+    problems: int = 0
+
+    def __str__(self) -> str:
+        return (f"{self.packets} packets, {self.connections} Kafka connections, {self.requests} requests, "
+                f"{self.responses} responses, {self.exchanges} exchanges, {self.problems} problems")
+
+
+class CaptureDecoder:
+    """``feed`` slices of a capture file (uncompressed) in order, then ``close``; each returns the exchanges
+    completed and the problems found so far. ``source_file`` names the file in each exchange's ``source``;
+    ``ports`` limits Kafka to connections with a side on one of them."""
+
+    def __init__(self, source_file: str = "", ports: set[int] | frozenset[int] | None = None) -> None:
+        self.source_file = source_file
+        self._container = ContainerReader()
+        self._connections = KafkaConnections(ports)
+        self._correlator = Correlator()
+        self.summary = Summary()
+
+    def feed(self, data: bytes) -> list[Exchange | Problem]:
+        self.summary.bytes += len(data)
+        return self._packets(self._container.feed(data))
+
+    def close(self) -> list[Exchange | Problem]:
+        out = self._packets(self._container.close())
+        out.extend(self._frames(self._connections.finish()))
+        out.extend(self._count(self._correlator.finish()))
+        self.summary.packets = self._container.packets
+        self.summary.connections = self._connections.kafka_connections
+        return out
+
+    def _packets(self, items: list[Packet | Problem]) -> list[Exchange | Problem]:
+        out: list = []
+        connections = self._connections
+        for item in items:
+            if isinstance(item, Packet):
+                found = connections.packet(item)
+                if found:
+                    out.extend(self._frames(found))
+            else:
+                self.summary.problems += 1
+                out.append(item)
+        return out
+
+    def _frames(self, items: list[KafkaFrame | Problem]) -> list[Exchange | Problem]:
+        out: list = []
+        correlator, source = self._correlator, self.source_file
+        for item in items:
+            if isinstance(item, KafkaFrame):
+                frame = item.frame
+                if item.is_request:
+                    self.summary.requests += 1
+                    done = correlator.on_request(item.conn, frame.ts, frame.payload,
+                                                 {"file": source, "frame": frame.packet})
+                else:
+                    self.summary.responses += 1
+                    done = correlator.on_response(item.conn, frame.ts, frame.payload,
+                                                  {"file": source, "frame": frame.packet})
+                if done:
+                    out.extend(self._count(done))
+            else:
+                self.summary.problems += 1
+                out.append(item)
+        return out
+
+    def _count(self, exchanges: list[Exchange]) -> list[Exchange]:
+        self.summary.exchanges += len(exchanges)
+        return exchanges

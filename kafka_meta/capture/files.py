@@ -1,0 +1,90 @@
+"""The file face: read a capture file (plain or gzip-compressed) through ``CaptureDecoder``.
+
+The only module of the package that touches files. It reads in chunks, so memory stays at one chunk plus
+what the pipeline holds (an unfinished record, unanswered requests, out-of-order segments).
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import zlib
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from kafka_meta.capture.containers import sniff
+from kafka_meta.capture.decoder import CaptureDecoder, Summary
+from kafka_meta.capture.events import CaptureError, Problem
+from kafka_meta.protocol import Exchange
+
+CHUNK = 1 << 20
+
+
+def capture_kind(path: str | os.PathLike) -> str | None:
+    """'pcap', 'pcapng', 'gzip' (of either) or None, from the file's magic number (not its name)."""
+    try:
+        with open(path, "rb") as f:
+            return sniff(f.read(4))
+    except OSError:
+        return None
+
+
+def iter_capture(path: str | os.PathLike, ports: set[int] | frozenset[int] | None = None, *,
+                 summary: Summary | None = None,
+                 progress: Callable[[int, int], None] | None = None) -> Iterator[Exchange | Problem]:
+    """Exchanges and problems of one capture file, in the order the capture completes them.
+
+    Raises ``CaptureError`` (before yielding anything) when the file is not a pcap or pcapng capture or
+    cannot be opened; damage inside a capture is yielded as ``Problem``s. ``summary``, when given, is
+    filled in as the file is read; ``progress(bytes read, file size)`` is called after each chunk.
+    """
+    name = str(path)
+    try:
+        size = os.path.getsize(path)
+        raw = open(path, "rb")  # noqa: SIM115 - closed in the finally below, the generator may stop early
+    except OSError as exc:
+        raise CaptureError(f"{name}: cannot open: {exc.strerror or exc}") from None
+    try:
+        kind = sniff(raw.read(4))
+        raw.seek(0)
+        if kind is None:
+            raise CaptureError(f"{name}: not a pcap or pcapng capture (no known magic number)")
+        stream = gzip.GzipFile(fileobj=raw, mode="rb") if kind == "gzip" else raw
+        decoder = CaptureDecoder(name, ports)
+        if summary is not None:
+            decoder.summary = summary
+        first = True
+        while True:
+            try:
+                chunk = stream.read1(CHUNK) if kind == "gzip" else stream.read(CHUNK)
+            except (EOFError, OSError, zlib.error) as exc:
+                yield Problem("container", f"gzip stream damaged or cut short after {decoder.summary.bytes} "
+                              f"uncompressed bytes: {exc}")
+                chunk = b""
+            if not chunk:
+                break
+            if first and kind == "gzip" and sniff(chunk[:4]) not in ("pcap", "pcapng"):
+                raise CaptureError(f"{name}: gzip-compressed, but not a pcap or pcapng capture inside")
+            first = False
+            try:
+                yield from decoder.feed(chunk)
+            except CaptureError as exc:
+                raise CaptureError(f"{name}: {exc}") from None
+            if progress is not None:
+                progress(raw.tell(), size)
+        try:
+            yield from decoder.close()
+        except CaptureError as exc:
+            raise CaptureError(f"{name}: {exc}") from None
+    finally:
+        raw.close()
+
+
+def read_capture(path: str | os.PathLike | Path, ports: set[int] | frozenset[int] | None = None
+                 ) -> Iterator[Exchange]:
+    """Every Kafka exchange in a pcap/pcapng file (plain or gzip), as the protocol layer's ``Exchange``
+    (``.to_dict()`` gives the camelCase shape). Kafka is found on any port, or only on ``ports``.
+    Damage is read around (see ``iter_capture`` for the problems themselves)."""
+    for item in iter_capture(path, ports):
+        if not isinstance(item, Problem):
+            yield item

@@ -1,0 +1,116 @@
+"""``kafka-meta log``: records straight from broker log segments, as JSON Lines (optionally decoded)."""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import sys
+import time
+from typing import Any
+
+from kafka_meta.cli.output import emit_json, fail
+from kafka_meta.errors import KafkaMetaError
+from kafka_meta.log import DEFAULT_LIMIT, Damage, LogSummary, Record, Segment, SegmentReader, find_segments
+from kafka_meta.log.compression import Inflater
+from kafka_meta.log.files import segment_bytes
+from kafka_meta.offsets import decode_record
+from kafka_meta.offsets.render import RecordStats, record_json
+
+PROGRESS_EVERY = 2.0  # seconds between progress lines on stderr
+
+
+def add_parsers(sub: Any) -> None:
+    p = sub.add_parser("log", help="read records from broker log segments (files, partition or log directories)",
+                       description="Print every record of Kafka log segments as JSON Lines: topic, partition, "
+                                   "offset, timestamp, timestampType, key and value (base64), headers, control. "
+                                   "Damage (CRC mismatches, batches cut off, failed decompression) is printed as "
+                                   "a line with 'error' and read around. A summary goes to stderr.")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="a segment file, a <topic>-<partition> directory or a "
+                                                            "broker log directory")
+    p.add_argument("--decode", action="store_true",
+                   help="decode each record as a __consumer_offsets record, as 'kafka-meta offsets' does")
+    p.add_argument("--from-offset", type=int, metavar="N", help="skip the records before offset N")
+    p.add_argument("--group", help="only records of this group (decodes each key to find it)")
+    p.add_argument("--strict", action="store_true", help="with --decode: Kafka 4.0+'s strict reading")
+    p.add_argument("--raw", action="store_true", help="with --decode: keep the member bytes beside their decoded form")
+    p.add_argument("--max-batch-bytes", type=int, default=DEFAULT_LIMIT, metavar="N",
+                   help=f"bytes one batch may inflate to; larger ones are reported as damage (default {DEFAULT_LIMIT})")
+    p.set_defaults(run=run_log)
+
+
+def _b64(data: bytes | None) -> str | None:
+    return None if data is None else base64.b64encode(data).decode("ascii")
+
+
+def _where(segment: Segment, offset: int | None) -> dict[str, Any]:
+    return {"topic": segment.topic, "partition": segment.partition, "offset": offset}
+
+
+def _plain(segment: Segment, record: Record) -> dict[str, Any]:
+    return {**_where(segment, record.offset), "timestamp": record.timestamp, "timestampType": record.timestamp_type,
+            "key": _b64(record.key), "value": _b64(record.value),
+            "headers": [{"key": k, "value": _b64(v)} for k, v in record.headers], "control": record.control}
+
+
+class Progress:
+    """A line on stderr every few seconds with the segments and bytes read so far; silent on quick runs."""
+
+    def __init__(self, segments: list[Segment]) -> None:
+        self.total_segments = len(segments)
+        self.total_bytes = sum(s.size for s in segments)
+        self.last = time.monotonic()
+
+    def tick(self, summary: LogSummary, segment: Segment) -> None:
+        now = time.monotonic()
+        if now - self.last >= PROGRESS_EVERY:
+            self.last = now
+            print(f"... {summary.segments}/{self.total_segments} segments, {summary.bytes >> 20}/"
+                  f"{self.total_bytes >> 20} MB, {summary.records} records: {segment.path}", file=sys.stderr,
+                  flush=True)
+
+
+def run_log(args: argparse.Namespace) -> int:
+    if args.max_batch_bytes <= 0:
+        return fail("--max-batch-bytes must be positive")
+    segments = [s for path in args.paths for s in find_segments(path)]
+    reader = SegmentReader(Inflater(args.max_batch_bytes), args.from_offset)
+    summary, stats = LogSummary(), RecordStats()
+    decode = args.decode or args.group is not None
+    progress = Progress(segments)
+    for segment in segments:
+        with segment_bytes(segment) as data:
+            for event in reader.events(data):
+                summary.add(event)
+                if isinstance(event, Damage):
+                    print(event.describe(segment.path), file=sys.stderr)
+                    emit_json({**_where(segment, event.first_offset), "error": event.describe(segment.path)})
+                elif isinstance(event, Record):
+                    _emit(segment, event, args, stats if decode else None)
+                    progress.tick(summary, segment)
+        summary.segments += 1
+        summary.bytes += segment.size
+    print(summary.render(), file=sys.stderr)
+    if decode:
+        print(stats.summary(), file=sys.stderr)
+    return 1 if summary.damage or stats.errors else 0
+
+
+def _emit(segment: Segment, record: Record, args: argparse.Namespace, stats: RecordStats | None) -> None:
+    if stats is None:
+        emit_json(_plain(segment, record))
+        return
+    where = {**_where(segment, record.offset), "timestamp": record.timestamp}
+    try:
+        decoded = decode_record(record.key, record.value, strict=args.strict, control=record.control)
+    except KafkaMetaError as e:
+        stats.errors += 1
+        print(f"{segment.path}, offset {record.offset}: {e}", file=sys.stderr)
+        emit_json({**where, "error": str(e)})
+        return
+    stats.add(decoded)
+    if args.group is not None and getattr(decoded, "group_id", None) != args.group:
+        return
+    if args.decode:
+        emit_json({**where, **record_json(decoded, raw=args.raw)})
+    else:
+        emit_json(_plain(segment, record))

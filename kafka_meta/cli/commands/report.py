@@ -1,0 +1,60 @@
+"""``kafka-meta report``: the rebalance timeline of small inputs, without Spark (terminal, JSON, HTML)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from kafka_meta.cli.output import fail
+
+
+def add_parsers(sub: Any) -> None:
+    p = sub.add_parser("report", help="the rebalance timeline of captures and __consumer_offsets dumps",
+                       description="Read packet captures (.pcap/.pcapng), JSON Lines of captured exchanges or of "
+                                   "__consumer_offsets records, and broker log directories; print each group's "
+                                   "rebalance rounds and the findings (groups with the most trouble first), and "
+                                   "write a self-contained HTML report with -o.")
+    p.add_argument("inputs", nargs="+", metavar="INPUT", help="capture, JSON Lines file or log directory")
+    p.add_argument("-o", "--output", help="write the HTML report here (one offline file)")
+    p.add_argument("--format", choices=("text", "json"), default="text",
+                   help="stdout: the terminal report (default) or the timeline as JSON")
+    p.add_argument("--storm-rounds", type=int, default=3, help="rounds that make a storm (default 3) ...")
+    p.add_argument("--storm-window", type=float, default=300.0, help="... within these seconds (default 300)")
+    p.add_argument("--eager-pause", type=float, default=5.0,
+                   help="report eager rounds stopping the world longer than these seconds (default 5)")
+    p.add_argument("--stuck-rounds", type=int, default=2,
+                   help="mixed metadata versions across this many rounds: a stuck upgrade (default 2)")
+    p.set_defaults(run=run_report)
+
+
+def run_report(args: argparse.Namespace) -> int:
+    try:
+        from kafka_meta.report.terminal import render_terminal
+    except ImportError:
+        return fail("report needs rich and plotly: pip install 'kafka-meta[report]'")
+    from kafka_meta.analysis.assemble import build_timeline
+    from kafka_meta.analysis.findings import Thresholds
+    from kafka_meta.report.inputs import read_inputs
+
+    if args.storm_rounds < 2 or args.storm_window <= 0 or args.eager_pause < 0 or args.stuck_rounds < 1:
+        return fail("thresholds must be positive (a storm needs at least 2 rounds)")
+    inputs = read_inputs(args.inputs)
+    thresholds = Thresholds(storm_rounds=args.storm_rounds, storm_window_s=args.storm_window,
+                            eager_pause_ms=args.eager_pause * 1000, stuck_rounds=args.stuck_rounds)
+    timeline = build_timeline(inputs.exchanges, inputs.offsets, thresholds)
+    timeline.errors = inputs.errors + timeline.errors
+    if args.output:
+        from kafka_meta.report.html import write_html
+
+        try:
+            write_html(timeline, args.output)
+        except OSError as e:
+            return fail(f"cannot write {args.output}: {e}")
+        print(f"kafka-meta report: wrote {args.output}", file=sys.stderr)
+    if args.format == "json":
+        sys.stdout.write(json.dumps(timeline.to_json(), indent=2, default=str) + "\n")
+    else:
+        render_terminal(timeline)
+    return 1 if not inputs.exchanges and not inputs.offsets else 0

@@ -1,0 +1,78 @@
+"""Broker log segments: record batches (magic 2) and legacy message sets (magic 0/1) read from the files a
+broker writes, with their damage reported and read around rather than fatal.
+
+>>> for row in read_log("kafka-logs/__consumer_offsets-7"):     # doctest: +SKIP
+...     row["offset"], row["key"], row["control"], row["_error"]
+
+The core (``segment.SegmentReader``) takes bytes and yields :class:`Batch`, :class:`Record` and
+:class:`Damage` events; ``files`` finds and maps segments; ``rows`` shapes events like Spark's Kafka source.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any
+
+from kafka_meta.log.compression import DEFAULT_LIMIT, Inflater
+from kafka_meta.log.events import Batch, Damage, Record
+from kafka_meta.log.files import LogError, Segment, find_segments, segment_bytes
+from kafka_meta.log.rows import COLUMNS, damage_row, record_row
+from kafka_meta.log.segment import SegmentReader, read_segment
+from kafka_meta.log.summary import LogSummary
+
+__all__ = [
+    "COLUMNS",
+    "DEFAULT_LIMIT",
+    "Batch",
+    "Damage",
+    "LogError",
+    "LogSummary",
+    "Record",
+    "Segment",
+    "SegmentReader",
+    "find_segments",
+    "read_batches",
+    "read_events",
+    "read_log",
+    "read_segment",
+]
+
+
+def read_batches(path: str | os.PathLike[str], *, limit: int = DEFAULT_LIMIT, from_offset: int | None = None
+                 ) -> Iterator[tuple[Segment, tuple[Batch, list[Record]] | Damage]]:
+    """(segment, (batch, its records)) or (segment, damage) for every entry under ``path``, in partition and
+    offset order: the bulk form, one step per batch."""
+    reader = SegmentReader(Inflater(limit), from_offset)
+    for segment in find_segments(path):
+        with segment_bytes(segment) as data:
+            for item in reader.batches(data):
+                yield segment, item
+
+
+def read_events(path: str | os.PathLike[str], *, limit: int = DEFAULT_LIMIT,
+                from_offset: int | None = None) -> Iterator[tuple[Segment, Batch | Record | Damage]]:
+    """(segment, event) for every segment under ``path``, in partition and offset order: each batch, then
+    its records; damage where it is found."""
+    for segment, item in read_batches(path, limit=limit, from_offset=from_offset):
+        if type(item) is tuple:
+            yield segment, item[0]
+            for record in item[1]:
+                yield segment, record
+        else:
+            yield segment, item
+
+
+def read_log(path: str | os.PathLike[str], *, limit: int = DEFAULT_LIMIT,
+             from_offset: int | None = None) -> Iterator[dict[str, Any]]:
+    """Every record under ``path`` (a segment, a partition directory or a log directory) as a row shaped
+    like Spark's Kafka source, plus ``control`` and ``_error``; damage comes as rows with ``_error`` set.
+
+    ``limit`` is how many bytes one batch may inflate to; a batch beyond it is reported as damage.
+    """
+    for segment, item in read_batches(path, limit=limit, from_offset=from_offset):
+        if type(item) is tuple:
+            for record in item[1]:
+                yield record_row(segment, record)
+        else:
+            yield damage_row(segment, item)

@@ -1,0 +1,144 @@
+"""The file face of the reader: segment files, partition directories and whole log directories.
+
+A broker keeps each partition in a directory named ``<topic>-<partition>`` holding segments named after
+their first offset (``00000000000000000000.log``) beside index files; a path given here may be one
+segment, one partition directory or a log directory holding many. Segments are mapped into memory, so
+a file of any size costs only the pages being read.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from pathlib import Path
+
+from kafka_meta.errors import KafkaMetaError
+from kafka_meta.log.checksums import crc32, crc32c
+
+PARTITION_DIR = re.compile(r"^(?P<topic>.+)-(?P<partition>\d+)$")
+SEGMENT_SUFFIX = ".log"
+
+
+class LogError(KafkaMetaError, ValueError):
+    """A path that holds no log segment, or a segment that cannot be opened."""
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """One segment file and the partition it belongs to (from its directory's name, when it has one)."""
+
+    path: str
+    topic: str | None
+    partition: int | None
+
+    @property
+    def base_offset(self) -> int | None:
+        stem = Path(self.path).name[: -len(SEGMENT_SUFFIX)] if self.path.endswith(SEGMENT_SUFFIX) else ""
+        return int(stem) if stem.isdigit() else None
+
+    @property
+    def size(self) -> int:
+        return os.path.getsize(self.path)
+
+
+def segment_at(path: str | os.PathLike[str]) -> Segment:
+    """The segment at ``path``, its topic and partition taken from its directory's name."""
+    p = Path(path)
+    match = PARTITION_DIR.match(p.resolve().parent.name)
+    if match is None:
+        return Segment(str(p), None, None)
+    return Segment(str(p), match["topic"], int(match["partition"]))
+
+
+def _order(segment: Segment) -> tuple:
+    base = segment.base_offset
+    return (segment.topic or "", segment.partition or 0, base if base is not None else -1, segment.path)
+
+
+def find_segments(path: str | os.PathLike[str]) -> list[Segment]:
+    """Every segment under ``path`` in partition order, each partition's segments in offset order.
+
+    A file is taken as a segment whatever its name; in directories, files named ``*.log`` are (Kafka's
+    ``.log.deleted``/``.cleaned``/``.swap`` leftovers and ``-delete``/``-future`` directories are not).
+    """
+    p = Path(path)
+    if not p.exists():
+        raise LogError(f"{path}: no such file or directory")
+    if p.is_file():
+        return [segment_at(p)]
+    found = []
+    for root, dirs, files in os.walk(p):
+        dirs.sort()
+        found += [segment_at(Path(root) / f) for f in files if f.endswith(SEGMENT_SUFFIX)]
+    if not found:
+        raise LogError(f"{path}: no log segments (*{SEGMENT_SUFFIX} files) in this directory")
+    return sorted(found, key=_order)
+
+
+SEGMENT_NAME = re.compile(r"^\d{20}\.log$")  # a broker's segment name: its first offset, 20 digits
+SNIFFED = 5  # segment files looked at when telling whether a directory is a log directory
+SNIFF_BYTES = 64 << 20  # the largest first entry read to check its CRC
+
+
+def _entry_at_start(path: Path) -> bool:
+    """Whether the file starts with a whole log entry whose CRC is right (or one cut off by the file's end)."""
+    try:
+        size = path.stat().st_size
+        with open(path, "rb") as f:
+            head = f.read(17)
+            if len(head) < 17 or head[16] not in (0, 1, 2):
+                return False
+            length = int.from_bytes(head[8:12], "big", signed=True)
+            if length < (49 if head[16] == 2 else 14):
+                return False
+            if 12 + length > size:  # a lone entry cut off: only a segment's name can tell
+                return SEGMENT_NAME.match(path.name) is not None
+            if length > SNIFF_BYTES:
+                return False
+            entry = head + f.read(12 + length - 17)
+    except OSError:
+        return False
+    stored = int.from_bytes(entry[17:21] if head[16] == 2 else entry[12:16], "big")
+    return (crc32c(entry[21:]) if head[16] == 2 else crc32(entry[16:])) == stored
+
+
+def looks_like_log(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` holds Kafka log segments, told by content: a file that starts with a whole log entry
+    whose CRC is right (or is an empty file named like a segment), or a directory with such ``*.log`` files."""
+    p = Path(path)
+    if p.is_file():
+        return _entry_at_start(p) or (SEGMENT_NAME.match(p.name) is not None and p.stat().st_size == 0)
+    if not p.is_dir():
+        return False
+    candidates = sorted(f for f in p.rglob(f"*{SEGMENT_SUFFIX}") if f.is_file() and f.stat().st_size > 0)
+    return any(_entry_at_start(f) for f in candidates[:SNIFFED])
+
+
+def mapped(path: str) -> tuple[memoryview | bytes, mmap.mmap | None]:
+    """The bytes of a file as a read-only memory map (and the map, to close), or b"" for an empty file."""
+    try:
+        with open(path, "rb") as f:
+            if os.fstat(f.fileno()).st_size == 0:
+                return b"", None
+            m = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    except OSError as e:
+        raise LogError(f"{path}: {e.strerror or e}") from None
+    return memoryview(m), m
+
+
+@contextmanager
+def segment_bytes(segment: Segment) -> Iterator[memoryview | bytes]:
+    """The segment's bytes for the ``with`` block, unmapped after it."""
+    view, m = mapped(segment.path)
+    try:
+        yield view
+    finally:
+        if isinstance(view, memoryview):
+            view.release()
+        if m is not None:
+            with suppress(BufferError):  # a slice still alive keeps the map until it is collected
+                m.close()

@@ -1,0 +1,30 @@
+"""Records and damage as rows shaped like Spark's Kafka source, so the offsets readers take them unchanged.
+
+Columns: ``topic``, ``partition``, ``offset``, ``timestamp`` (epoch milliseconds here; a timestamp in
+Spark), ``timestampType`` (0 CreateTime, 1 LogAppendTime, -1 none, as Kafka's ids), ``key``, ``value``,
+``headers`` (list of ``{"key", "value"}``), then ``control`` (the record is a transaction marker of a
+control batch) and ``_error`` (null, or what was damaged and where: file, byte position, offsets).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kafka_meta.log.events import Damage, Record
+from kafka_meta.log.files import Segment
+
+COLUMNS = ("topic", "partition", "offset", "timestamp", "timestampType", "key", "value", "headers", "control",
+           "_error")
+
+
+def record_row(segment: Segment, record: Record) -> dict[str, Any]:
+    return {"topic": segment.topic, "partition": segment.partition, "offset": record.offset,
+            "timestamp": record.timestamp, "timestampType": record.timestamp_type, "key": record.key,
+            "value": record.value, "headers": [{"key": k, "value": v} for k, v in record.headers],
+            "control": record.control, "_error": None}
+
+
+def damage_row(segment: Segment, damage: Damage) -> dict[str, Any]:
+    return {"topic": segment.topic, "partition": segment.partition, "offset": damage.first_offset,
+            "timestamp": None, "timestampType": None, "key": None, "value": None, "headers": [],
+            "control": False, "_error": damage.describe(segment.path)}

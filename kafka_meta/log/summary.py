@@ -1,0 +1,52 @@
+"""Counts of what a read found, for the command line's summary and progress lines."""
+
+from __future__ import annotations
+
+import struct
+from collections import Counter
+from dataclasses import dataclass, field
+
+from kafka_meta.log.events import Batch, Damage, Record
+
+MARKERS = {0: "abort", 1: "commit"}  # the type in a control record's key (version int16, type int16)
+
+
+def marker(record: Record) -> str:
+    """What a control record marks: ``commit``, ``abort``, or ``type N`` for types newer than these."""
+    if record.key is None or len(record.key) < 4:
+        return "unreadable"
+    (kind,) = struct.unpack_from(">h", record.key, 2)
+    return MARKERS.get(kind, f"type {kind}")
+
+
+@dataclass
+class LogSummary:
+    segments: int = 0
+    bytes: int = 0
+    batches: int = 0
+    records: int = 0
+    codecs: Counter = field(default_factory=Counter)
+    magics: Counter = field(default_factory=Counter)
+    markers: Counter = field(default_factory=Counter)
+    damage: int = 0
+
+    def add(self, event: Batch | Record | Damage) -> None:
+        if isinstance(event, Record):
+            if event.control:
+                self.markers[marker(event)] += 1
+            else:
+                self.records += 1
+        elif isinstance(event, Batch):
+            self.batches += 1
+            self.codecs[event.codec_name] += 1
+            self.magics[event.magic] += 1
+        else:
+            self.damage += 1
+
+    def render(self) -> str:
+        codecs = ", ".join(f"{n} {c}" for c, n in sorted(self.codecs.items())) or "none"
+        magics = ", ".join(f"{n} magic {m}" for m, n in sorted(self.magics.items()))
+        markers = ", ".join(f"{n} {m}" for m, n in sorted(self.markers.items())) or "none"
+        return (f"{self.segments} segment(s), {self.bytes} bytes: {self.batches} batches ({magics or 'none'}; "
+                f"codecs: {codecs}), {self.records} records, control markers: {markers}, "
+                f"damage: {self.damage}")

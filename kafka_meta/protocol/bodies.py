@@ -1,0 +1,144 @@
+"""Request and response bodies: the bulk decoder, then Kafka's field names.
+
+Bodies are decoded with :func:`kafka_meta.decode_plain` (plain dicts with snake_case keys, every field of
+every version) and then renamed to Kafka's JSON names keeping only the fields the version carries, so an
+exchange shows what was on the wire under the names Kafka's documentation uses. The renaming plan is
+computed once per (type, version) from the spec, so the per-body cost is one dict build per struct.
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+import uuid
+from typing import Any
+
+import kafka_meta as km
+from kafka_meta.codec.format import SpecFormat
+from kafka_meta.codec.framing import ForwardPolicy, Unframed
+from kafka_meta.errors import UnknownTypeError
+from kafka_meta.spec.model import FieldSpec, MessageSpec
+
+UNKNOWN_TAGGED = "_unknown_tagged_fields"
+UNKNOWN_TAGGED_JSON = "_unknownTaggedFields"
+
+# how a value is converted besides its key
+PLAIN, STRUCT, STRUCT_ARRAY, UUID = range(4)
+
+Plan = list[tuple[str, str, int, Any]]  # (snake name, Kafka name, kind, nested plan)
+
+
+def _kind(f: FieldSpec) -> int:
+    if f.type.is_struct_array:
+        return STRUCT_ARRAY
+    if f.type.is_struct:
+        return STRUCT
+    return UUID if f.type.kind == "uuid" else PLAIN
+
+
+def build_plan(fields: list[FieldSpec], version: int) -> Plan:
+    """The fields present at ``version``, in wire order, each with its nested plan."""
+    plan: Plan = []
+    for f in fields:
+        if not f.present(version):
+            continue
+        nested = build_plan(f.struct.fields, version) if f.struct is not None else None
+        plan.append((f.py_name, f.json_name, _kind(f), nested))
+    return plan
+
+
+def rename(plain: dict[str, Any], plan: Plan) -> dict[str, Any]:
+    """A plain (snake_case) struct as a dict keyed by Kafka's names, holding only the planned fields."""
+    out: dict[str, Any] = {}
+    for snake, name, kind, nested in plan:
+        value = plain[snake]
+        if value is not None:
+            if kind == STRUCT_ARRAY:
+                value = [rename(item, nested) for item in value]
+            elif kind == STRUCT:
+                value = rename(value, nested)
+            elif kind == UUID:
+                value = uuid.UUID(bytes=value)
+        out[name] = value
+    unknown = plain.get(UNKNOWN_TAGGED)
+    if unknown:
+        out[UNKNOWN_TAGGED_JSON] = unknown
+    return out
+
+
+NULLABLE_KINDS = ("string", "bytes", "array")
+
+
+def lenient_spec(spec: MessageSpec) -> MessageSpec:
+    """A copy of ``spec`` in which every string, bytes and array field may be null at every version.
+
+    Some implementations write null where Kafka does not allow it (librdkafka's mock broker answers a
+    failed SyncGroup with a null assignment); the Java client would refuse such a body, but its other
+    fields (the error code) are what a reader of traffic wants. Nullability changes no other layout.
+    """
+    lenient = copy.deepcopy(spec)
+    seen: set[int] = set()
+
+    def widen(fields: list[FieldSpec]) -> None:
+        for f in fields:
+            if f.type.kind in NULLABLE_KINDS:
+                f.nullable_versions = f.versions
+            if f.struct is not None and id(f.struct) not in seen:
+                seen.add(id(f.struct))
+                widen(f.struct.fields)
+
+    widen(lenient.fields)
+    return lenient
+
+
+class BodyReader:
+    """Decodes the bodies of the types in ``schemas/protocol`` (and any spec registered under the same name)."""
+
+    def __init__(self) -> None:
+        self._plans: dict[tuple[str, int], Plan] = {}
+        self._lenient: dict[str, SpecFormat] = {}
+        self._known: dict[str, bool] = {}
+        self._lock = threading.Lock()
+
+    def has_spec(self, type_name: str) -> bool:
+        """Cached: a miss costs the registry a did-you-mean search, and most traffic (Fetch, Metadata...)
+        has no spec here."""
+        known = self._known.get(type_name)
+        if known is None:
+            try:
+                km.get_format(type_name)
+                known = True
+            except UnknownTypeError:
+                known = False
+            self._known[type_name] = known
+        return known
+
+    def plan(self, type_name: str, version: int) -> Plan:
+        key = (type_name, version)
+        plan = self._plans.get(key)
+        if plan is None:
+            spec = km.get_format(type_name).spec  # type: ignore[attr-defined]
+            plan = build_plan(spec.fields, version)
+            with self._lock:
+                self._plans[key] = plan
+        return plan
+
+    def decode(self, type_name: str, body: bytes, version: int) -> dict[str, Any]:
+        """The body as a dict of Kafka's names; raises :class:`~kafka_meta.errors.DecodeError`."""
+        plain, wire_version = km.decode_plain(type_name, body, version=version)
+        return rename(plain, self.plan(type_name, wire_version))
+
+    def decode_lenient(self, type_name: str, body: bytes, version: int) -> dict[str, Any]:
+        """Like :meth:`decode`, accepting null in every string, bytes and array field (see
+        :func:`lenient_spec`); for bodies the strict reading refused."""
+        fmt = self._lenient.get(type_name)
+        if fmt is None:
+            spec = lenient_spec(km.get_format(type_name).spec)  # type: ignore[attr-defined]
+            fmt = SpecFormat(spec, Unframed(ForwardPolicy.REFUSE), name=type_name, family="protocol")
+            with self._lock:
+                self._lenient[type_name] = fmt
+        plain, wire_version = fmt.decode_plain(body, version=version)
+        return rename(plain, self.plan(type_name, wire_version))
+
+
+BODIES = BodyReader()

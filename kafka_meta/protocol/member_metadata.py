@@ -1,0 +1,161 @@
+"""Member metadata nested in JoinGroup and SyncGroup bodies, decoded in place of its bytes.
+
+The bytes are opaque to the broker; what they hold follows the group's protocol type and the chosen (or
+offered) protocol name:
+
+* type ``consumer``: a ConsumerProtocolSubscription (JoinGroup) or ConsumerProtocolAssignment (SyncGroup);
+  its ``userData`` is a StickyAssignorUserData (``sticky``), a CooperativeStickyAssignorUserData
+  (``cooperative-sticky``), Kafka Streams' SubscriptionInfo / AssignmentInfo (``stream``), and opaque
+  for every other assignor (``range``, ``roundrobin``, custom ones);
+* any other protocol type (Connect, schema registry...): left as bytes;
+* type unknown (the join that named it was not seen): read as the consumer protocol, the common case.
+
+Each decoded value is a dict of Kafka's field names plus ``_type`` and ``_version``; bytes that do not
+decode become ``{"_type": T, "_error": "...", "_raw": bytes}`` and never stop the rest of the exchange.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+import kafka_meta as km
+from kafka_meta.errors import KafkaMetaError
+from kafka_meta.offsets.nest import ASSIGNOR_USER_DATA, CONSUMER
+
+SUBSCRIPTION = "ConsumerProtocolSubscription"
+ASSIGNMENT = "ConsumerProtocolAssignment"
+# which assignor writes which user data: the same table the __consumer_offsets reader nests by
+USER_DATA_TYPES = ASSIGNOR_USER_DATA
+CACHED_PAYLOADS = 2048  # distinct payloads kept decoded; a group's members times a few generations
+
+
+def as_dict(message: Any) -> dict[str, Any]:
+    """A decoded message as Kafka's names, as ``kafka-meta decode`` prints it: the derived views
+    (clientView, streamsView) included, so an exchange holds everything a decode of the bytes shows."""
+    cls = type(message)
+    out: dict[str, Any] = message.model_dump(by_alias=True)
+    out["_type"] = message.kafka_type if hasattr(message, "kafka_type") else cls.__name__
+    out["_version"] = getattr(message, "version", None)
+    return out
+
+
+def decode_nested(type_name: str, data: bytes) -> dict[str, Any]:
+    """``data`` decoded as ``type_name``, or the error dict keeping the bytes.
+
+    Member metadata repeats (a join's subscription comes back in the leader's JoinGroup response, members
+    rejoin with the same bytes), and building the dict costs most of an exchange's decoding; so decoded
+    values are cached and each caller gets its own copy of the tree.
+    """
+    return tree_copy(_decoded(type_name, data))
+
+
+@lru_cache(maxsize=CACHED_PAYLOADS)
+def _decoded(type_name: str, data: bytes) -> dict[str, Any]:
+    try:
+        message = km.decode(type_name, data)
+    except KafkaMetaError as exc:
+        return {"_type": type_name, "_error": str(exc), "_raw": data}
+    out = as_dict(message)
+    out["_type"] = type_name
+    return out
+
+
+def clear_cache() -> None:
+    """Forget the decoded payloads (benchmarks start each pass cold)."""
+    _decoded.cache_clear()
+
+
+def tree_copy(value: Any) -> Any:
+    """A copy of the dicts and lists of a decoded value (the leaves are immutable)."""
+    if type(value) is dict:
+        return {k: tree_copy(v) for k, v in value.items()}
+    if type(value) is list:
+        return [tree_copy(v) for v in value]
+    return value
+
+
+def _with_user_data(decoded: dict[str, Any], user_data_type: str | None) -> dict[str, Any]:
+    data = decoded.get("userData")
+    if user_data_type is not None and isinstance(data, bytes) and data:
+        decoded["userData"] = decode_nested(user_data_type, data)
+    return decoded
+
+
+def decode_member_metadata(data: Any, protocol_type: str | None, protocol_name: str | None,
+                           *, assignment: bool) -> Any:
+    """Decode one embedded subscription (``assignment=False``) or assignment; other protocol types and
+    empty or null bytes are returned unchanged (an empty assignment is how followers sync)."""
+    if not isinstance(data, bytes) or not data:
+        return data
+    if protocol_type is not None and protocol_type != CONSUMER:
+        return data
+    decoded = decode_nested(ASSIGNMENT if assignment else SUBSCRIPTION, data)
+    if "_error" in decoded:
+        return decoded
+    subscription_type, assignment_type = USER_DATA_TYPES.get(protocol_name or "", (None, None))
+    return _with_user_data(decoded, assignment_type if assignment else subscription_type)
+
+
+def nested_errors(value: Any, path: str) -> list[str]:
+    """The errors of a nested value (and of its user data), each with its place in the body."""
+    if not isinstance(value, dict):
+        return []
+    if "_error" in value:
+        return [f"{path}: {value['_error']}"]
+    return nested_errors(value.get("userData"), f"{path}.userData")
+
+
+def nest_join_request(body: dict[str, Any]) -> list[str]:
+    protocol_type = body.get("protocolType")
+    errors: list[str] = []
+    for i, protocol in enumerate(body.get("protocols") or ()):
+        protocol["metadata"] = value = decode_member_metadata(protocol.get("metadata"), protocol_type,
+                                                              protocol.get("name"), assignment=False)
+        errors += nested_errors(value, f"protocols[{i}].metadata")
+    return errors
+
+
+def nest_join_response(body: dict[str, Any], protocol_type: str | None) -> list[str]:
+    protocol_type = body.get("protocolType") or protocol_type
+    name = body.get("protocolName")
+    errors: list[str] = []
+    for i, member in enumerate(body.get("members") or ()):
+        member["metadata"] = value = decode_member_metadata(member.get("metadata"), protocol_type, name,
+                                                            assignment=False)
+        errors += nested_errors(value, f"members[{i}].metadata")
+    return errors
+
+
+def nest_sync_request(body: dict[str, Any], protocol_type: str | None, protocol_name: str | None) -> list[str]:
+    protocol_type = body.get("protocolType") or protocol_type
+    protocol_name = body.get("protocolName") or protocol_name
+    errors: list[str] = []
+    for i, item in enumerate(body.get("assignments") or ()):
+        item["assignment"] = value = decode_member_metadata(item.get("assignment"), protocol_type, protocol_name,
+                                                            assignment=True)
+        errors += nested_errors(value, f"assignments[{i}].assignment")
+    return errors
+
+
+def nest_sync_response(body: dict[str, Any], protocol_type: str | None, protocol_name: str | None) -> list[str]:
+    protocol_type = body.get("protocolType") or protocol_type
+    protocol_name = body.get("protocolName") or protocol_name
+    body["assignment"] = value = decode_member_metadata(body.get("assignment"), protocol_type, protocol_name,
+                                                        assignment=True)
+    return nested_errors(value, "assignment")
+
+
+def nest_describe_groups(body: dict[str, Any]) -> list[str]:
+    """DescribeGroups responses carry each member's subscription and assignment for the group's protocol
+    (``protocolData`` is the protocol name)."""
+    errors: list[str] = []
+    for g, group in enumerate(body.get("groups") or ()):
+        kind, name = group.get("protocolType") or None, group.get("protocolData") or None
+        if kind is None:  # a group without members (Empty, Dead): nothing to decode
+            continue
+        for m, member in enumerate(group.get("members") or ()):
+            for field, assignment in (("memberMetadata", False), ("memberAssignment", True)):
+                member[field] = value = decode_member_metadata(member.get(field), kind, name, assignment=assignment)
+                errors += nested_errors(value, f"groups[{g}].members[{m}].{field}")
+    return errors

@@ -1,0 +1,129 @@
+"""The terminal report: a diagnosis first (findings, most severe first), then each group's rounds as an
+aligned table, groups with the most trouble first.
+
+``rich`` does the layout and decides on colour: colour on a terminal, plain text when stdout is a pipe or
+a file (or ``NO_COLOR`` is set), so the same call serves people and logs.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+from typing import IO
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from kafka_meta.analysis.assemble import Timeline
+from kafka_meta.analysis.codes import error_name
+from kafka_meta.analysis.timeline import GroupTimeline, Round
+
+SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
+MAX_LIST = 6
+PIPE_WIDTH = 200
+
+
+def clock(ts: float | None) -> str:
+    if ts is None:
+        return "-"
+    return dt.datetime.fromtimestamp(ts, dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
+
+
+def seconds(ms: float | None) -> str:
+    return "-" if ms is None else f"{ms / 1000:.1f} s"
+
+
+def short(items: list[str], limit: int = MAX_LIST) -> str:
+    if len(items) <= limit:
+        return ", ".join(items) or "-"
+    return ", ".join(items[:limit]) + f" (+{len(items) - limit})"
+
+
+def _findings(console: Console, timeline: Timeline) -> None:
+    findings = timeline.ranked_findings
+    if not findings:
+        console.print(Text("No findings: every group rebalanced cleanly.", style="green"))
+        return
+    console.print(Text(f"Findings ({len(findings)})", style="bold"))
+    for f in findings:
+        line = Text("  ")
+        line.append(f"{f.severity.upper():9}", style=SEVERITY_STYLE.get(f.severity, ""))
+        line.append(f"{f.group}: ", style="bold")
+        line.append(f.summary)
+        console.print(line)
+        where = ", ".join(str(e) for e in f.evidence[:3]) + (f" (+{len(f.evidence) - 3})" if len(f.evidence) > 3
+                                                              else "")
+        detail = f"at {clock(f.ts)}" + (f", member {f.member}" if f.member else "") + (f"; {where}" if where
+                                                                                        else "")
+        console.print(Text(f"             {detail}", style="dim"))
+
+
+def time_of_day(ts: float | None) -> str:
+    return "-" if ts is None else clock(ts)[11:]
+
+
+def _round_row(r: Round) -> list[str | Text]:
+    versions = "\n".join(f"{v} x{n}" for v, n in sorted(r.versions.items())) or "-"
+    errors = "\n".join(f"{error_name(c)} x{n}" for c, n in sorted((r.error_codes + r.heartbeat_errors).items()))
+    state = "" if r.complete else "unfinished"
+    if r.phase:
+        state = f"{r.phase} {state}".strip()
+    generation = str(r.generation) if r.generation is not None else "?"
+    return [generation + (" log" if r.source == "offsets" else ""), time_of_day(r.start), seconds(r.duration_ms),
+            "\n".join(r.triggers) or "-", r.leader or "-", str(len(r.members)), versions,
+            short(sorted(f"{tp[0]}-{tp[1]}" for tp in r.moved), 4), str(r.commits), errors or "-",
+            Text(state, style="yellow" if state else "")]
+
+
+def _group(console: Console, g: GroupTimeline) -> None:
+    protocols = sorted({r.protocol for r in g.rounds if r.protocol})
+    days = sorted({clock(r.start)[:10] for r in g.rounds if r.start is not None})
+    head = Text(f"{g.group}", style="bold")
+    head.append(f"  [{g.kind}{', ' + ', '.join(protocols) if protocols else ''}] {len(g.rounds)} round(s), "
+                f"{len(g.members)} member(s), {len(g.commits)} commit(s), {len(g.findings)} finding(s)"
+                + (f"; {' to '.join(days[::max(len(days) - 1, 1)])} (UTC)" if days else ""))
+    console.print(head)
+    if not g.rounds:
+        return
+    table = Table(show_edge=False, pad_edge=False, header_style="bold", expand=False)
+    for name, justify, width in (("gen", "right", None), ("start", "left", None), ("took", "right", None),
+                                 ("why", "left", 30), ("leader", "left", None), ("members", "right", None),
+                                 ("versions", "left", None), ("moved", "left", 12), ("commits", "right", None),
+                                 ("errors", "left", 12), ("state", "left", None)):
+        table.add_column(name, justify=justify, overflow="fold", min_width=width,  # type: ignore[arg-type]
+                         no_wrap=width is None and name not in ("versions", "leader"))
+    for r in g.rounds:
+        table.add_row(*_round_row(r))
+    console.print(table)
+    for r in g.rounds:
+        for line in r.explanation:
+            console.print(Text(f"  gen {r.generation}: {line}", style="dim"))
+
+
+def render_terminal(timeline: Timeline, file: IO[str] | None = None, width: int | None = None,
+                    color: bool | None = None) -> None:
+    """Print the report. ``color=None`` lets rich decide from the stream (a terminal gets colour)."""
+    console = Console(file=file, width=width, highlight=False, soft_wrap=False,
+                      force_terminal=color if color else None, no_color=color is False)
+    if width is None and not console.is_terminal:
+        console.width = PIPE_WIDTH  # a file or a pipe has no width: do not squeeze the tables into 80 columns
+    rounds = sum(len(g.rounds) for g in timeline.groups)
+    console.print(Text(f"Rebalance timeline: {len(timeline.groups)} group(s), {rounds} round(s), "
+                       f"{len(timeline.findings)} finding(s)", style="bold"))
+    _findings(console, timeline)
+    for g in timeline.groups:
+        console.print()
+        _group(console, g)
+    if timeline.errors:
+        console.print()
+        console.print(Text(f"Unreadable input ({len(timeline.errors)})", style="bold red"))
+        for e in timeline.errors[:10]:
+            console.print(f"  {e}")
+
+
+def terminal_text(timeline: Timeline, width: int = PIPE_WIDTH) -> str:
+    """The report as plain text (no colour), e.g. for report.txt."""
+    out = io.StringIO()
+    render_terminal(timeline, file=out, width=width, color=False)
+    return out.getvalue()

@@ -1,0 +1,89 @@
+"""The analyze job's rebalance timeline: the few rows it needs, gathered from the decoded DataFrame.
+
+The timeline reads every group record in log order (a generation per GroupMetadata record, an epoch per
+ConsumerGroupMetadata record and the member records after it). There are as many of those as there were
+rebalances, few next to the commits, so they are collected and read by the plain-Python builder
+(:func:`kafka_meta.analysis.assemble.build_timeline`). Commits are many: Spark counts them per group and
+second, and only the counts come back.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from kafka_meta.analysis.assemble import Timeline, build_timeline
+
+TIMELINE_RECORD_TYPES = (2, 3, 4, 5, 6, 7, 8)  # classic generations, KIP-848 epochs and member records
+ORDER = ("partition", "offset")
+
+
+def _ms(df: Any) -> Any:
+    """Record time in epoch milliseconds, from a Kafka-source timestamp or a dump's milliseconds."""
+    from pyspark.sql import functions as F
+
+    if "timestamp" not in df.columns:
+        return F.lit(None).cast("long")
+    if dict(df.dtypes)["timestamp"].startswith("timestamp"):
+        return (F.col("timestamp").cast("double") * 1000).cast("long")
+    return F.col("timestamp").cast("long")
+
+
+GROUP_APIS = ("JoinGroup", "SyncGroup", "Heartbeat", "LeaveGroup", "OffsetCommit", "ConsumerGroupHeartbeat")
+
+
+def capture_exchanges(spark: Any, paths: list[str]) -> tuple[list[dict[str, Any]], list[str]]:
+    """The group-protocol exchanges of packet captures (files or directories), read by the capture data
+    source on the executors; only those rows come back, bodies parsed from their JSON text. Also the
+    problems the reader found, with their file and packet."""
+    from kafka_meta.spark.sources import register
+
+    register(spark)
+    return group_exchanges(spark.read.format("kafka-meta-capture").load(paths))
+
+
+def group_exchanges(df: Any) -> tuple[list[dict[str, Any]], list[str]]:
+    """The group-protocol rows of a ``kafka-meta-capture`` DataFrame as exchange dicts, and its problems."""
+    from pyspark.sql import functions as F
+
+    rows = df.where(F.col("apiName").isin(*GROUP_APIS) | (F.col("apiName").isNull() & F.col("_error").isNotNull()))
+    exchanges, problems = [], []
+    for row in rows.collect():
+        d = row.asDict(recursive=True)
+        if d["apiName"] is None:
+            problems.append(f"{d['source']['file']} packet {d['source']['frame']}: {d['_error']}")
+            continue
+        for body in ("request", "response"):
+            d[body] = None if d[body] is None else json.loads(d[body])
+        exchanges.append(d)
+    return exchanges, problems
+
+
+def timeline_of(decoded: Any, source: str | None = None, exchanges: list[dict[str, Any]] | None = None) -> Timeline:
+    """The timeline of ``decode_offsets`` output (rows in; only group records and commit counts come out),
+    with captured exchanges when there are some."""
+    from pyspark.sql import functions as F
+
+    good = decoded.where(F.col("_error").isNull() & ~F.col("unknown") & ~F.col("control"))
+    order = [c for c in ORDER if c in decoded.columns]
+    keep = [c for c in ("partition", "offset") if c in decoded.columns]
+    records = (good.where(F.col("recordType").isin(*TIMELINE_RECORD_TYPES))
+               .select("key", "value", _ms(decoded).alias("timestamp"), *keep))
+    if order:
+        records = records.orderBy(*order)
+    rows = [{"key": bytes(r.key), "value": None if r.value is None else bytes(r.value), "timestamp": r.timestamp,
+             **{c: r[c] for c in keep}, "_file": source} for r in records.collect()]
+    commits = (good.where(F.col("recordType").isin(0, 1) & ~F.col("tombstone"))
+               .groupBy("groupId", F.floor(_ms(decoded) / 1000).alias("second")).count().collect())
+    counts = [(r.groupId, None if r.second is None else float(r.second), r["count"]) for r in commits]
+    return build_timeline(exchanges or [], offsets_rows=rows, commit_counts=counts)
+
+
+def write_timeline_html(timeline: Timeline, path: Any) -> bool:
+    """report.html beside report.json; False (and the JSON alone) when plotly is not installed."""
+    try:
+        from kafka_meta.report.html import write_html
+    except ImportError:
+        return False
+    write_html(timeline, path)
+    return True

@@ -1,0 +1,61 @@
+"""The analyze job's timeline on local Spark: report.json gains each group's rounds and the findings, and
+report.html is written beside it; the same story the plain-Python builder tells from the same inputs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pyspark", reason="PySpark is not installed (the spark extra)")
+
+from pcap_exchanges import CAPTURES, capture_exchanges
+
+from kafka_meta.analysis.assemble import build_timeline
+from kafka_meta.cli.main import main
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "fixtures" / "captures" / "capture.jsonl"
+
+
+def test_report_json_and_html_carry_the_timeline(spark, tmp_path, capsys):
+    story = [CAPTURES[name] for name in ("storm", "upgrade", "coop")]  # the README's story, in three captures
+    code = main(["analyze", str(SAMPLE), *(a for p in story for a in ("--capture", str(p))), "--output",
+                 str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == 0
+    saved = json.loads((tmp_path / "report.json").read_text())
+    rows = [r for r in map(json.loads, SAMPLE.read_text().splitlines()) if "key" in r]
+    exchanges = [e for p in story for e in capture_exchanges(p)]
+    local = build_timeline(exchanges, rows)
+    assert sorted(saved["groups"]) == sorted({g.group for g in local.groups} | {"orders", "audit", "word-count",
+                                                                                "checkout"})
+    for g in local.groups:
+        assert [(r["generation"], r["commits"], r["leader"], r["triggers"]) for r in saved["groups"][g.group]["rounds"]
+                ] == [(r.generation, r.commits, r.leader, r.triggers) for r in g.rounds], g.group
+    assert [(f["group"], f["kind"]) for f in saved["findings"]] == [(f.group, f.kind) for f in local.ranked_findings]
+    kinds = {(f["group"], f["kind"]) for f in saved["findings"]}
+    # the bundled sample's story: a storm, an upgrade stuck half-way, a cooperative migration in two phases
+    assert ("g-cfk-storm", "storm") in kinds and ("g-upgrade", "stuck-upgrade") in kinds
+    assert [r["phase"] for r in saved["groups"]["g-cfk-coop"]["rounds"][1:3]] == ["revoke", "assign"]
+    assert saved["groups"]["orders"]["rounds"][0]["commits"] == 6 and saved["groups"]["audit"]["mixedVersions"] is False
+    html = (tmp_path / "report.html").read_text()
+    drawn = [name for name, g in saved["groups"].items() if g.get("rounds") or g.get("findings")]
+    assert html.startswith("<!DOCTYPE html>") and html.count("Plotly.newPlot") == len(drawn)
+    assert "rebalance timeline:" in out and "CRITICAL g-upgrade: upgrade stuck half-way" in out
+
+
+def test_captures_given_as_the_input_make_the_timeline(spark, tmp_path, capsys):
+    """A capture as analyze's INPUT (the capture data source): its exchanges build the timeline too."""
+    capture = tmp_path / "in"
+    capture.mkdir()
+    (capture / "kip848.pcapng").write_bytes(CAPTURES["kip848"].read_bytes())
+    assert main(["analyze", str(capture), "--output", str(tmp_path / "out")]) == 0
+    capsys.readouterr()
+    saved = json.loads((tmp_path / "out" / "report.json").read_text())
+    rounds = saved["groups"]["g-cfk-848"]["rounds"]
+    local = build_timeline(capture_exchanges(CAPTURES["kip848"])).group("g-cfk-848")
+    assert [(r["generation"], r["complete"]) for r in rounds] == [(r.generation, r.complete) for r in local.rounds]
+    assert saved["groups"]["g-cfk-848"]["kind"] == "consumer (KIP-848)"
+    assert (tmp_path / "out" / "report.html").stat().st_size > 1_000_000

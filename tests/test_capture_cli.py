@@ -1,0 +1,87 @@
+"""kafka-meta capture: JSON Lines with Kafka's names and base64 bytes, filters, summaries, bad files."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+from capture_support import FIXTURES, exchanges
+
+import kafka_meta as km
+from kafka_meta.capture.jsonable import jsonable
+from kafka_meta.cli.main import main
+
+STORM = FIXTURES / "cfk_storm.pcap"
+HEARTBEATS = FIXTURES / "cfk_consumer_protocol.pcapng"
+
+
+def run(capsys, argv):
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, [json.loads(line) for line in out.splitlines()], err
+
+
+def test_every_exchange_as_json(capsys):
+    code, lines, err = run(capsys, ["capture", str(STORM)])
+    want = exchanges(STORM)
+    assert code == 0 and len(lines) == len(want)
+    assert lines == [json.loads(json.dumps(jsonable(e))) for e in want]
+    assert err.count("\n") == 1 and f"{STORM}: 555 packets" in err and f"{len(want)} exchanges, 0 problems" in err
+
+
+def test_filters_and_nested_bytes_as_base64(capsys):
+    code, lines, _ = run(capsys, ["capture", str(STORM), "--api", "JoinGroup,14", "--group", "g-cfk-storm"])
+    assert code == 0 and lines and {e["apiName"] for e in lines} == {"JoinGroup", "SyncGroup"}
+    assert {e["groupId"] for e in lines} == {"g-cfk-storm"}
+    sync = next(e for e in lines if e["apiName"] == "SyncGroup" and e["errorCode"] == 0)
+    assignment = sync["response"]["assignment"]
+    assert assignment["_type"] == "ConsumerProtocolAssignment" and assignment["userData"] == ""
+    raw = next(e for e in exchanges(STORM) if e["apiName"] == "SyncGroup" and e["correlationId"] ==
+               sync["correlationId"] and e["client"] == sync["client"])
+    assert raw["response"]["assignment"]["assignedPartitions"] == assignment["assignedPartitions"]
+
+
+def test_uuids_in_kafka_text(capsys):
+    _, lines, _ = run(capsys, ["capture", str(HEARTBEATS), "--api", "ConsumerGroupHeartbeat"])
+    ids = [t["topicId"] for e in lines if e["response"]["assignment"] for t in e["response"]["assignment"]
+           ["topicPartitions"]]
+    assert ids and all(len(base64.urlsafe_b64decode(i + "==")) == 16 for i in ids)
+    assert km.decode  # the same text form kafka-meta decode prints for uuids
+
+
+def test_ports(capsys):
+    _, everything, _ = run(capsys, ["capture", str(STORM)])
+    port = everything[0]["broker"].rsplit(":", 1)[1]
+    _, lines, _ = run(capsys, ["capture", str(STORM), "--port", port])
+    assert lines == everything
+    _, lines, _ = run(capsys, ["capture", str(STORM), "--port", "1"])
+    assert lines == []
+
+
+def test_bad_files_and_damage(capsys, tmp_path):
+    text = tmp_path / "notes.txt"
+    text.write_text("not a capture")
+    cut = tmp_path / "cut.pcap"
+    cut.write_bytes(STORM.read_bytes()[:-100])
+    code, lines, err = run(capsys, ["capture", str(text), str(cut)])
+    assert code == 1
+    assert f"{text}: not a pcap or pcapng capture" in err
+    assert f"{cut}: container: packet 554, byte" in err and "file ends inside a packet record" in err
+    assert len(lines) == len(exchanges(STORM)) and "Traceback" not in err
+
+
+def test_unknown_api(capsys):
+    code, lines, err = run(capsys, ["capture", str(STORM), "--api", "Rebalance"])
+    assert code == 2 and not lines and "unknown api 'Rebalance'" in err
+
+
+def test_progress_on_big_files(capsys, monkeypatch):
+    from kafka_meta.cli.commands import capture
+
+    monkeypatch.setattr(capture, "PROGRESS_FROM", 0)
+    monkeypatch.setattr(capture, "PROGRESS_EVERY", 0.0)
+    monkeypatch.setattr("kafka_meta.capture.files.CHUNK", 16384)
+    code, lines, err = run(capsys, ["capture", str(STORM)])
+    progress = [line for line in err.splitlines() if "% (" in line]
+    assert code == 0 and lines and len(progress) >= 3
+    assert progress[-1].startswith(f"{STORM}: 100% (")

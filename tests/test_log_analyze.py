@@ -1,0 +1,52 @@
+"""``kafka-meta analyze`` on broker log segments: told apart by content, read through the log source."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("pyspark", reason="PySpark is not installed (the spark extra)")
+
+from log_support import LOGS, SAMPLE
+
+from kafka_meta.log import read_log
+from kafka_meta.spark.inputs import detect_format
+from kafka_meta.spark.job import Progress, run
+
+
+def test_detected_by_content(tmp_path):
+    assert detect_format(str(LOGS)) == "log"
+    assert detect_format(str(LOGS / "__consumer_offsets-1")) == "log"
+    segment = LOGS / "__consumer_offsets-2" / "00000000000000000000.log"
+    renamed = tmp_path / "evidence.bin"
+    renamed.write_bytes(segment.read_bytes())
+    assert detect_format(str(renamed)) == "log"  # whatever its name
+    assert detect_format(str(SAMPLE)) == "jsonl"
+    text = tmp_path / "server.log"
+    text.write_text("[2026-01-01 00:00:00,000] INFO starting (kafka.server.KafkaServer)\n")
+    assert detect_format(str(text)) == "jsonl" and detect_format(str(tmp_path)) == "jsonl"
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"key": [bytes(20)] * 50, "value": [b"\x00\x01" * 40] * 50}), tmp_path / "rows.parquet")
+    assert detect_format(str(tmp_path / "rows.parquet")) == "parquet"
+    cut = tmp_path / "00000000000000000000.log"  # one batch cut off by a crash: its name says what it is
+    cut.write_bytes(segment.read_bytes()[:40])
+    assert detect_format(str(cut)) == "log"
+    cut.rename(tmp_path / "cut.bin")
+    assert detect_format(str(tmp_path / "cut.bin")) == "jsonl"
+
+
+def test_report_on_a_log_directory(spark, tmp_path):
+    lines: list[str] = []
+    report = run(spark, str(LOGS), output=str(tmp_path), progress=Progress(lines.append))
+    rows = list(read_log(LOGS))
+    good = [r for r in rows if r["_error"] is None and not r["control"]]
+    assert sum(report.records.values()) + sum(report.unknown_types.values()) == len(good) + 2  # + 2 markers
+    assert report.records["control COMMIT"] == 1 and report.records["control ABORT"] == 1
+    assert report.errors == 2 and all("CRC-32C mismatch" in s for s in report.error_samples)
+    assert all("__consumer_offsets-3/00000000000000000000.log, byte " in s for s in report.error_samples)
+    assert {"billing", "checkout", "ledger", "audit"} <= set(report.groups)
+    assert report.groups["billing"].committed_partitions == 5
+    offsets = spark.read.parquet(str(tmp_path / "offsets"))
+    assert offsets.count() == len(rows)  # rows in = rows out, damage included
+    assert "_damage" not in offsets.columns

@@ -1,0 +1,92 @@
+"""``kafka-meta log``: JSON Lines from segments; --decode gives exactly what ``kafka-meta offsets`` gives."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+from log_support import LOGS, copy_partition
+
+from kafka_meta.cli.commands import log as log_command
+from kafka_meta.cli.main import main
+from kafka_meta.log import read_log
+
+
+def run(capsys, argv):
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, [json.loads(line) for line in out.splitlines()], err
+
+
+def test_decode_matches_the_offsets_command(capsys, tmp_path):
+    dump = tmp_path / "dump.jsonl"
+    with dump.open("w") as f:
+        for row in read_log(LOGS):
+            if row["_error"] is None:
+                f.write(json.dumps({"topic": row["topic"], "partition": row["partition"], "offset": row["offset"],
+                                    "timestamp": row["timestamp"], "key": row["key"].hex(),
+                                    "value": None if row["value"] is None else row["value"].hex(),
+                                    "control": row["control"]}) + "\n")
+    _, expected, offsets_err = run(capsys, ["offsets", str(dump), "--raw"])
+    expected = [{k: v for k, v in r.items() if k != "line"} for r in expected]  # the dump's line numbers
+    code, rows, err = run(capsys, ["log", str(LOGS), "--decode", "--raw"])
+    decoded = [r for r in rows if "error" not in r]
+    assert decoded == expected and len(decoded) == 3 * 37 + 2 + 36
+    assert offsets_err.strip().splitlines()[-1] == err.strip().splitlines()[-1]  # the same record summary
+    assert code == 1 and len(rows) - len(decoded) == 2  # the mock broker's two markers without a CRC
+
+
+def test_plain_output_and_summary(capsys):
+    code, rows, err = run(capsys, ["log", str(LOGS / "__consumer_offsets-0")])
+    assert code == 0 and len(rows) == 39
+    first = next(read_log(LOGS / "__consumer_offsets-0"))
+    assert base64.b64decode(rows[0]["key"]) == first["key"] and rows[0]["topic"] == "__consumer_offsets"
+    assert [r["offset"] for r in rows if r["control"]] == [24, 29]
+    assert any(r["headers"] == [{"key": "source", "value": base64.b64encode(b"fixture").decode()},
+                                {"key": "index", "value": base64.b64encode(b"0").decode()}] for r in rows)
+    summary = err.strip().splitlines()[-1]
+    assert summary.startswith("2 segment(s), 2958 bytes: 12 batches (12 magic 2;")
+    assert "37 records, control markers: 1 abort, 1 commit, damage: 0" in summary
+    assert "4 lz4" in summary and "1 zstd" in summary and "1 gzip" in summary
+
+
+def test_filters(capsys):
+    _, rows, _ = run(capsys, ["log", str(LOGS / "__consumer_offsets-2"), "--decode", "--group", "checkout"])
+    assert rows and all(r["key"]["groupId"] == "checkout" for r in rows)
+    _, rows, _ = run(capsys, ["log", str(LOGS / "__consumer_offsets-1"), "--from-offset", "30"])
+    assert [r["offset"] for r in rows] == list(range(30, 37))
+
+
+def test_damage_lines_and_exit_code(capsys, tmp_path):
+    directory = copy_partition(tmp_path, 1)
+    path = directory / "00000000000000000000.log"
+    data = path.read_bytes()
+    path.write_bytes(data[:len(data) - 10])
+    code, rows, err = run(capsys, ["log", str(directory)])
+    assert code == 1 and "error" in rows[-1] and rows[-1]["offset"] == 36
+    assert f"{path}, byte " in rows[-1]["error"] and "cut off" in rows[-1]["error"]
+    assert len(rows) == 37 and "damage: 1" in err
+
+
+def test_bad_inputs(capsys, tmp_path):
+    code, _, err = run(capsys, ["log", str(tmp_path)])
+    assert code == 1 and "no log segments" in err and "Traceback" not in err
+    code, _, err = run(capsys, ["log", str(tmp_path / "nope.log")])
+    assert code == 1 and "no such file" in err
+    empty = tmp_path / "00000000000000000000.log"
+    empty.write_bytes(b"")
+    code, rows, err = run(capsys, ["log", str(empty)])
+    assert code == 0 and rows == [] and "0 batches" in err
+    junk = tmp_path / "junk.log"
+    junk.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4)
+    code, rows, err = run(capsys, ["log", str(junk)])
+    assert code == 1 and len(rows) == 1 and "not the start of a Kafka log entry" in rows[0]["error"]
+    code, _, err = run(capsys, ["log", str(junk), "--max-batch-bytes", "0"])
+    assert code == 2 and "must be positive" in err
+
+
+def test_progress_on_big_inputs(capsys, monkeypatch):
+    monkeypatch.setattr(log_command, "PROGRESS_EVERY", 0.0)
+    _, _, err = run(capsys, ["log", str(LOGS)])
+    progress = [line for line in err.splitlines() if line.startswith("... ")]
+    assert progress and "/5 segments" in progress[-1] and "__consumer_offsets-3" in progress[-1]

@@ -1,0 +1,119 @@
+"""Our request/response specs (schemas/protocol) say what Kafka's say, field by field, and agree with the
+api table.
+
+Upstream files: the two snapshots in ../shared/kafka-spec where they hold the message, and otherwise the
+copies of Kafka 4.3's files that kafka-python 3 ships. Kafka 4 dropped some old versions (KIP-896); our
+specs keep them readable, so against 4.3 the newest version must match and our oldest may be older.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+from conftest import SPEC_DIR, need_shared
+
+import kafka_meta as km
+from kafka_meta.codec.registry import schema_root
+from kafka_meta.protocol import APIS
+from kafka_meta.spec import jsonc, load_spec
+from kafka_meta.spec.compare import structural_differences
+from kafka_meta.spec.loader import iter_spec_files
+from kafka_meta.spec.versions import Versions
+
+OURS = sorted(iter_spec_files(schema_root() / "protocol"))
+SNAPSHOTS = ("clients", "newer/clients")
+# messages neither the snapshots nor kafka-python hold; checked against apache/kafka by hand when written
+NO_LOCAL_UPSTREAM = {"ConsumerGroupDescribeRequest", "ConsumerGroupDescribeResponse"}
+REQUIRED_APIS = ["ApiVersions", "FindCoordinator", "JoinGroup", "SyncGroup", "Heartbeat", "LeaveGroup",
+                 "OffsetCommit", "OffsetFetch", "DescribeGroups", "ConsumerGroupHeartbeat", "ConsumerGroupDescribe",
+                 "StreamsGroupHeartbeat"]
+
+
+def kafka_python_specs() -> Path | None:
+    """Where kafka-python keeps Kafka's files (found without importing it: its import loads them all)."""
+    found = importlib.util.find_spec("kafka")
+    if found is None or not found.submodule_search_locations:
+        return None
+    path = Path(next(iter(found.submodule_search_locations))) / "protocol" / "schemas" / "resources"
+    return path if path.is_dir() else None
+
+
+def snapshot_files(name: str) -> list[Path]:
+    return [SPEC_DIR / d / f"{name}.json" for d in SNAPSHOTS if (SPEC_DIR / d / f"{name}.json").exists()]
+
+
+@pytest.mark.parametrize("path", OURS, ids=lambda p: p.stem)
+def test_matches_kafka(path):
+    need_shared()
+    ours = load_spec(path)
+    checked = 0
+    for theirs_path in snapshot_files(ours.name):
+        theirs = load_spec(theirs_path)
+        assert structural_differences(ours, theirs, compare_versions=False) == [], theirs_path
+        assert ours.valid_versions.low <= theirs.valid_versions.low
+        checked += 1
+    kp = kafka_python_specs()
+    if kp is not None and (kp / path.name).exists():
+        theirs = load_spec(kp / path.name)
+        assert structural_differences(ours, theirs, compare_versions=False) == []
+        assert ours.valid_versions.high == theirs.valid_versions.high  # Kafka 4.3's newest
+        assert ours.valid_versions.low <= theirs.valid_versions.low
+        checked += 1
+    if not checked and kp is None:
+        pytest.skip("kafka-python (the test extra) is not installed; it holds Kafka 4.3's specs")
+    if not checked:
+        assert ours.name in NO_LOCAL_UPSTREAM, f"{ours.name} has no upstream spec to compare with"
+        pytest.skip(f"{ours.name}: no copy of Kafka's spec on this machine")
+
+
+def test_the_comparison_would_notice_a_change():
+    need_shared()
+    ours = load_spec(schema_root() / "protocol" / "SyncGroupRequest.json")
+    theirs = load_spec(SPEC_DIR / "newer/clients/SyncGroupRequest.json")
+    theirs.fields[4].nullable_versions = theirs.fields[0].nullable_versions
+    assert any("ProtocolType: nullableVersions" in d for d in structural_differences(ours, theirs))
+
+
+@pytest.mark.parametrize("path", OURS, ids=lambda p: p.stem)
+def test_agrees_with_the_api_table(path):
+    spec = load_spec(path)
+    api = APIS[spec.api_key]
+    assert spec.name == api.name + spec.type.capitalize()
+    assert spec.valid_versions.high == api.high
+    assert spec.valid_versions.low == api.low
+    for version in range(api.low, api.high + 1):  # the header versions depend on this
+        assert spec.flexible(version) == api.flexible(version)
+
+
+def test_every_required_api_has_both_specs_registered():
+    types = set(km.types())
+    ours = {path.stem for path in OURS}
+    for name in REQUIRED_APIS:
+        assert {name + "Request", name + "Response"} <= types & ours
+
+
+def test_our_specs_are_not_copies():
+    for path in OURS:
+        text = path.read_text()
+        assert "Licensed to the Apache Software Foundation" not in text
+        assert text.startswith("// kafka_meta schema:")
+
+
+def test_the_api_table_agrees_with_every_kafka_spec_here():
+    """Names, newest versions and first flexible versions of the api table, against every request spec of
+    Kafka's that this machine holds (the snapshots and Kafka 4.3's, as kafka-python ships them)."""
+    need_shared()
+    files = [p for d in SNAPSHOTS for p in (SPEC_DIR / d).glob("*Request.json")]
+    kp = kafka_python_specs()
+    files += sorted(kp.glob("*Request.json")) if kp is not None else []
+    assert len(files) >= 3
+    for path in files:
+        theirs = jsonc.loads(path.read_text())  # the header facts only (Produce's records are not ours to read)
+        api = APIS[theirs["apiKey"]]
+        valid, flexible = Versions.parse(theirs["validVersions"]), Versions.parse(theirs["flexibleVersions"])
+        assert api.name + "Request" == theirs["name"], path
+        assert api.low <= valid.low and valid.high <= api.high, path
+        for version in range(valid.low, valid.high + 1):
+            assert api.flexible(version) == (version in flexible), (path, version)

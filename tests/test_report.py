@@ -1,0 +1,152 @@
+"""The report faces: the terminal report (plain when piped, coloured on a terminal), ``kafka-meta report``
+and the HTML file (self-contained, escaped)."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from pcap_exchanges import CAPTURES, capture_exchanges
+
+from kafka_meta.analysis.assemble import build_timeline
+from kafka_meta.report.html import render_html
+from kafka_meta.report.terminal import render_terminal, terminal_text
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "fixtures" / "captures" / "capture.jsonl"
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+@pytest.fixture(scope="module")
+def timeline():
+    rows = [r for r in map(json.loads, SAMPLE.read_text().splitlines()) if "key" in r]
+    exchanges = [e for path in CAPTURES.values() for e in capture_exchanges(path)]
+    return build_timeline(exchanges, rows)
+
+
+def test_terminal_report_reads_as_a_diagnosis(timeline):
+    text = terminal_text(timeline)
+    assert not ANSI.search(text)
+    lines = text.splitlines()
+    assert lines[0].startswith(f"Rebalance timeline: {len(timeline.groups)} group(s)")
+    first_finding = next(i for i, line in enumerate(lines) if line.lstrip().startswith("CRITICAL"))
+    first_table = next(i for i, line in enumerate(lines) if line.startswith("gen "))
+    assert first_finding < first_table  # the diagnosis before the detail
+    headings = [line.split("  [")[0] for line in lines if re.match(r"^\S.* {2}\[", line)]
+    assert headings == [g.group for g in timeline.groups]
+    # the same group id on two coordinators (two captures of two clusters) is two groups, said so
+    assert headings[0] == "g-cfk-coop @ 127.0.0.1:44251" and "g-cfk-coop @ 127.0.0.1:46453" in headings
+    assert "rebalance storm" in text and "upgrade stuck half-way" in text and "cooperative follow-up" in text
+    assert "packet 311" in text  # evidence: where the zombie commit is in the capture
+
+
+def test_terminal_colour_only_on_a_terminal(timeline):
+    coloured = io.StringIO()
+    render_terminal(timeline, file=coloured, width=160, color=True)
+    assert ANSI.search(coloured.getvalue())
+    assert ANSI.sub("", coloured.getvalue()).splitlines()[0] == terminal_text(timeline).splitlines()[0]
+    piped = io.StringIO()
+    render_terminal(timeline, file=piped)  # rich decides: a StringIO is no terminal
+    assert not ANSI.search(piped.getvalue())
+
+
+def test_html_is_self_contained_and_escaped(timeline):
+    for g in timeline.groups:
+        for r in g.rounds:
+            for m in r.members:
+                if m.member_id == "orders-1":
+                    m.client_id = "<script>alert(1)</script>"
+    page = render_html(timeline)
+    assert "<script>alert(1)</script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert not re.search(r"<script[^>]+src=", page) and "cdn.plot.ly" not in page.replace("cdn.plot.ly/", "")
+    assert page.count("Plotly.newPlot") == sum(1 for g in timeline.groups if g.rounds or g.findings)
+    assert page.count("<details class='members'>") == sum(len(g.rounds) for g in timeline.groups
+                                                          if g.rounds or g.findings)
+    assert page.count("<a href='#group-") == len(timeline.groups)
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "kafka_meta.cli.main", *args], capture_output=True, text=True,
+                          cwd=ROOT, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}, timeout=120)
+
+
+def test_cli_json_and_html(tmp_path):
+    out = tmp_path / "r.html"
+    done = run("report", str(SAMPLE), "--format", "json", "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(done.stdout)
+    assert next(iter(doc["groups"])) in ("audit", "word-count")
+    assert [r["generation"] for r in doc["groups"]["orders"]["rounds"]] == [7]
+    assert {f["kind"] for f in doc["findings"]} >= {"ownership-conflict", "stuck-upgrade"}
+    assert out.stat().st_size > 1_000_000 and "plotly" in out.read_text()[:5_000_000]
+
+
+def test_cli_reports_bad_input_and_carries_on(tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"key": "zz", "value": null}\nnot json\n' + SAMPLE.read_text().splitlines()[0] + "\n")
+    done = run("report", str(bad), str(tmp_path / "missing.jsonl"))
+    assert done.returncode == 0, done.stderr
+    assert "bad.jsonl line 2: not JSON" in done.stdout and "missing.jsonl: no such file" in done.stdout
+    assert "bad.jsonl line 1: neither hex nor base64" in done.stdout
+    assert "orders" in done.stdout  # the good line still makes its group
+    nothing = run("report", str(tmp_path / "missing.jsonl"))
+    assert nothing.returncode == 1
+    assert run("report", str(SAMPLE), "--storm-rounds", "1").returncode == 2
+
+
+def test_cli_reads_broker_log_segments():
+    done = run("report", str(ROOT / "fixtures" / "log" / "kafka-logs"), "--format", "json")
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(done.stdout)
+    # the fixture holds the same records in four partitions: each generation is still one round
+    billing = doc["groups"]["billing"]
+    assert [r["generation"] for r in billing["rounds"]] == [12] and billing["commits"] > 0
+    assert [r["generation"] for r in doc["groups"]["checkout"]["rounds"]] == [5]
+    stuck = next(f for f in doc["findings"] if f["kind"] == "stuck-upgrade")
+    assert stuck["group"] == "billing" and stuck["member"] == "c2-bbb"
+    assert "__consumer_offsets-" in stuck["evidence"][0]["file"]
+    assert all(r["start"] is None or r["start"] > 1e9 for g in doc["groups"].values() for r in g["rounds"])
+
+
+def test_the_python_example_in_docs_runs(monkeypatch, capsys):
+    monkeypatch.chdir(ROOT)
+    text = (ROOT / "docs" / "timeline.md").read_text()
+    for i, block in enumerate(re.findall(r"```python\n(.*?)```", text, re.S)):
+        exec(compile(block, f"timeline.md example {i}", "exec"), {})
+    out = capsys.readouterr().out
+    assert "(3, 'revoke'" in out and "rebalance storm" in out and out.count("Rebalance timeline") == 1
+
+
+def test_cli_reports_damaged_captures_with_their_place(tmp_path):
+    cut = tmp_path / "cut.pcap"
+    cut.write_bytes((ROOT / "fixtures" / "captures" / "pcap" / "cfk_storm.pcap").read_bytes()[:3000])
+    garbage = tmp_path / "garbage.pcapng"
+    garbage.write_bytes(b"\x0a\x0d\x0d\x0a" + b"\xff" * 60)  # a pcapng magic, then nonsense
+    done = run("report", str(cut), str(garbage), str(SAMPLE))
+    assert done.returncode == 0, done.stderr
+    unreadable = done.stdout.split("Unreadable input", 1)[1]
+    assert "cut.pcap: container: packet 27, byte 2920: file ends inside a packet record" in unreadable
+    assert "garbage.pcapng" in unreadable and "Traceback" not in done.stdout + done.stderr
+    assert "orders" in done.stdout  # the good input still makes its groups
+
+
+def test_exchanges_printed_by_kafka_meta_capture_tell_the_same_story(tmp_path):
+    pcap = ROOT / "fixtures" / "captures" / "pcap" / "cfk_coop.pcapng"
+    printed = run("capture", str(pcap))
+    assert printed.returncode == 0, printed.stderr
+    lines = tmp_path / "coop.jsonl"
+    lines.write_text(printed.stdout)
+
+    def story(source: Path) -> list:
+        done = run("report", str(source), "--format", "json")
+        assert done.returncode == 0, done.stderr
+        doc = json.loads(done.stdout)
+        return [[(r["generation"], r["triggers"], r["moved"], r["phase"], [m["memberId"] for m in r["members"]])
+                 for r in g["rounds"]] for g in doc["groups"].values()] + [[f["summary"] for f in doc["findings"]]]
+
+    assert story(lines) == story(pcap)  # JSON Lines (bytes in base64, uuids as text) read like the capture
