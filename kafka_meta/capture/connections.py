@@ -122,6 +122,13 @@ class KafkaConnections:
                 conn.client = side if not flags & ACK else 1 - side
             elif self.ports is not None:
                 conn.client = side if seg.dport in self.ports else 1 - side
+        payload = seg.payload
+        framers = conn.framers
+        if framers is not None and payload and not seg.missing and not flags & (SYN | FIN | RST) \
+                and not conn.halves[1 - side].waiting and conn.halves[side].in_order(seg.seq, len(payload)):
+            # the common case: the next bytes of an established Kafka connection, straight to its framer
+            found_frames = framers[side].data(payload, pkt.ts, pkt.number)
+            return self._wrap(conn, side, found_frames) if found_frames else out
         if flags & ACK and conn.halves[1 - side].waiting:
             acked = conn.halves[1 - side].acked(seg.ack)
             if acked:
