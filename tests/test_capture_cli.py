@@ -85,3 +85,16 @@ def test_progress_on_big_files(capsys, monkeypatch):
     progress = [line for line in err.splitlines() if "% (" in line]
     assert code == 0 and lines and len(progress) >= 3
     assert progress[-1].startswith(f"{STORM}: 100% (")
+
+
+def test_api_filter_decodes_only_what_it_prints(capsys):
+    from kafka_meta.capture import Summary, iter_capture
+
+    summary = Summary()
+    only = [e.to_dict() for e in iter_capture(STORM, apis={14}, summary=summary)]
+    assert {e["apiName"] for e in only} == {"SyncGroup", "JoinGroup"}  # JoinGroup: the protocol of the syncs
+    assert summary.requests == 143 and summary.exchanges == len(only)
+    full = [e for e in exchanges(STORM) if e["apiName"] in ("SyncGroup", "JoinGroup")]
+    assert only == full
+    _, lines, _ = run(capsys, ["capture", str(STORM), "--api", "SyncGroup"])
+    assert lines == [json.loads(json.dumps(jsonable(e))) for e in full if e["apiName"] == "SyncGroup"]

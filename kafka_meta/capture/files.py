@@ -30,13 +30,14 @@ def capture_kind(path: str | os.PathLike) -> str | None:
 
 
 def iter_capture(path: str | os.PathLike, ports: set[int] | frozenset[int] | None = None, *,
-                 summary: Summary | None = None,
+                 apis: set[int] | frozenset[int] | None = None, summary: Summary | None = None,
                  progress: Callable[[int, int], None] | None = None) -> Iterator[Exchange | Problem]:
     """Exchanges and problems of one capture file, in the order the capture completes them.
 
     Raises ``CaptureError`` (before yielding anything) when the file is not a pcap or pcapng capture or
-    cannot be opened; damage inside a capture is yielded as ``Problem``s. ``summary``, when given, is
-    filled in as the file is read; ``progress(bytes read, file size)`` is called after each chunk.
+    cannot be opened; damage inside a capture is yielded as ``Problem``s. ``apis`` (api keys) decodes only
+    those apis (see ``CaptureDecoder``). ``summary``, when given, is filled in as the file is read;
+    ``progress(bytes read, file size)`` is called after each chunk.
     """
     name = str(path)
     try:
@@ -50,7 +51,7 @@ def iter_capture(path: str | os.PathLike, ports: set[int] | frozenset[int] | Non
         if kind is None:
             raise CaptureError(f"{name}: not a pcap or pcapng capture (no known magic number)")
         stream = gzip.GzipFile(fileobj=raw, mode="rb") if kind == "gzip" else raw
-        decoder = CaptureDecoder(name, ports)
+        decoder = CaptureDecoder(name, ports, apis)
         if summary is not None:
             decoder.summary = summary
         first = True
