@@ -83,8 +83,24 @@ def test_every_real_request_looks_like_one():
         requests, responses = requests_and_responses(name)
         assert all(looks_like_request(f.data) for f in requests)
         # a response starts with its correlation id, which can pass for api key 0 (Produce) at a small
-        # version; the check reads on into what would be the Produce body and refuses most of them
-        assert sum(looks_like_request(f.data) for f in responses) < len(responses) / 10
+        # version; the check reads on into what would be the Produce body, and refuses them all
+        assert not any(looks_like_request(f.data) for f in responses)
+
+
+def test_real_produce_requests_of_every_version_look_like_requests():
+    produce = pytest.importorskip("kafka.protocol.producer.produce", reason="kafka-python 3 writes the frames")
+    cls = produce.ProduceRequest
+    for version in range(cls.max_version + 1):
+        for acks in (-1, 0, 1):
+            message = cls[version](transactional_id=None if version < 3 else "tx", acks=acks, timeout_ms=30000,
+                                   topic_data=[cls.TopicProduceData(name="orders.v1", partition_data=[])])
+            message.with_header(correlation_id=3, client_id="kp")
+            frame = bytes(message.encode(header=True))
+            assert looks_like_request(frame), (version, acks)
+            # the first bytes of the same frame, the rest still arriving, are plausible too
+            assert all(looks_like_request(frame[:n], len(frame)) for n in range(10, len(frame)))
+            if version < 13:  # while a whole frame that ends inside its topic name does not
+                assert not looks_like_request(frame[:frame.index(b"orders.v1") + 3])
 
 
 @pytest.mark.parametrize("frame", [
@@ -111,3 +127,11 @@ def test_any_bytes_give_a_header_or_a_protocol_error(data):
     else:
         assert header.body_offset <= len(data)
     looks_like_request(data)  # never raises
+
+
+def test_a_frame_still_arriving_is_judged_on_what_arrived():
+    size = len(JOIN_HEADER) + 40
+    assert all(looks_like_request(JOIN_HEADER[:n], size) for n in range(8, len(JOIN_HEADER) + 1))
+    assert not looks_like_request(JOIN_HEADER[:12])  # complete, its client id would not fit
+    assert not looks_like_request(JOIN_HEADER[:10] + b"\x01", size)  # what arrived of the client id is not text
+    assert not looks_like_request(JOIN_HEADER[:8] + b"\x00\x40", 20)  # a 64-byte client id in a 20-byte frame

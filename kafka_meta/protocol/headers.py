@@ -122,13 +122,15 @@ def peek_correlation_id(frame: bytes) -> int | None:
     return int.from_bytes(frame[:4], "big", signed=True) if len(frame) >= 4 else None
 
 
-def looks_like_request(frame: bytes) -> bool:
+def looks_like_request(frame: bytes, size: int | None = None) -> bool:
     """Cheap plausibility check: could ``frame`` (without its size prefix) be a Kafka request?
 
     A known api key, a version between its lowest and a little above its newest, a non-negative
     correlation id and a client id (when the header has one) that fits the frame, is short and holds no
     control bytes; for Produce (api key 0, which the start of many responses mimics) a plausible start of
-    its body. Used to find Kafka on any port and to find the next frame after damage.
+    its body. Used to find Kafka on any port and to find the next frame after damage. ``size``: the
+    frame's whole size when ``frame`` holds only its first bytes (still arriving); a Produce body's fields
+    that have not arrived then count as plausible.
     """
     if len(frame) < 8:
         return False
@@ -142,18 +144,20 @@ def looks_like_request(frame: bytes) -> bool:
         return False
     if request_header_version(api.key, version) == 0:
         return True
+    complete = size is None or size <= len(frame)
+    whole = len(frame) if size is None else max(size, len(frame))
     if len(frame) < 10:
+        return not complete and whole >= 10
+    client_id = int.from_bytes(frame[8:10], "big", signed=True)
+    if client_id < -1 or client_id > min(MAX_CLIENT_ID, whole - 10):
         return False
-    size = int.from_bytes(frame[8:10], "big", signed=True)
-    if size > 0 and (size > min(MAX_CLIENT_ID, len(frame) - 10) or min(frame[10:10 + size]) < 0x20):
+    if client_id > 0 and min(frame[10:10 + client_id], default=0x20) < 0x20:
         return False  # client ids are short text: no control bytes
-    if size < -1:
-        return False
-    if api.key == PRODUCE:
-        # a response whose correlation id is small reads as Produce at a small version: check its acks
-        try:
-            header = read_request_header(frame)
-        except ProtocolError:
-            return False
-        return plausible_produce(frame[header.body_offset:], version)
-    return True
+    if api.key != PRODUCE:
+        return True
+    # a response whose correlation id is small reads as Produce at a small version: check its body
+    try:
+        header = read_request_header(frame)
+    except ProtocolError:
+        return not complete  # a header still arriving
+    return plausible_produce(frame[header.body_offset:], version, complete)

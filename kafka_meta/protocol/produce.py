@@ -11,6 +11,9 @@ FIRST_TRANSACTIONAL = 3  # Produce v3 added the transactional id before acks
 FIRST_FLEXIBLE = 9
 VALID_ACKS = (-1, 0, 1)
 MAX_TOPICS = 1 << 16
+FIRST_TOPIC_ID = 13  # Produce v13 names topics by id (KIP-516)
+MAX_TOPIC_NAME = 249
+TOPIC_CHARS = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
 
 
 def _acks_offset(body: bytes, version: int) -> int | None:
@@ -41,19 +44,61 @@ def produce_acks(body: bytes, version: int) -> int | None:
     return None if at is None else int.from_bytes(body[at:at + 2], "big", signed=True)
 
 
-def plausible_produce(body: bytes, version: int) -> bool:
-    """Acks of -1, 0 or 1, a non-negative timeout and at least one topic: what every real Produce body
-    starts with, and what the responses that mimic a Produce header (see ``looks_like_request``) rarely do."""
+def _uvarint(body: bytes, at: int) -> tuple[int, int] | None:
+    value = shift = 0
+    while at < len(body) and shift <= 28:
+        byte = body[at]
+        at += 1
+        value |= (byte & 0x7F) << shift
+        if not byte & 0x80:
+            return value, at
+        shift += 7
+    return None
+
+
+def _legal_topic(name: bytes, size: int) -> bool:
+    """A topic name of ``size`` bytes of which ``name`` arrived: Kafka's length limit and characters."""
+    return 0 < size <= MAX_TOPIC_NAME and all(c in TOPIC_CHARS for c in name)
+
+
+def plausible_produce(body: bytes, version: int, complete: bool = True) -> bool:
+    """Acks of -1, 0 or 1, a non-negative timeout, at least one topic and (until v13, which names topics by
+    id) a legal first topic name: what every real Produce body starts with, and what the responses that
+    mimic a Produce header (see ``looks_like_request``) do not. With ``complete`` False, ``body`` is only the
+    first bytes of a body still arriving, and what is not there yet counts as plausible."""
+    missing = not complete
     at = _acks_offset(body, version)
-    if at is None or at + 7 > len(body):
-        return False
+    if at is None or at + 2 > len(body):
+        return missing
     if int.from_bytes(body[at:at + 2], "big", signed=True) not in VALID_ACKS:
         return False
+    if at + 3 > len(body):
+        return missing
     if body[at + 2] & 0x80:  # negative timeout
         return False
+    at += 6
     if version >= FIRST_FLEXIBLE:
-        return body[at + 6] >= 2  # compact array: count + 1, at least one topic
-    return at + 10 <= len(body) and 0 < int.from_bytes(body[at + 6:at + 10], "big", signed=True) <= MAX_TOPICS
+        count = _uvarint(body, at)
+        if count is None:
+            return missing
+        if not 2 <= count[0] <= MAX_TOPICS + 1:  # compact array: count + 1
+            return False
+        if version >= FIRST_TOPIC_ID:
+            return True
+        size = _uvarint(body, count[1])
+        if size is None:
+            return missing
+        name = body[size[1]:size[1] + size[0] - 1]
+        return _legal_topic(name, size[0] - 1) and (missing or len(name) == size[0] - 1)
+    if at + 4 > len(body):
+        return missing
+    if not 0 < int.from_bytes(body[at:at + 4], "big", signed=True) <= MAX_TOPICS:
+        return False
+    if at + 6 > len(body):
+        return missing
+    size = int.from_bytes(body[at + 4:at + 6], "big", signed=True)
+    name = body[at + 6:at + 6 + size]
+    return _legal_topic(name, size) and (missing or len(name) == size)
 
 
 def expects_response(api_key: int, version: int, body: bytes) -> bool:

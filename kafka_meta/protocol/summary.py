@@ -44,10 +44,18 @@ def _single_member(request: dict[str, Any]) -> str | None:
     return None
 
 
-def group_facts(request: dict[str, Any] | None, response: dict[str, Any] | None) -> tuple[Any, Any, Any, Any]:
+# the apis whose bodies name a group, a member or a generation (the others only have an error code)
+GROUP_APIS = frozenset({8, 9, 10, 11, 12, 13, 14, 15, 42, 47, 68, 69, 88})
+
+
+def group_facts(api_key: int | None, request: dict[str, Any] | None, response: dict[str, Any] | None
+                ) -> tuple[Any, Any, Any, Any]:
     """(groupId, memberId, generationId, errorCode) of an exchange; None where the api has none."""
     request = request if request is not None and "_raw" not in request else {}
     response = response if response is not None and "_raw" not in response else {}
+    error_code = response.get("errorCode")
+    if api_key not in GROUP_APIS:
+        return None, None, None, error_code
     group_id = request.get("groupId")
     if group_id is None:
         group_id = _single_group(request)
@@ -55,5 +63,4 @@ def group_facts(request: dict[str, Any] | None, response: dict[str, Any] | None)
     if member_id is None:
         member_id = _single_member(request)
     generation = _first((response, request), GENERATION_NAMES)
-    error_code = response.get("errorCode")
     return group_id, member_id, generation, error_code
