@@ -98,3 +98,23 @@ def test_api_filter_decodes_only_what_it_prints(capsys):
     assert only == full
     _, lines, _ = run(capsys, ["capture", str(STORM), "--api", "SyncGroup"])
     assert lines == [json.loads(json.dumps(jsonable(e))) for e in full if e["apiName"] == "SyncGroup"]
+
+
+def test_capture_piped_to_stdin():
+    """``tcpdump -w - | kafka-meta capture -``: a pipe cannot seek back, gzip or not."""
+    import gzip
+    import os
+    import subprocess
+    import sys
+
+    from capture_support import ROOT
+
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    want = [json.loads(json.dumps(jsonable(e))) for e in exchanges(HEARTBEATS)]
+    for data in (HEARTBEATS.read_bytes(), gzip.compress(HEARTBEATS.read_bytes())):
+        result = subprocess.run([sys.executable, "-m", "kafka_meta.cli.main", "capture", "-"], input=data,
+                                capture_output=True, env=env, timeout=120, check=True)
+        got = [json.loads(line) for line in result.stdout.splitlines()]
+        assert [{k: v for k, v in e.items() if k != "source"} for e in got] == \
+            [{k: v for k, v in e.items() if k != "source"} for e in want]
+        assert {e["source"]["file"] for e in got} == {"<stdin>"}
