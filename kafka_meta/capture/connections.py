@@ -195,11 +195,19 @@ class KafkaConnections:
         return self._feed(conn, side, events)
 
     def _decide(self, conn: _Connection, final: bool) -> None:
-        """Give the connection its framers once its client side is known; give up on it past the limit."""
+        """Give the connection its framers once its client side is known and, unless the user named Kafka's
+        ports, its client has sent a plausible request (a SYN says who the client is, not that it speaks
+        Kafka: HTTP, TLS and the rest are left alone); give up on it past the limit."""
+        limit = final or conn.held_bytes > MAX_UNDECIDED
         if conn.client is None:
-            conn.client = _client_side(conn, final or conn.held_bytes > MAX_UNDECIDED)
+            conn.client = _client_side(conn, limit)
+        elif self.ports is None and not _finds_request(conn.held[conn.client]):
+            if limit:
+                conn.client = None  # not Kafka
+            else:
+                return
         if conn.client is None:
-            if final or conn.held_bytes > MAX_UNDECIDED:
+            if limit:
                 conn.ignored = True
                 conn.held[0].clear()
                 conn.held[1].clear()
