@@ -2,7 +2,7 @@
 
 Layers, each sans-IO (bytes or values in, values out) except the file face:
 
-* ``containers``: pcap/pcapng records -> ``Packet``s;
+* ``containers``: pcap/pcapng records -> ``Packet``s (``records``: the shared reader; ``pcap``, ``pcapng``);
 * ``links``: a packet -> its TCP segment (Ethernet, Linux cooked v1/v2, BSD loopback, raw IP; IPv4/IPv6);
 * ``tcp``: per-direction reassembly -> contiguous bytes and reported holes;
 * ``framing``: Kafka's size-prefixed frames, with resynchronisation after damage;
