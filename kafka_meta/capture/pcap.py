@@ -1,9 +1,9 @@
 """Classic pcap: a 24-byte file header (magic number, byte order, timestamp resolution, link type) and
 records of a 16-byte header (seconds, fraction, captured length, length on the wire) plus the packet.
 
-A record header claiming more than libpcap's largest snap length, or a fraction beyond one second, is
-damage: the reader reports it and slides forward to the next offset where two consecutive record headers
-look sound.
+A record header claiming more than libpcap's largest snap length or more than the packet's length on the
+wire, a fraction beyond one second, or a time a day away from the previous record's, is damage: the reader
+reports it and slides forward to the next offset where two consecutive record headers look sound.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ class PcapReader(RecordReader):
         self._last_ts = 0.0
 
     def _header_ok(self, at: int) -> bool:
+        """Whether the record header at ``at`` is plausible (a damaged file's bytes rarely are, twice running)."""
         sec, frac, incl, orig = struct.unpack_from(self._order + "IIII", self._buf, at)
         return (incl <= MAX_PACKET and incl <= orig and frac < self._units
                 and (self._last_ts == 0.0 or abs(sec - self._last_ts) < 86_400))
@@ -49,10 +50,11 @@ class PcapReader(RecordReader):
                 pos = found
                 self._resync = False
             sec, frac, incl, orig = header.unpack_from(buf, pos)
-            if incl > MAX_PACKET or frac >= units:
-                out.append(Problem("container", f"pcap record claims {incl} captured bytes (at most {MAX_PACKET} "
-                                   f"allowed) or a bad timestamp; skipping to the next plausible record",
-                                   frame=self._number + 1, offset=self._base + pos))
+            if not self._header_ok(pos):
+                out.append(Problem("container", f"implausible pcap record header: {incl} bytes captured of {orig} "
+                                   f"(at most {MAX_PACKET}), time {sec}.{frac} (the previous {int(self._last_ts)}); "
+                                   "skipping to the next plausible record", frame=self._number + 1,
+                                   offset=self._base + pos))
                 self._resync = True
                 pos += 1
                 continue
