@@ -37,6 +37,18 @@ class RecordReader:
     def close(self) -> list[Packet | Problem]:
         self._closed = True
         out = self.feed(b"")
+        while self._buf and not self._resync:
+            # the input ends inside the last record: the file was cut short there, unless sound records
+            # follow its header, in which case its length is what is damaged
+            found, _keep = self._resync_at(1, len(self._buf))
+            if found is None:
+                break
+            out.append(Problem("container", f"a record claims more bytes than the file has left, but sound "
+                               f"records follow {found} bytes after it: its length is damaged", frame=self._number + 1,
+                               offset=self._base))
+            del self._buf[:found]
+            self._base += found
+            out.extend(self.feed(b""))
         if self._buf:
             out.extend(self._truncated() if not self._resync else [])
             if self._resync:
@@ -48,6 +60,10 @@ class RecordReader:
 
     def _parse(self, out: list) -> int:
         """Append the packets and problems of the whole records at the front; return the bytes consumed."""
+        raise NotImplementedError
+
+    def _resync_at(self, pos: int, end: int) -> tuple[int | None, int]:
+        """(where the next sound record from ``pos`` starts, or None and the first offset worth keeping)."""
         raise NotImplementedError
 
     def _truncated(self) -> list[Packet | Problem]:
