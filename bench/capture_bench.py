@@ -8,7 +8,9 @@ that many more connections of real group traffic. Both tools read the same file:
 * ``tshark -r FILE -d tcp.port==P,kafka -Y kafka -T json`` (Wireshark's Kafka dissector, which leaves
   member metadata as bytes), to /dev/null.
 
-Prints MB/s and exchanges/s of each and the ratio, for each size (default 10 and 100 MB; tshark at the
+Prints MB/s and exchanges/s of each and the ratio, and the time of ``kafka-meta capture --api`` with the
+group membership apis only (what a rebalance investigation reads; the rest is framed, not decoded), for
+each size (default 10 and 100 MB; tshark at the
 sizes in --tshark-sizes, default 10 MB only, since it needs minutes per 100 MB on a small machine).
 
 Run: ``python bench/capture_bench.py [--sizes 10,100] [--tshark-sizes 10,100]``.
@@ -27,6 +29,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT / "fixtures" / "captures" / "pcap" / "cfk_storm.pcap"
+GROUP_APIS = "JoinGroup,SyncGroup,Heartbeat,LeaveGroup,ConsumerGroupHeartbeat"
 
 
 def records(path: Path) -> tuple[bytes, list[tuple[int, int, bytes, int]]]:
@@ -117,6 +120,10 @@ def main() -> None:
                 theirs = timed([tshark, "-r", str(path), "-d", f"tcp.port=={port},kafka", "-Y", "kafka", "-T", "json"])
                 line += (f"; tshark -T json {theirs:6.2f} CPU s = {mb / theirs:5.2f} MB/s, {exchanges / theirs:8.0f} "
                          f"exchanges/s; ratio {theirs / ours:4.1f}x")
+            group_only = timed([*ours_cmd, "--api", GROUP_APIS, str(path)], env)
+            line += f"; with --api {GROUP_APIS} {group_only:6.2f} CPU s = {mb / group_only:5.2f} MB/s"
+            if tshark and size in tshark_sizes:
+                line += f" ({theirs / group_only:4.1f}x tshark)"
             rate = mb / ours
             base_rate = base_rate or rate
             line += f"; throughput vs the first size {rate / base_rate:4.2f}"

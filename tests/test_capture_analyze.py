@@ -43,7 +43,7 @@ def test_analyze_counts_exchanges(spark, tmp_path):
         for e in exs:
             want.setdefault(e["apiName"], collections.Counter())[e["groupId"] or "-"] += 1
     assert report.exchanges == want and report.exchange_errors == errors
-    assert report.exchanges["ConsumerGroupHeartbeat"] == {"g-cfk-848": 12}
+    assert set(report.exchanges["ConsumerGroupHeartbeat"]) == {"g-cfk-848"}
     assert "captured exchanges: " in render_text(report) and "JoinGroup" in render_text(report)
     parquet = spark.read.parquet(str(tmp_path / "out" / "exchanges"))
     assert parquet.count() == sum(sum(c.values()) for c in want.values())

@@ -174,3 +174,29 @@ def test_iter_capture_reports_problems_with_positions(tmp_path):
     problems = [p for p in iter_capture(path) if isinstance(p, Problem)]
     assert problems and all(str(p).startswith("container:") or str(p).startswith("kafka:") for p in problems)
     assert "byte" in str(problems[0])
+
+
+@pytest.mark.parametrize("kind", ["pcapng", "pcap"])
+def test_a_length_too_long_for_the_file(tmp_path, kind):
+    """A record or block whose length, damaged, still looks sane but runs past the end of the file: the
+    records after it are found again, not swallowed as a file cut short."""
+    packets = read_packets(REAL)
+    if kind == "pcapng":
+        data = bytearray(REAL.read_bytes())
+        at, blocks = 0, []
+        while at < len(data):
+            blocks.append(at)
+            at += struct.unpack_from("<I", data, at + 4)[0]
+        victim = blocks[len(blocks) // 2]
+        struct.pack_into("<I", data, victim + 4, 4 << 20)  # 4 MB: a plausible length, far past the end
+    else:
+        data = bytearray(write_pcap(tmp_path / "x.pcap", packets).read_bytes())
+        at = victim = 24
+        for _ in range(len(packets) // 2):
+            at += 16 + struct.unpack_from("<I", data, at + 8)[0]
+        victim = at
+        struct.pack_into("<II", data, victim + 8, 200_000, 200_000)  # plausible, and past the end
+    got, problems = ours(bytes(data))
+    assert len(got) >= len(packets) - 2
+    assert any("its length is damaged" in p.message for p in problems)
+    assert got[-1].data == packets[-1].data

@@ -217,3 +217,15 @@ def test_streams_shaped_metadata():
               and e["errorCode"] == 0]
     assert synced and all(a["_type"] == "AssignmentInfo" and a["commonlySupportedVersion"] == 11 for a in synced)
     assert all(sorted(t["partition"] for t in a["activeTasks"]) for a in synced)
+
+
+def test_other_traffic_left_alone():
+    """Plain HTTP beside Kafka in one capture: its connections (SYN and all) are not taken for Kafka."""
+    path = FIXTURES / "cfk_with_http.pcapng"
+    exs, problems = everything(path)
+    assert not problems and exs
+    assert {e["broker"] for e in exs} == {exs[0]["broker"]}
+    http = subprocess.run(["tshark", "-r", str(path), "-Y", "http.request", "-T", "fields", "-e", "tcp.stream"],
+                          capture_output=True, text=True, check=True).stdout.split() if shutil.which("tshark") else []
+    assert not {int(s) for s in http} & {e["stream"] for e in exs}
+    assert all(e["groupId"] in (None, "g-cfk-http") for e in exs)

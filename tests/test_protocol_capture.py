@@ -211,7 +211,11 @@ def test_the_capture_fixtures_decode(name):
     for ex in exchanges:
         if ex.api_name + "Request" not in km.types():
             continue
-        assert "_raw" not in ex.request and "_raw" not in (ex.response or {}), ex.error
+        assert "_raw" not in ex.request, ex.error
+        if "_raw" in (ex.response or {}):
+            # librdkafka's mock answers a failed LeaveGroup v3+ without its members array (kafkajs.pcapng):
+            # shorter than Kafka defines, so it stays raw with the error naming the field
+            assert ex.api_name == "LeaveGroup" and "field members" in (ex.error or ""), ex.error
     for ex in exchanges:
         if ex.api_name == "ConsumerGroupHeartbeat" and ex.response is not None:
             assert ex.generation_id == ex.response["memberEpoch"] and ex.group_id == ex.request["groupId"]

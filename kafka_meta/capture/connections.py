@@ -122,6 +122,13 @@ class KafkaConnections:
                 conn.client = side if not flags & ACK else 1 - side
             elif self.ports is not None:
                 conn.client = side if seg.dport in self.ports else 1 - side
+        payload = seg.payload
+        framers = conn.framers
+        if framers is not None and payload and not seg.missing and not flags & (SYN | FIN | RST) \
+                and not conn.halves[1 - side].waiting and conn.halves[side].in_order(seg.seq, len(payload)):
+            # the common case: the next bytes of an established Kafka connection, straight to its framer
+            found_frames = framers[side].data(payload, pkt.ts, pkt.number)
+            return self._wrap(conn, side, found_frames) if found_frames else out
         if flags & ACK and conn.halves[1 - side].waiting:
             acked = conn.halves[1 - side].acked(seg.ack)
             if acked:
@@ -188,11 +195,19 @@ class KafkaConnections:
         return self._feed(conn, side, events)
 
     def _decide(self, conn: _Connection, final: bool) -> None:
-        """Give the connection its framers once its client side is known; give up on it past the limit."""
+        """Give the connection its framers once its client side is known and, unless the user named Kafka's
+        ports, its client has sent a plausible request (a SYN says who the client is, not that it speaks
+        Kafka: HTTP, TLS and the rest are left alone); give up on it past the limit."""
+        limit = final or conn.held_bytes > MAX_UNDECIDED
         if conn.client is None:
-            conn.client = _client_side(conn, final or conn.held_bytes > MAX_UNDECIDED)
+            conn.client = _client_side(conn, limit)
+        elif self.ports is None and not _finds_request(conn.held[conn.client]):
+            if limit:
+                conn.client = None  # not Kafka
+            else:
+                return
         if conn.client is None:
-            if final or conn.held_bytes > MAX_UNDECIDED:
+            if limit:
                 conn.ignored = True
                 conn.held[0].clear()
                 conn.held[1].clear()

@@ -14,6 +14,8 @@ from kafka_meta.capture.containers import ContainerReader
 from kafka_meta.capture.events import Packet, Problem
 from kafka_meta.protocol import Correlator, Exchange
 
+JOIN_GROUP = 11
+
 
 @dataclass
 class Summary:
@@ -35,10 +37,15 @@ class Summary:
 class CaptureDecoder:
     """``feed`` slices of a capture file (uncompressed) in order, then ``close``; each returns the exchanges
     completed and the problems found so far. ``source_file`` names the file in each exchange's ``source``;
-    ``ports`` limits Kafka to connections with a side on one of them."""
+    ``ports`` limits Kafka to connections with a side on one of them; ``apis`` (api keys) limits the
+    exchanges decoded to those apis: the others are framed and counted but never decoded, which is most of
+    the work (JoinGroup is always decoded: SyncGroup assignments are read by the protocol it chose)."""
 
-    def __init__(self, source_file: str = "", ports: set[int] | frozenset[int] | None = None) -> None:
+    def __init__(self, source_file: str = "", ports: set[int] | frozenset[int] | None = None,
+                 apis: set[int] | frozenset[int] | None = None) -> None:
         self.source_file = source_file
+        self._apis = None if apis is None else frozenset(apis) | {JOIN_GROUP}
+        self._skipped: set[tuple[object, int]] = set()  # (connection, correlation id) of requests not decoded
         self._container = ContainerReader()
         self._connections = KafkaConnections(ports)
         self._correlator = Correlator()
@@ -75,6 +82,8 @@ class CaptureDecoder:
         for item in items:
             if isinstance(item, KafkaFrame):
                 frame = item.frame
+                if self._apis is not None and self._skip(item):
+                    continue
                 if item.is_request:
                     self.summary.requests += 1
                     done = correlator.on_request(item.conn, frame.ts, frame.payload,
@@ -89,6 +98,24 @@ class CaptureDecoder:
                 self.summary.problems += 1
                 out.append(item)
         return out
+
+    def _skip(self, item: KafkaFrame) -> bool:
+        """Whether a frame belongs to an api not asked for (its response is recognised by correlation id)."""
+        payload = item.frame.payload
+        if item.is_request:
+            if len(payload) < 8 or int.from_bytes(payload[:2], "big", signed=True) in self._apis:  # type: ignore[operator]
+                return False
+            self.summary.requests += 1
+            self._skipped.add((item.conn, int.from_bytes(payload[4:8], "big", signed=True)))
+            return True
+        if len(payload) < 4:
+            return False
+        skipped = (item.conn, int.from_bytes(payload[:4], "big", signed=True))
+        if skipped in self._skipped:
+            self.summary.responses += 1
+            self._skipped.discard(skipped)
+            return True
+        return False
 
     def _count(self, exchanges: list[Exchange]) -> list[Exchange]:
         self.summary.exchanges += len(exchanges)

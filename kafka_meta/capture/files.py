@@ -1,16 +1,19 @@
 """The file face: read a capture file (plain or gzip-compressed) through ``CaptureDecoder``.
 
-The only module of the package that touches files. It reads in chunks, so memory stays at one chunk plus
-what the pipeline holds (an unfinished record, unanswered requests, out-of-order segments).
+The only module of the package that touches files (``-`` reads a capture piped to stdin, as it arrives).
+It reads in chunks, so memory stays at one chunk plus what the pipeline holds (an unfinished record,
+unanswered requests, out-of-order segments).
 """
 
 from __future__ import annotations
 
 import gzip
 import os
+import sys
 import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any, BinaryIO
 
 from kafka_meta.capture.containers import sniff
 from kafka_meta.capture.decoder import CaptureDecoder, Summary
@@ -30,33 +33,38 @@ def capture_kind(path: str | os.PathLike) -> str | None:
 
 
 def iter_capture(path: str | os.PathLike, ports: set[int] | frozenset[int] | None = None, *,
-                 summary: Summary | None = None,
+                 apis: set[int] | frozenset[int] | None = None, summary: Summary | None = None,
                  progress: Callable[[int, int], None] | None = None) -> Iterator[Exchange | Problem]:
     """Exchanges and problems of one capture file, in the order the capture completes them.
 
     Raises ``CaptureError`` (before yielding anything) when the file is not a pcap or pcapng capture or
-    cannot be opened; damage inside a capture is yielded as ``Problem``s. ``summary``, when given, is
-    filled in as the file is read; ``progress(bytes read, file size)`` is called after each chunk.
+    cannot be opened; damage inside a capture is yielded as ``Problem``s. ``apis`` (api keys) decodes only
+    those apis (see ``CaptureDecoder``). ``summary``, when given, is filled in as the file is read;
+    ``progress(bytes read, file size)`` is called after each chunk.
     """
     name = str(path)
+    if name == "-":  # a capture piped in (``tcpdump -U -w - ... | kafka-meta capture -``), read as it comes
+        raw, size, name = sys.stdin.buffer, 0, "<stdin>"
+    else:
+        try:
+            size = os.path.getsize(path)
+            raw = open(path, "rb")  # noqa: SIM115 - closed in the finally below, the generator may stop early
+        except OSError as exc:
+            raise CaptureError(f"{name}: cannot open: {exc.strerror or exc}") from None
     try:
-        size = os.path.getsize(path)
-        raw = open(path, "rb")  # noqa: SIM115 - closed in the finally below, the generator may stop early
-    except OSError as exc:
-        raise CaptureError(f"{name}: cannot open: {exc.strerror or exc}") from None
-    try:
-        kind = sniff(raw.read(4))
-        raw.seek(0)
+        head = raw.read(4)
+        kind = sniff(head)
         if kind is None:
             raise CaptureError(f"{name}: not a pcap or pcapng capture (no known magic number)")
-        stream = gzip.GzipFile(fileobj=raw, mode="rb") if kind == "gzip" else raw
-        decoder = CaptureDecoder(name, ports)
+        source = _Prefixed(head, raw)
+        stream: Any = gzip.GzipFile(fileobj=source, mode="rb") if kind == "gzip" else source
+        decoder = CaptureDecoder(name, ports, apis)
         if summary is not None:
             decoder.summary = summary
         first = True
         while True:
             try:
-                chunk = stream.read1(CHUNK) if kind == "gzip" else stream.read(CHUNK)
+                chunk = stream.read1(CHUNK)
             except (EOFError, OSError, zlib.error) as exc:
                 yield Problem("container", f"gzip stream damaged or cut short after {decoder.summary.bytes} "
                               f"uncompressed bytes: {exc}")
@@ -70,14 +78,36 @@ def iter_capture(path: str | os.PathLike, ports: set[int] | frozenset[int] | Non
                 yield from decoder.feed(chunk)
             except CaptureError as exc:
                 raise CaptureError(f"{name}: {exc}") from None
-            if progress is not None:
-                progress(raw.tell(), size)
+            if progress is not None and size:
+                progress(source.consumed, size)
         try:
             yield from decoder.close()
         except CaptureError as exc:
             raise CaptureError(f"{name}: {exc}") from None
     finally:
-        raw.close()
+        if raw is not sys.stdin.buffer:
+            raw.close()
+
+
+class _Prefixed:
+    """A binary stream with its first bytes (read to recognise the format) put back in front, so pipes,
+    which cannot seek back, read like files."""
+
+    def __init__(self, head: bytes, raw: BinaryIO) -> None:
+        self.head = head
+        self.raw = raw
+        self.consumed = 0
+
+    def read(self, n: int = -1) -> bytes:
+        if self.head:
+            cut = len(self.head) if n < 0 else n
+            out, self.head = self.head[:cut], self.head[cut:]
+        else:
+            out = self.raw.read1(n if n > 0 else CHUNK) if hasattr(self.raw, "read1") else self.raw.read(n)
+        self.consumed += len(out)
+        return out
+
+    read1 = read
 
 
 def read_capture(path: str | os.PathLike | Path, ports: set[int] | frozenset[int] | None = None

@@ -58,7 +58,10 @@ class Framer:
     def feed(self, event: Data | Gap) -> list[Frame | Problem]:
         if isinstance(event, Gap):
             return self._gap(event)
-        payload = event.payload
+        return self.data(event.payload, event.ts, event.frame)
+
+    def data(self, payload: bytes, ts: float, packet: int) -> list[Frame | Problem]:
+        """The next bytes of the stream, carried by packet number ``packet`` at time ``ts``."""
         if self._skip:
             if len(payload) <= self._skip:
                 self._skip -= len(payload)
@@ -68,8 +71,8 @@ class Framer:
             self._start += self._skip
             self._skip = 0
         if self.synced and not self._buf:
-            return self._whole_frames(payload, event.ts, event.frame)
-        self._marks.append((self._start + len(self._buf), event.ts, event.frame))
+            return self._whole_frames(payload, ts, packet)
+        self._marks.append((self._start + len(self._buf), ts, packet))
         self._buf += payload
         return self._frames(final=False)
 

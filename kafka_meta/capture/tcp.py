@@ -89,6 +89,15 @@ class HalfStream:
             self._skip_hole(frame, out)
         return out
 
+    def in_order(self, seq: int, length: int) -> bool:
+        """The fast path: if this segment is exactly the next bytes and nothing waits, take it (True) and let
+        the caller deliver its payload; otherwise leave it to ``segment``."""
+        if seq != self._next or self._waiting:
+            return False
+        self._next = (seq + length) % MOD
+        self.offset += length
+        return True
+
     @property
     def complete(self) -> bool:
         """The sender closed its side and every byte before its FIN has been delivered."""

@@ -76,7 +76,7 @@ def run_capture(args: argparse.Namespace) -> int:
         printed = 0
         started = time.perf_counter()
         try:
-            for item in iter_capture(name, ports, summary=summary, progress=Progress(name)):
+            for item in iter_capture(name, ports, apis=apis, summary=summary, progress=Progress(name)):
                 if isinstance(item, Problem):
                     if not args.quiet:
                         print(f"{name}: {item}", file=sys.stderr)
