@@ -208,3 +208,13 @@ def test_from_java_streams_bytes():
     assert any("newer than any release kafka_meta knows" in d for d in e.details)
     with pytest.raises(NegotiationError):
         explain_group(groups[0], releases={"next": "4.4"})
+
+
+def test_error_assignments_are_not_explained_as_probing():
+    # Kafka's assign() returns the error assignment before checkMetadataVersions decides on probing
+    from kafka_meta.negotiation import StreamsSubscription as S
+
+    e = explain_streams([S("a", 11, 11), S("old", 2), S("future", 12, 12)], leader="a",
+                        releases={"a": "3.9", "old": "1.1"})
+    assert e.data["probing"] is False and e.data["outcome"] == "error assignments"
+    assert "no version probing for future" in e.summary and "pooled" not in e.summary

@@ -75,6 +75,20 @@ def test_future_with_a_version_1_2_member(release, outcome):
             {(L, L, 3, TaskPlan.NONE)}
 
 
+def test_error_assignments_are_never_version_probing():
+    # StreamsPartitionAssignor.assign (apache/kafka streams/src/main/java/.../StreamsPartitionAssignor.java):
+    # the shutdown request returns errorAssignment(SHUTDOWN_REQUESTED) in "Step One", before
+    # checkMetadataVersions is called; a future subscription next to a pre-2.0 one makes checkMetadataVersions
+    # throw TaskAssignmentException, caught into errorAssignment(ASSIGNMENT_ERROR). versionProbing is never set.
+    mixed = decide_leader("3.9", [sub("legacy", 2), sub("future", 12)])
+    assert mixed.outcome is Outcome.ERROR_ASSIGNMENTS and not mixed.probing
+    assert mixed.members["future"].future and mixed.members["future"].tasks is TaskPlan.NONE
+    stop = decide_leader("2.8", [sub("a", 9), sub("b", 12, 12), sub("stop", 9, 9, error=4)])
+    assert stop.outcome is Outcome.ERROR_ASSIGNMENTS and not stop.probing and not stop.reports_unstable
+    # the same future member without the shutdown request or the legacy member is a probing rebalance
+    assert decide_leader("2.8", [sub("a", 9), sub("b", 12, 12)]).probing
+
+
 def test_shutdown_request_wins_from_2_8_only():
     subs = [sub("legacy", 2), sub("future", 12), sub("stop", 9, 9, error=4)]
     assert decide_leader("2.7", subs).members["stop"].error_code == 3

@@ -221,7 +221,12 @@ def _leader_text(decision: LeaderDecision, leader_id: str) -> str:
     plans = list(decision.members.values())
     if decision.outcome is Outcome.ERROR_ASSIGNMENTS:
         code = plans[0].error_code
-        return f"{who} sends everyone error {AssignorError.describe(code)} at v{plans[0].version}"
+        text = f"{who} sends everyone error {AssignorError.describe(code)} at v{plans[0].version}"
+        future = [p.member_id for p in plans if p.future]
+        if future:
+            text += (f"; no version probing for {_names(future)}: assign() returns the error assignments before "
+                     f"it considers probing")
+        return text
     empty = [p.member_id for p in plans if p.tasks is TaskPlan.EMPTY]
     normal = [p for p in plans if p.tasks is not TaskPlan.EMPTY]
     r = normal[0].version if normal else plans[0].version

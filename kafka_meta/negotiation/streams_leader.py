@@ -123,7 +123,7 @@ class LeaderDecision:
     members: dict[str, MemberPlan]
     min_received: int | None = None
     min_supported: int | None = None
-    probing: bool = False
+    probing: bool = False      # a version-probing rebalance as Kafka's assign() reaches it; never for errors
     host_maps: bool = False
     reports_unstable: bool = False
     failure: JavaFailure | None = None
@@ -201,9 +201,12 @@ def decide_leader(leader_release: ReleaseLike, subscriptions: Sequence[StreamsSu
         steps.append(why)
         plans = {s.member_id: MemberPlan(s.member_id, L, L, int(code), TaskPlan.NONE, s.member_id in future)
                  for s in subscriptions}
+        # Kafka's assign() returns the error assignments before it ever decides on version probing
+        # (StreamsPartitionAssignor.assign: the shutdown check precedes checkMetadataVersions, whose
+        # future-with-legacy TaskAssignmentException is caught into ASSIGNMENT_ERROR), so nothing probes.
         return LeaderDecision(rel, L, rules, Outcome.ERROR_ASSIGNMENTS, plans, min_received,
                               min_supported if rules.commonly_supported is CommonlySupported.MIN_SUPPORTED else None,
-                              bool(future), False, False, steps=steps)
+                              False, False, False, steps=steps)
 
     # a. shutdown request
     if rules.shutdown_first:
