@@ -28,9 +28,10 @@ from kafka_meta.negotiation.releases import Release
 from kafka_meta.negotiation.streams_leader import LeaderDecision, Outcome, TaskPlan, decide_leader
 from kafka_meta.negotiation.streams_member import Action, MemberDecision, Rejoin, decide_member
 from kafka_meta.negotiation.streams_versions import (
+    StreamsCode,
     describe_releases_speaking,
-    latest_supported_version,
     releases_speaking,
+    streams_code,
 )
 from kafka_meta.streams.protocol import UNKNOWN, AssignorError
 
@@ -110,36 +111,29 @@ def explain_streams(
         raise NegotiationError("no subscriptions to explain")
     releases = dict(releases or {})
     details: list[str] = []
-    inferred: dict[str, Release] = {}
-    unknown: dict[str, str] = {}      # members no known release could be: no member rules for them
+    inferred: dict[str, StreamsCode] = {}
+    unknown: dict[str, str] = {}      # kept for callers of the data; every advertised version now has a code
     for s in subscriptions:
         latest = s.latest_supported_version if s.latest_supported_version != UNKNOWN else s.used_version
         if s.member_id in releases:
-            rel = Release.parse(releases[s.member_id])
-            if latest_supported_version(rel) < s.used_version:
-                raise NegotiationError(f"{s.member_id}: a {rel} member cannot send version {s.used_version}")
-            inferred[s.member_id] = rel
+            code = streams_code(releases[s.member_id])
+            if code.latest < s.used_version:
+                raise NegotiationError(f"{s.member_id}: a {code} member cannot send version {s.used_version}")
+            inferred[s.member_id] = code
             continue
-        guess = release_for_latest(latest)
-        if guess is None:
-            unknown[s.member_id] = (f"{s.member_id}: version {s.used_version} (latest {latest}) is newer than any "
-                                    f"release kafka_meta knows; what it does with its assignment is not predicted")
-            continue
-        inferred[s.member_id] = guess
-    details.extend(unknown.values())
-    if not inferred:
-        raise NegotiationError("no member runs a release kafka_meta knows the rules of")
+        inferred[s.member_id] = streams_code(max(latest, s.used_version))
     guessed = [m for m in inferred if m not in releases]
     if guessed:
         groups: dict[str, list[str]] = {}
         for m in guessed:
             s = next(x for x in subscriptions if x.member_id == m)
-            latest = s.latest_supported_version if s.latest_supported_version != UNKNOWN else s.used_version
-            groups.setdefault(describe_releases_speaking(latest), []).append(m)
+            code = inferred[m]
+            groups.setdefault(f"Kafka {describe_releases_speaking(code.latest)}" if not code.future else
+                              f"{code}, newer than any release (it follows {code.release}'s rules)", []).append(m)
         for text, ids in groups.items():
             details.append(f"{_names(ids)}: release not given; {'its' if len(ids) == 1 else 'their'} "
                            f"subscription{'' if len(ids) == 1 else 's'} point{'s' if len(ids) == 1 else ''} to "
-                           f"Kafka {text}")
+                           f"{text}")
     used = [s.used_version for s in subscriptions]
     head = census(used)
     lagging = [s for s in subscriptions if s.latest_supported_version > s.used_version]
@@ -153,7 +147,7 @@ def explain_streams(
         raise NegotiationError(f"leader {leader_id!r} is not among the members of a known release")
     decision = decide_leader(inferred[leader_id], subscriptions)
     details.extend(decision.steps)
-    leader_text = _leader_text(decision, leader_id)
+    leader_text = _leader_text(decision, leader_id, inferred[leader_id])
     clauses = [leader_text]
     member_decisions: dict[str, MemberDecision] = {}
     if decision.outcome is not Outcome.ASSIGN_FAILS:
@@ -214,8 +208,8 @@ def explain_streams(
     return Explanation("streams", summary, details, data)
 
 
-def _leader_text(decision: LeaderDecision, leader_id: str) -> str:
-    who = f"the leader ({leader_id}, {decision.leader_release})"
+def _leader_text(decision: LeaderDecision, leader_id: str, code: StreamsCode) -> str:
+    who = f"the leader ({leader_id}, {code})"
     if decision.outcome is Outcome.ASSIGN_FAILS:
         return f"{who} cannot assign: {decision.failure}"
     plans = list(decision.members.values())

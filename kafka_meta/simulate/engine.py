@@ -24,6 +24,7 @@ from typing import Any, Protocol
 from kafka_meta.negotiation.outcomes import JavaFailure
 from kafka_meta.negotiation.rebalance_protocol import RebalanceProtocol, validate_cooperative_assignment
 from kafka_meta.negotiation.releases import Release
+from kafka_meta.negotiation.streams_versions import StreamsCode, streams_code
 from kafka_meta.simulate.coordinator import Coordinator
 from kafka_meta.simulate.report import MemberRow, Report, Round
 from kafka_meta.simulate.scenario import Bounce, Join, Leave, MemberSetup, Scenario, Step
@@ -46,7 +47,13 @@ class SimMember:
 
     @property
     def release(self) -> Release:
-        return Release.parse(self.setup.release)
+        """The release whose rules the member follows (for future code: the newest release's)."""
+        return self.code.release
+
+    @property
+    def code(self) -> StreamsCode:
+        """The member's Streams code: a release, or future code known by its latest version."""
+        return streams_code(self.setup.release)
 
     @property
     def member_id(self) -> str:
@@ -242,7 +249,7 @@ class Simulation:
         owned_at_join = {mid: members[mid].owned for mid in order}
         tasks_at_join = {mid: members[mid].tasks for mid in order}
         metadata = {mid: dict(offers[mid])[assignor] for mid in order} if assignor else {}
-        rows = {mid: MemberRow(members[mid].name, str(members[mid].release), members[mid].protocol.name,
+        rows = {mid: MemberRow(members[mid].name, members[mid].code.label, members[mid].protocol.name,
                                self.behaviour.describe_join(members[mid], metadata[mid]) if assignor else "",
                                leader=leader is not None and mid == leader.member_id) for mid in order}
         round_.rows = list(rows.values())

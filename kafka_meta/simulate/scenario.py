@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from kafka_meta.negotiation.releases import Release
+from kafka_meta.negotiation.streams_versions import streams_code
 from kafka_meta.simulate.coordinator import Succession
 
 KEEP = "<keep>"
@@ -25,7 +25,7 @@ class MemberSetup:
     assignors: tuple[str, ...] = ("range",)
 
     def __post_init__(self) -> None:
-        Release.parse(self.release)
+        streams_code(self.release)   # a release, or (Streams) future code by its latest version: "v12"
 
 
 @dataclass(frozen=True)
