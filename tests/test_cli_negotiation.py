@@ -116,3 +116,17 @@ def test_simulate_leader_succession(capsys):
     with pytest.raises(SystemExit):
         main(["simulate", "--from", "2.0", "--to", "2.1", "--succession", "random"])
     assert "invalid choice: 'random'" in capsys.readouterr().err
+
+
+def test_simulate_static_members_and_future_code(capsys):
+    code, out, _ = run(capsys, ["simulate", "--from", "3.9", "--to", "4.0", "--members", "3", "--static", "--json"])
+    doc = json.loads(out)
+    assert code == 0 and doc["ok"] and doc["rebalances"] == 1
+    assert [r["rebalance"] for r in doc["rounds"]] == [True, False, False, False]
+    code, out, _ = run(capsys, ["simulate", "--from", "3.9", "--to", "4.0", "--static", "--downtime-ms", "20000",
+                                "--session-timeout-ms", "10000"])
+    assert code == 0 and "m0's session expires" in out
+    code, out, _ = run(capsys, ["simulate", "--from", "3.9", "--to", "latest+1", "--members", "2"])
+    assert code == 0 and "future v12" in out and "every member on v12" in out
+    code, _, err = run(capsys, ["simulate", "--from", "2.2", "--to", "2.3", "--static"])
+    assert code == 2 and "KIP-345" in err

@@ -25,6 +25,7 @@ from kafka_meta.negotiation.rebalance_protocol import (
     validation_runs,
 )
 from kafka_meta.negotiation.releases import Release
+from kafka_meta.negotiation.static_membership import decide_restart
 from kafka_meta.negotiation.streams_leader import LeaderDecision, Outcome, TaskPlan, decide_leader
 from kafka_meta.negotiation.streams_member import Action, MemberDecision, Rejoin, decide_member
 from kafka_meta.negotiation.streams_versions import (
@@ -386,3 +387,16 @@ _MESSAGES = {
         f"a 2.0 - 2.3 member told to subscribe at version {a}, which its code cannot write (IllegalStateException).",
     ],
 }
+
+
+# -- restarts ----------------------------------------------------------------------------------------------------
+
+def explain_restart(member_release: str, instance_id: str | None, downtime_ms: int = 0,
+                    session_timeout_ms: int | None = None, protocol_changes: bool = False) -> Explanation:
+    """What restarting one member costs its group: static membership (KIP-345) against a dynamic member."""
+    d = decide_restart(member_release, instance_id, downtime_ms, session_timeout_ms, protocol_changes)
+    summary = {0: "no rebalance", 1: "one rebalance", 2: "two rebalances"}[d.rebalances] + f": {d.reason}"
+    details = [] if d.static else ["set group.instance.id to make restarts within the session timeout free"]
+    return Explanation("restart", summary, details, {"static": d.static, "expired": d.expired,
+                                                     "rebalances": d.rebalances,
+                                                     "keepsAssignment": d.keeps_assignment})

@@ -24,6 +24,7 @@ from typing import Any, Protocol
 from kafka_meta.negotiation.outcomes import JavaFailure
 from kafka_meta.negotiation.rebalance_protocol import RebalanceProtocol, validate_cooperative_assignment
 from kafka_meta.negotiation.releases import Release
+from kafka_meta.negotiation.static_membership import decide_restart
 from kafka_meta.negotiation.streams_versions import StreamsCode, streams_code
 from kafka_meta.simulate.coordinator import Coordinator
 from kafka_meta.simulate.report import MemberRow, Report, Round
@@ -122,6 +123,8 @@ class Simulation:
         self.members = {name: SimMember(name, setup) for name, setup in scenario.members.items()}
         self.departed: set[str] = set()
         self.coordinator = Coordinator(succession=scenario.succession)
+        self.selected_protocol: str | None = None              # the group protocol of the current generation
+        self.last_assignment: dict[str, bytes] = {}            # per member: what the coordinator stores for it
         self.report = Report(scenario.kind, succession=scenario.succession.value)
 
     # -- membership ------------------------------------------------------------------------------------------
@@ -197,6 +200,22 @@ class Simulation:
         trigger = bounce.describe(member.setup, self.scenario.kind)
         previous = member.member_id
         member.setup = bounce.apply(member.setup)
+        if member.setup.instance_id is not None and previous in self.coordinator.members:
+            restart = decide_restart(member.release, member.setup.instance_id, bounce.downtime_ms,
+                                     self.scenario.session_timeout_ms, self._protocol_changes(member, previous))
+            if restart.keeps_assignment:
+                self._static_rejoin(member, previous, trigger, restart.reason)
+                return
+            if restart.expired:
+                self.coordinator.leave(previous)
+                member.owned, member.tasks = frozenset(), frozenset()
+                expiry = self._settle(f"{member.name}'s session expires", record=False)
+                self._restart(member, previous, trigger, before=expiry)
+                return
+        self._restart(member, previous, trigger)
+
+    def _restart(self, member: SimMember, previous: str, trigger: str, before: int = 0) -> None:
+        """The member comes back as a new member id (dynamic, or static after its session expired)."""
         member.incarnation += 1
         member.owned = frozenset()
         member.tasks = frozenset()
@@ -204,9 +223,56 @@ class Simulation:
         member.failure = None
         member.rejoin = None
         self._start(member, replacing=previous)
-        self._settle(trigger)
+        self._settle(trigger, already=before)
 
-    def _settle(self, trigger: str) -> None:
+    def _protocol_changes(self, member: SimMember, previous: str) -> bool:
+        """Whether the restarted member's offer changes the protocol the group would select next."""
+        offers = [self.behaviour.protocols(member) if m.member_id == previous else self.behaviour.protocols(m)
+                  for m in self._by_id().values()]
+        return Coordinator.select(offers) != self.selected_protocol
+
+    def _static_rejoin(self, member: SimMember, previous: str, trigger: str, reason: str) -> None:
+        """A static member back within its session timeout: same generation, its stored assignment, no rebalance;
+        what it does with that assignment (a version-probing rejoin, say) is its own rules' business."""
+        member.incarnation += 1
+        member.owned, member.tasks = frozenset(), frozenset()
+        member.failure, member.rejoin = None, None
+        round_ = Round(len(self.report.rounds) + 1, self.coordinator.generation, trigger, None,
+                       self.selected_protocol, rebalance=False)
+        self.report.rounds.append(round_)
+        round_.events.append(reason)
+        failure = self.behaviour.start(member)
+        if failure is not None:
+            self.coordinator.leave(previous)
+            self._fail(member, failure, round_)
+            self.report.rebalances_per_step.append((trigger, 0))
+            return
+        self.coordinator.replace_static(previous, member.member_id)
+        leader = self._by_id().get(self.coordinator.leader or "")
+        round_.leader = leader.name if leader else None
+        row = MemberRow(member.name, member.code.label, member.protocol.name, "joins, no rebalance",
+                        leader=leader is member)
+        round_.rows.append(row)
+        stored = self.last_assignment.get(member.name)
+        if stored is not None:
+            res = self.behaviour.sync(member, stored, self.coordinator.generation)
+            row.received, row.action = res.received, res.action
+            if res.failure is not None:
+                self._fail(member, res.failure, round_)
+            else:
+                if res.applied:
+                    member.owned, member.tasks = res.owned, res.tasks
+                    member.generation = self.coordinator.generation
+                member.rejoin = res.rejoin
+                row.owned = _short(member.owned)
+        if member.rejoin:
+            self.report.rebalances_per_step.append((trigger, self._settle(f"rejoin: {member.name}", record=False)))
+        else:
+            self.report.rebalances_per_step.append((trigger, 0))
+
+    def _settle(self, trigger: str, record: bool = True, already: int = 0) -> int:
+        """Rebalance until nobody asks to rejoin; the count goes to the step (``already`` earlier rebalances of
+        the same step included) unless ``record`` is False, and is returned."""
         count = 0
         reason = trigger
         while self.coordinator.members:
@@ -220,7 +286,9 @@ class Simulation:
                                          f"({', '.join(m.name for m in asking)} keep rejoining)")
                 break
             reason = "rejoin: " + ", ".join(m.name for m in asking)
-        self.report.rebalances_per_step.append((trigger, count))
+        if record:
+            self.report.rebalances_per_step.append((trigger, already + count))
+        return count
 
     def _round(self, trigger: str) -> None:
         self.coordinator.generation += 1
@@ -246,6 +314,7 @@ class Simulation:
         leader = members.get(self.coordinator.leader or "")
         round_.leader = leader.name if leader else None
         round_.assignor = assignor
+        self.selected_protocol = assignor
         owned_at_join = {mid: members[mid].owned for mid in order}
         tasks_at_join = {mid: members[mid].tasks for mid in order}
         metadata = {mid: dict(offers[mid])[assignor] for mid in order} if assignor else {}
@@ -275,6 +344,7 @@ class Simulation:
         results: dict[str, SyncResult] = {}
         for mid in order:
             member = members[mid]
+            self.last_assignment[member.name] = result.assignments[mid]
             res = self.behaviour.sync(member, result.assignments[mid], generation)
             results[mid] = res
             rows[mid].received = res.received

@@ -31,6 +31,7 @@ class Round:
     rows: list[MemberRow] = field(default_factory=list)
     events: list[str] = field(default_factory=list)
     violations: list[str] = field(default_factory=list)
+    rebalance: bool = True      # False: a static member's rejoin completed without a rebalance
 
 
 @dataclass
@@ -53,7 +54,7 @@ class Report:
 
     @property
     def rebalances(self) -> int:
-        return len(self.rounds)
+        return sum(1 for r in self.rounds if r.rebalance)
 
     def problems(self) -> list[str]:
         out = [f"{m} failed: {f}" for m, f in self.failures.items()]
@@ -95,8 +96,10 @@ def render_table(report: Report) -> str:
     out.append("")
     steps = len(report.rebalances_per_step)
     extra = sum(n - 1 for _, n in report.rebalances_per_step if n > 1)
+    quiet = sum(1 for _, n in report.rebalances_per_step if n == 0)
     out.append(f"{report.rebalances} rebalance{'s' if report.rebalances != 1 else ''} for {steps} "
-               f"step{'s' if steps != 1 else ''} (start, bounces, joins, leaves): {extra} extra")
+               f"step{'s' if steps != 1 else ''} (start, bounces, joins, leaves): {extra} extra"
+               + (f", {quiet} without any (static members back in time)" if quiet else ""))
     out.append(f"final: {report.convergence}")
     out.append(f"leader succession: {report.succession} (the member the coordinator promotes when the leader leaves)")
     problems = report.problems()

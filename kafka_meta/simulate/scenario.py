@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from kafka_meta.negotiation.releases import Release
+from kafka_meta.negotiation.static_membership import FIRST_STATIC_MEMBERSHIP_RELEASE
 from kafka_meta.negotiation.streams_versions import streams_code
 from kafka_meta.simulate.coordinator import Succession
 
@@ -23,9 +25,13 @@ class MemberSetup:
     release: str
     upgrade_from: str | None = None
     assignors: tuple[str, ...] = ("range",)
+    instance_id: str | None = None      # group.instance.id: a static member (KIP-345)
 
     def __post_init__(self) -> None:
-        streams_code(self.release)   # a release, or (Streams) future code by its latest version: "v12"
+        code = streams_code(self.release)   # a release, or (Streams) future code by its latest version: "v12"
+        if self.instance_id is not None and code.release < Release.parse(FIRST_STATIC_MEMBERSHIP_RELEASE):
+            raise ValueError(f"group.instance.id needs a {FIRST_STATIC_MEMBERSHIP_RELEASE}+ client (KIP-345), "
+                             f"not {code}")
 
 
 @dataclass(frozen=True)
@@ -36,12 +42,14 @@ class Bounce:
     release: str = KEEP
     upgrade_from: str | None = KEEP
     assignors: tuple[str, ...] | str = KEEP
+    downtime_ms: int = 0        # how long the member is away (matters to static members: session timeout)
 
     def apply(self, setup: MemberSetup) -> MemberSetup:
         return MemberSetup(
             release=setup.release if self.release == KEEP else self.release,
             upgrade_from=setup.upgrade_from if self.upgrade_from == KEEP else self.upgrade_from,
             assignors=setup.assignors if self.assignors == KEEP else tuple(self.assignors),
+            instance_id=setup.instance_id,
         )
 
     def describe(self, before: MemberSetup, kind: str) -> str:
@@ -92,6 +100,7 @@ class Scenario:
     topic: str = "input"
     max_rounds_per_step: int = 12
     succession: Succession = Succession.OLDEST
+    session_timeout_ms: int | None = None    # None: each member's client default (10 s before 3.0, then 45 s)
 
     def __post_init__(self) -> None:
         if self.kind not in (STREAMS, CONSUMER):
@@ -122,7 +131,8 @@ def member_names(count: int) -> list[str]:
 def rolling_upgrade(kind: str, from_release: str, to_release: str, members: int = 3,
                     orders: Sequence[Sequence[str]] | None = None, upgrade_from: str | None = None,
                     assignors: Sequence[Sequence[str]] | None = None, partitions: int | None = None,
-                    succession: Succession = Succession.OLDEST) -> Scenario:
+                    succession: Succession = Succession.OLDEST, static: bool = False,
+                    downtime_ms: int = 0) -> Scenario:
     """The usual upgrade paths as scenarios.
 
     Streams: without ``upgrade_from`` one rolling bounce to ``to_release``; with it two (the first sets
@@ -130,11 +140,12 @@ def rolling_upgrade(kind: str, from_release: str, to_release: str, members: int 
     round (default: the two-bounce KIP-429 path ``[cooperative-sticky, range]`` then
     ``[cooperative-sticky]``), starting from ``[range]``; the release changes in the first round.
     ``orders`` gives the bounce order of each round (default: join order); ``succession`` the coordinator's
-    choice of a new leader.
+    choice of a new leader. ``static`` gives every member a ``group.instance.id`` (its name); each bounce keeps
+    it away ``downtime_ms``.
     """
     names = member_names(members)
     if kind == STREAMS:
-        setups = {n: MemberSetup(from_release) for n in names}
+        setups = {n: MemberSetup(from_release, instance_id=n if static else None) for n in names}
         rounds: list[list[dict[str, object]]] = []
         if upgrade_from is None:
             rounds.append([{"release": to_release}])
@@ -142,7 +153,8 @@ def rolling_upgrade(kind: str, from_release: str, to_release: str, members: int 
             rounds.append([{"release": to_release, "upgrade_from": upgrade_from}])
             rounds.append([{"upgrade_from": None}])
     else:
-        setups = {n: MemberSetup(from_release, assignors=("range",)) for n in names}
+        setups = {n: MemberSetup(from_release, assignors=("range",), instance_id=n if static else None)
+                  for n in names}
         lists = list(assignors) if assignors is not None else [("cooperative-sticky", "range"), ("cooperative-sticky",)]
         rounds = []
         for i, strategy in enumerate(lists):
@@ -156,5 +168,5 @@ def rolling_upgrade(kind: str, from_release: str, to_release: str, members: int 
             list(orders[-1]) if orders else names)
         if sorted(order) != sorted(names):
             raise ValueError(f"bounce order {order} must name every member once")
-        bounces.extend(Bounce(n, **change) for n in order)  # type: ignore[arg-type]
+        bounces.extend(Bounce(n, **change, downtime_ms=downtime_ms) for n in order)  # type: ignore[arg-type]
     return Scenario(kind, setups, tuple(bounces), partitions=partitions or max(6, 2 * members), succession=succession)

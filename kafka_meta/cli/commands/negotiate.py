@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 from typing import Any
 
 from kafka_meta.cli.output import emit_json, fail
@@ -47,6 +48,11 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--assignors", action="append", default=[], metavar="LIST",
                    help="consumers: the assignor list of one bounce round, comma-separated; repeatable")
     p.add_argument("--partitions", type=int, help="partitions of the input topic (default: 2 per member, min 6)")
+    p.add_argument("--static", action="store_true",
+                   help="give every member a group.instance.id (static membership, KIP-345)")
+    p.add_argument("--downtime-ms", type=int, default=0,
+                   help="how long each bounced member is away (static members: against the session timeout)")
+    p.add_argument("--session-timeout-ms", type=int, help="session.timeout.ms (default: each client's default)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(run=run_simulate)
 
@@ -142,7 +148,10 @@ def run_simulate(args: argparse.Namespace) -> int:
     try:
         scenario = rolling_upgrade(kind, args.from_release, args.to_release, members=args.members, orders=orders,
                                    upgrade_from=args.upgrade_from, assignors=assignors, partitions=args.partitions,
-                                   succession=Succession(args.succession))
+                                   succession=Succession(args.succession), static=args.static,
+                                   downtime_ms=args.downtime_ms)
+        if args.session_timeout_ms is not None:
+            scenario = replace(scenario, session_timeout_ms=args.session_timeout_ms)
     except ValueError as e:
         return fail(str(e))
     report = simulate(scenario)
@@ -164,7 +173,8 @@ def report_json(report: Any) -> dict[str, Any]:
         "finalVersions": report.final_versions,
         "problems": report.problems(),
         "rounds": [{
-            "round": r.number, "generation": r.generation, "trigger": r.trigger, "leader": r.leader,
+            "round": r.number, "generation": r.generation, "rebalance": r.rebalance, "trigger": r.trigger,
+            "leader": r.leader,
             "assignor": r.assignor, "events": r.events, "violations": r.violations,
             "members": [{"member": row.member, "release": row.release, "protocol": row.protocol, "sent": row.sent,
                          "received": row.received, "action": row.action, "owns": row.owned} for row in r.rows],
