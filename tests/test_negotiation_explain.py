@@ -234,3 +234,14 @@ def test_error_assignments_are_not_explained_as_probing():
                         releases={"a": "3.9", "old": "1.1"})
     assert e.data["probing"] is False and e.data["outcome"] == "error assignments"
     assert "no version probing for future" in e.summary and "pooled" not in e.summary
+
+
+def test_consumer_explanation_names_the_callbacks():
+    # ConsumerCoordinator.onJoinComplete: a COOPERATIVE member revokes owned - assigned, then always calls
+    # onPartitionsAssigned with assigned - owned
+    members = [ConsumerMember("a", 3, frozenset({("t", 0), ("t", 1)}), frozenset({("t", 0)})),
+               ConsumerMember("b", 3, frozenset(), frozenset({("t", 2)}))]
+    e = explain_consumer(members, "cooperative-sticky")
+    assert e.data["members"]["a"]["callbacks"] == ["onPartitionsRevoked(t-1)", "onPartitionsAssigned(none)"]
+    assert e.data["members"]["b"]["callbacks"] == ["onPartitionsAssigned(t-2)"]
+    assert "a after the SyncGroup: onPartitionsRevoked(t-1) onPartitionsAssigned(none)" in e.details

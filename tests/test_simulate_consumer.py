@@ -97,3 +97,26 @@ def test_the_bytes_are_the_codec_s():
         assert sub.client_view.owned_partitions == []     # EAGER (range listed): owned partitions were revoked
         if name == "cooperative-sticky":
             assert km.decode("CooperativeStickyAssignorUserData", sub.user_data).generation == 7
+
+
+def test_every_round_fires_the_callbacks_consumer_coordinator_fires():
+    # ConsumerCoordinatorTest's getRevoked/getAdded: EAGER revokes everything it owned before the join and is
+    # assigned everything; COOPERATIVE revokes only owned - assigned after the sync and is assigned only the new
+    from kafka_meta.simulate import CONSUMER, rolling_upgrade, simulate
+
+    report = simulate(rolling_upgrade(CONSUMER, "2.3", "3.9", members=3))
+    assert report.ok
+    previous: dict[str, str] = {}
+    for r in report.rounds:
+        for row in r.rows:
+            restarted = r.trigger.split(" ")[:2] == ["bounce", row.member]     # a new consumer owns nothing
+            owned_before = "" if restarted else previous.get(row.member, "")
+            names = [c.split("(")[0] for c in row.callbacks.split()]
+            assert names[-1] == "onPartitionsAssigned"
+            if row.protocol == "EAGER" and owned_before not in ("", "-"):
+                assert names[0] == "onPartitionsRevoked"
+                everything = ",".join(f"input-{p}" for p in row.owned.split(","))
+                assert row.callbacks.endswith(f"onPartitionsAssigned({everything})")
+            if row.protocol == "COOPERATIVE":
+                assert ("onPartitionsRevoked" in names) == ("revoke" in row.action)
+            previous[row.member] = row.owned

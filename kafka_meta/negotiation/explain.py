@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kafka_meta.negotiation.consumer_member import complete_join, describe_calls
 from kafka_meta.negotiation.facts import StreamsAssignment, StreamsSubscription
 from kafka_meta.negotiation.outcomes import NegotiationError
 from kafka_meta.negotiation.rebalance_protocol import (
@@ -249,6 +250,7 @@ class ConsumerMember:
     owned: frozenset[TopicPartition] = frozenset()
     assigned: frozenset[TopicPartition] | None = None
     generation: int = -1
+    topics: frozenset[str] | None = None       # its subscription; None: the topics it owns or is assigned
 
 
 _CONSUMER_VERSION_RELEASES = {0: "a release before 2.4", 1: "2.4 - 3.3", 2: "3.4+", 3: "3.4+"}
@@ -282,7 +284,12 @@ def explain_consumer(members: Sequence[ConsumerMember], assignor: str | None = N
         for m in members:
             target = assigned[m.member_id]
             revoked, added = m.owned - target, target - m.owned
-            data["members"][m.member_id] = {"revoked": _tps(revoked), "added": _tps(added)}
+            topics = m.topics if m.topics is not None else {t for t, _ in m.owned | target}
+            done = complete_join(_protocol_of([m.member_id] if m.owned else []), m.owned, target, topics)
+            data["members"][m.member_id] = {"revoked": _tps(revoked), "added": _tps(added),
+                                            "callbacks": [str(c) for c in done.callbacks]}
+            details.append(f"{m.member_id} after the SyncGroup: {describe_calls(done.callbacks) or 'no callback'}"
+                           + (f" ({done.rejoin})" if done.rejoin and not revoked else ""))
             if revoked:
                 followups.append(m.member_id)
                 details.append(f"{m.member_id} revokes {_tps(revoked)} and rejoins (the follow-up rebalance)")

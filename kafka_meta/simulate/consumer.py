@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import kafka_meta
+from kafka_meta.negotiation.consumer_member import complete_join
 from kafka_meta.negotiation.outcomes import JavaFailure
 from kafka_meta.negotiation.rebalance_protocol import (
     CONSUMER_PROTOCOL_VERSION,
@@ -18,7 +19,6 @@ from kafka_meta.negotiation.rebalance_protocol import (
     RebalanceProtocol,
     assignor_name,
     choose_rebalance_protocol,
-    member_change,
 )
 from kafka_meta.simulate.engine import LeaderResult, SimMember, SyncResult
 from kafka_meta.simulate.placement import round_robin, sticky_balanced, withhold_claimed
@@ -90,14 +90,14 @@ class ConsumerBehaviour:
     def sync(self, member: SimMember, assignment: bytes, generation: int) -> SyncResult:
         message = kafka_meta.decode("ConsumerProtocolAssignment", assignment)
         assigned = flat(message.client_view.partitions)
-        change = member_change(member.protocol, member.owned, assigned)
+        change = complete_join(member.protocol, member.owned, assigned, [self.topic])
         parts = []
         if change.revoked:
             parts.append(f"revoke {','.join(str(p) for _, p in sorted(change.revoked))}")
         if change.added:
             parts.append(f"add {','.join(str(p) for _, p in sorted(change.added))}")
         member.state = assigned   # the sticky assignor's memory of its last assignment
-        rejoin = "cooperative follow-up" if change.rejoins else None
+        rejoin = "cooperative follow-up" if change.rejoin else None
         return SyncResult(assigned, frozenset(), f"v{message.version}", "; ".join(parts) or "keep",
                           rejoin=rejoin)
 

@@ -21,6 +21,7 @@ from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from kafka_meta.negotiation.consumer_member import JoinPreparation, complete_join, describe_calls, prepare_join
 from kafka_meta.negotiation.outcomes import JavaFailure
 from kafka_meta.negotiation.rebalance_protocol import RebalanceProtocol, validate_cooperative_assignment
 from kafka_meta.negotiation.releases import Release
@@ -297,10 +298,14 @@ class Simulation:
         self.report.rounds.append(round_)
         # join: EAGER members revoke everything first; everyone sends its metadata as bytes
         offers: dict[str, list[tuple[str, bytes]]] = {}
+        prepared: dict[str, JoinPreparation] = {}
         for member in list(self._by_id().values()):
             member.rejoin = None
-            if member.protocol is RebalanceProtocol.EAGER and (member.owned or member.tasks):
-                member.owned, member.tasks = frozenset(), frozenset()
+            prep = prepare_join(member.release, member.protocol, member.owned, [self.scenario.topic], member.generation)
+            prepared[member.member_id] = prep
+            member.owned = prep.owned
+            if member.protocol is RebalanceProtocol.EAGER:
+                member.tasks = frozenset()      # a Streams member's active tasks go with its partitions
             joined = self.behaviour.join(member)
             if isinstance(joined, JavaFailure):
                 self._fail(member, joined, round_)
@@ -354,6 +359,10 @@ class Simulation:
             self._check_handover(round_, members, mid, results[mid].tasks, tasks_at_join, "active task")
         for mid in order:
             member, res = members[mid], results[mid]
+            calls = list(prepared[mid].callbacks)
+            if res.failure is None and res.applied:
+                calls += complete_join(member.protocol, member.owned, res.owned, [self.scenario.topic]).callbacks
+            rows[mid].callbacks = describe_calls(calls)
             if res.failure is not None:
                 self._fail(member, res.failure, round_)
                 continue

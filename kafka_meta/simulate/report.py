@@ -19,6 +19,7 @@ class MemberRow:
     action: str = ""
     owned: str = ""
     leader: bool = False
+    callbacks: str = ""     # the ConsumerRebalanceListener calls of this round, in order
 
 
 @dataclass
@@ -75,7 +76,7 @@ class Report:
 def render_table(report: Report) -> str:
     """The rounds as a plain-text table, then the verdict."""
     header = ("round", "gen", "trigger", "assignor", "member", "release", "proto", "sent", "received", "action",
-              "owns")
+              "owns", "callbacks")
     lines: list[tuple[str, ...]] = [header]
     for r in report.rounds:
         for i, row in enumerate(r.rows):
@@ -83,7 +84,7 @@ def render_table(report: Report) -> str:
             first = i == 0
             lines.append((str(r.number) if first else "", str(r.generation) if first else "",
                           r.trigger if first else "", (r.assignor or "-") if first else "", name, row.release,
-                          row.protocol, row.sent, row.received, row.action, row.owned))
+                          row.protocol, row.sent, row.received, row.action, row.owned, _short_calls(row.callbacks)))
         for text in r.events + r.violations:
             lines.append(("!", text))
     widths = [max(len(line[i]) for line in lines if line[0] != "!") for i in range(len(header))]
@@ -107,3 +108,14 @@ def render_table(report: Report) -> str:
     out.extend(f"  - {p}" for p in problems)
     out.append("(* = leader)")
     return "\n".join(out)
+
+
+def _short_calls(text: str) -> str:
+    """Callbacks for the table: ``revoked(0,1) assigned(2)`` (the topic is the scenario's one topic)."""
+    out = []
+    for call in text.split():
+        name, _, args = call.partition("(")
+        short = name.removeprefix("onPartitions").lower()
+        parts = [a.rsplit("-", 1)[-1] for a in args.rstrip(")").split(",")] if args != "none)" else ["-"]
+        out.append(f"{short}({','.join(parts)})")
+    return " ".join(out)

@@ -177,6 +177,7 @@ def report_json(report: Any) -> dict[str, Any]:
             "leader": r.leader,
             "assignor": r.assignor, "events": r.events, "violations": r.violations,
             "members": [{"member": row.member, "release": row.release, "protocol": row.protocol, "sent": row.sent,
-                         "received": row.received, "action": row.action, "owns": row.owned} for row in r.rows],
+                         "received": row.received, "action": row.action, "owns": row.owned,
+                         "callbacks": row.callbacks} for row in r.rows],
         } for r in report.rounds],
     }
