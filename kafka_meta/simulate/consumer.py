@@ -11,6 +11,13 @@ from collections.abc import Mapping
 from typing import Any
 
 import kafka_meta
+from kafka_meta.negotiation.assignors import (
+    Member,
+    cooperative_sticky_assign,
+    range_assign,
+    round_robin_assign,
+    sticky_assign,
+)
 from kafka_meta.negotiation.consumer_member import complete_join
 from kafka_meta.negotiation.outcomes import JavaFailure
 from kafka_meta.negotiation.rebalance_protocol import (
@@ -21,7 +28,6 @@ from kafka_meta.negotiation.rebalance_protocol import (
     choose_rebalance_protocol,
 )
 from kafka_meta.simulate.engine import LeaderResult, SimMember, SyncResult
-from kafka_meta.simulate.placement import round_robin, sticky_balanced, withhold_claimed
 from kafka_meta.simulate.scenario import CONSUMER
 
 TopicPartition = tuple[str, int]
@@ -104,32 +110,39 @@ class ConsumerBehaviour:
     # -- leader side -----------------------------------------------------------------------------------------
     def assign(self, leader: SimMember, assignor: str, metadata: Mapping[str, bytes],
                members: Mapping[str, SimMember], generation: int) -> LeaderResult:
-        order = list(metadata)
-        owned: dict[str, frozenset[TopicPartition]] = {}
-        generations: dict[str, int] = {}
+        """Kafka's own algorithm for the chosen assignor, on what the leader decodes from each subscription:
+        ownedPartitions and the generation (cooperative-sticky), or the previous assignment in the user data
+        (sticky, an EAGER assignor whose members report no ownedPartitions)."""
+        facts = []
         for mid, data in metadata.items():
             view = kafka_meta.decode("ConsumerProtocolSubscription", data).client_view
-            owned[mid] = flat(view.owned_partitions)
-            generations[mid] = self._generation(assignor, view)
+            owned = tuple((p.topic, p.partition) for p in view.owned_partitions)
+            member_generation = self._generation(assignor, view)
             if assignor == "sticky" and view.user_data:
                 previous = kafka_meta.decode("StickyAssignorUserData", bytes(view.user_data))
-                owned[mid] = frozenset((g.topic, p) for g in previous.previous_assignment for p in g.partitions)
+                owned = tuple((g.topic, p) for g in previous.previous_assignment for p in g.partitions)
+                member_generation = previous.generation if previous.generation is not None else -1
+            facts.append(Member(mid, frozenset(view.topics), owned, member_generation,
+                                members[mid].setup.instance_id))
+        partitions = {self.topic: len(self.universe)}
         events: list[str] = []
         if assignor == COOPERATIVE_STICKY:
-            kept = self._settle_claims(owned, generations)
-            target = sticky_balanced(order, self.universe, kept)
-            assigned, withheld = withhold_claimed(target, owned)
-            held = sorted({p for ps in withheld.values() for _, p in ps})
+            result = cooperative_sticky_assign(partitions, facts)
+            assigned = result.assignment
+            held = sorted(p for _, p in result.transferring)
             if held:
-                events.append(f"{assignor} withholds partition(s) {','.join(map(str, held))} still owned elsewhere")
+                events.append(f"{assignor} withholds partition(s) {','.join(map(str, held))} still owned elsewhere "
+                              f"(partitionsTransferringOwnership)")
         elif assignor == "sticky":
-            assigned = sticky_balanced(order, self.universe, self._settle_claims(owned, generations))
+            assigned = sticky_assign(partitions, facts).assignment
+        elif assignor == "roundrobin":
+            assigned = round_robin_assign(partitions, facts)
         else:
-            assigned = round_robin(order, self.universe)
+            assigned = range_assign(partitions, facts)
         version = CONSUMER_PROTOCOL_VERSION[leader.release]
         model = kafka_meta.model("ConsumerProtocolAssignment")
         out = {mid: kafka_meta.encode(model(assigned_partitions=grouped(set(assigned[mid])), user_data=None), version)
-               for mid in order}
+               for mid in metadata}
         return LeaderResult(out, events=events)
 
     @staticmethod
@@ -139,26 +152,6 @@ class ConsumerBehaviour:
         if assignor == COOPERATIVE_STICKY and view.user_data:
             return int(kafka_meta.decode("CooperativeStickyAssignorUserData", bytes(view.user_data)).generation)
         return -1
-
-    @staticmethod
-    def _settle_claims(owned: Mapping[str, frozenset[TopicPartition]],
-                       generations: Mapping[str, int]) -> dict[str, frozenset[TopicPartition]]:
-        """Section 3.2: of two members claiming a partition the higher generation keeps it; equal generations:
-        neither does."""
-        claims: dict[TopicPartition, list[str]] = {}
-        for mid, parts in owned.items():
-            for tp in parts:
-                claims.setdefault(tp, []).append(mid)
-        kept = {mid: set(parts) for mid, parts in owned.items()}
-        for tp, claimants in claims.items():
-            if len(claimants) < 2:
-                continue
-            best = max(generations[m] for m in claimants)
-            winners = [m for m in claimants if generations[m] == best]
-            for m in claimants:
-                if len(winners) > 1 or m != winners[0]:
-                    kept[m].discard(tp)
-        return {m: frozenset(v) for m, v in kept.items()}
 
     # -- verdict ---------------------------------------------------------------------------------------------
     def convergence(self, members: list[SimMember]) -> tuple[bool, str, dict[str, str]]:
