@@ -130,3 +130,15 @@ def test_simulate_static_members_and_future_code(capsys):
     assert code == 0 and "future v12" in out and "every member on v12" in out
     code, _, err = run(capsys, ["simulate", "--from", "2.2", "--to", "2.3", "--static"])
     assert code == 2 and "KIP-345" in err
+
+
+def test_simulate_kafka_tests(capsys):
+    code, out, _ = run(capsys, ["simulate", "--kafka-tests", "--seed", "5"])
+    assert code == 0 and out.count("as Kafka expects") == 21 and "NOT" not in out
+    assert "test_version_probing_upgrade[3.9] (future)" in out
+    code, out, _ = run(capsys, ["simulate", "--kafka-tests", "--json"])
+    doc = json.loads(out)
+    assert code == 0 and len(doc) == 21 and all(case["asKafkaExpects"] for case in doc)
+    assert doc[0]["bounces"][0]["instances"]["processor1"]["sent"] == "v1"
+    code, _, err = run(capsys, ["simulate", "--to", "3.9"])
+    assert code == 2 and "--from and --to" in err

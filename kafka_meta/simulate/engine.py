@@ -170,8 +170,11 @@ class Simulation:
         for member in self.members.values():
             self._start(member)
         self._settle("start")
+        self.report.step_rounds.append((0, len(self.report.rounds)))
         for step in self.scenario.steps:
+            first = len(self.report.rounds)
             self._step(step)
+            self.report.step_rounds.append((first, len(self.report.rounds)))
         expected = len(self.members) - len(self.departed)
         ok, text, versions = self.behaviour.convergence(list(self._by_id().values()))
         missing = expected - len(self.coordinator.members)

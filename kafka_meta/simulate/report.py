@@ -48,6 +48,7 @@ class Report:
     convergence: str = ""
     final_versions: dict[str, str] = field(default_factory=dict)
     rebalances_per_step: list[tuple[str, int]] = field(default_factory=list)
+    step_rounds: list[tuple[int, int]] = field(default_factory=list)   # per step ("start" first): rounds[a:b]
 
     @property
     def ok(self) -> bool:

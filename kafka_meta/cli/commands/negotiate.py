@@ -33,8 +33,12 @@ def add_parsers(sub: Any) -> None:
                     "--upgrade-from (set in the first, removed in the second). Consumers: one round per "
                     "--assignors value (default: 'cooperative-sticky,range' then 'cooperative-sticky'), "
                     "starting from 'range'. Exit status 3 when the simulation finds a problem.")
-    p.add_argument("--from", dest="from_release", required=True, metavar="RELEASE")
-    p.add_argument("--to", dest="to_release", required=True, metavar="RELEASE")
+    p.add_argument("--from", dest="from_release", metavar="RELEASE")
+    p.add_argument("--to", dest="to_release", metavar="RELEASE",
+                   help="a release, or future code by its latest version (v12, latest+1)")
+    p.add_argument("--kafka-tests", action="store_true",
+                   help="replay the rolling-upgrade matrices of Kafka's streams_upgrade_test.py instead")
+    p.add_argument("--seed", type=int, default=0, help="--kafka-tests: the seed of the random bounce orders")
     p.add_argument("--members", type=int, default=3)
     p.add_argument("--kind", choices=("streams", "consumer"), default="streams")
     p.add_argument("--order", action="append", default=[],
@@ -135,6 +139,10 @@ def run_simulate(args: argparse.Namespace) -> int:
     from kafka_meta.simulate import CONSUMER, STREAMS, Succession, render_table, rolling_upgrade, simulate
     from kafka_meta.simulate.scenario import member_names
 
+    if args.kafka_tests:
+        return run_kafka_tests(args)
+    if not args.from_release or not args.to_release:
+        return fail("simulate needs --from and --to (or --kafka-tests)")
     if args.members < 1:
         return fail("--members must be at least 1")
     names = member_names(args.members)
@@ -160,6 +168,24 @@ def run_simulate(args: argparse.Namespace) -> int:
     else:
         print(render_table(report))
     return 0 if report.ok else PROBLEMS_FOUND
+
+
+def run_kafka_tests(args: argparse.Namespace) -> int:
+    from kafka_meta.simulate.kafka_tests import cases, render, replay
+
+    reports = [replay(case) for case in cases(args.seed)]
+    if args.json:
+        emit_json([{
+            "test": r.case.test, "fromVersion": r.case.from_version, "variant": r.case.variant,
+            "asKafkaExpects": r.passed, "problems": r.problems,
+            "bounces": [{"trigger": b.trigger, "generations": list(b.generations), "stable": b.stable,
+                         "instances": {m: {"release": s.release, "upgradeFrom": s.upgrade_from, "sent": s.sent,
+                                           "protocol": s.protocol} for m, s in b.instances.items()}}
+                        for b in r.bounces],
+        } for r in reports], indent=2)
+    else:
+        print(render(reports))
+    return 0 if all(r.passed for r in reports) else PROBLEMS_FOUND
 
 
 def report_json(report: Any) -> dict[str, Any]:

@@ -1,0 +1,222 @@
+"""Kafka's own Streams upgrade system tests, replayed in the simulator.
+
+The matrices and expectations are those of ``tests/kafkatest/tests/streams/streams_upgrade_test.py`` in
+apache/kafka at the 2024 trunk (commit 1eb7644, ``DEV_VERSION`` 4.0.0-SNAPSHOT, whose Streams code has the
+3.9 rules here, upgrade.from values 0.10.0 - 2.3 still accepted), with the versions of
+``tests/kafkatest/version.py`` there (``LATEST_2_4`` = 2.4.1 ...):
+
+* ``test_rolling_upgrade_with_2_bounces`` for every ``from_version`` of ``metadata_1_versions`` (0.10.0),
+  ``metadata_2_versions`` (0.10.1 - 1.1, and 2.4 - 3.3, which the test moved there because of KAFKA-14646)
+  and ``fk_join_versions`` (3.4 - 3.8, run with the foreign-key join; the join's data plane is not simulated,
+  its rebalances are the same): three instances start on ``from_version``; a rolling bounce in random order
+  to the new code with ``upgrade.from`` = ``from_version[:-2]``; a second one in random order without it.
+  After every bounce Kafka expects each of the three instances to process records again and none of them
+  to fail with "unable to decode subscription data: version=2".
+* ``test_version_probing_upgrade``: three trunk instances bounced in random order to future code
+  (``FutureStreamsPartitionAssignor``, latest version + 1). While old instances remain, the bounced one
+  probes ("Sent a version 12 subscription and got version 11 assignment back (successful version
+  probing)..."); at the last bounce the two others learn that 12 is common ("... end of rolling upgrade.
+  Upgrading subscription metadata version to 12 ..."); the three end each bounce on the same generation,
+  and nobody upgrades early.
+
+For each bounce the replay reports every instance's configuration, the subscription version it sends, its
+rebalance protocol, the generations the bounce took and whether the group stabilised; :func:`check` holds
+that against the expectations above.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from kafka_meta.simulate.report import Report, Round
+from kafka_meta.simulate.scenario import STREAMS, Bounce, MemberSetup, Scenario
+
+TRUNK = "3.9"                 # the Streams rules of the test file's DEV_VERSION (4.0.0-SNAPSHOT, 2024 trunk)
+FUTURE = "latest+1"           # FutureStreamsPartitionAssignor
+INSTANCES = ("processor1", "processor2", "processor3")
+PARTITIONS = 5                # the test's 'data' topic
+
+METADATA_1_VERSIONS = ("0.10.0.1",)
+METADATA_2_VERSIONS = ("0.10.1.1", "0.10.2.2", "0.11.0.3", "1.0.2", "1.1.1",
+                       "2.4.1", "2.5.1", "2.6.3", "2.7.2", "2.8.2", "3.0.2", "3.1.2", "3.2.3", "3.3.2")
+FK_JOIN_VERSIONS = ("3.4.1", "3.5.2", "3.6.2", "3.7.1", "3.8.0")
+
+TWO_BOUNCES = "test_rolling_upgrade_with_2_bounces"
+VERSION_PROBING = "test_version_probing_upgrade"
+
+
+@dataclass(frozen=True)
+class Case:
+    """One parameterisation of one of Kafka's tests, with the bounce orders drawn for this replay."""
+
+    test: str
+    from_version: str
+    variant: str                       # metadata_1 / metadata_2 / fk_join / future
+    orders: tuple[tuple[str, ...], ...]
+
+    @property
+    def name(self) -> str:
+        return f"{self.test}[{self.from_version}]"
+
+    def scenario(self) -> Scenario:
+        members = {p: MemberSetup(self.from_version) for p in INSTANCES}
+        steps: list[Bounce] = []
+        if self.test == TWO_BOUNCES:
+            upgrade_from = self.from_version[:-2]           # as the test computes it
+            steps += [Bounce(p, release=TRUNK, upgrade_from=upgrade_from) for p in self.orders[0]]
+            steps += [Bounce(p, upgrade_from=None) for p in self.orders[1]]
+        else:
+            steps += [Bounce(p, release=FUTURE) for p in self.orders[0]]
+        return Scenario(STREAMS, members, tuple(steps), partitions=PARTITIONS)
+
+
+def cases(seed: int | None = 0) -> list[Case]:
+    """Every parameterisation of the two tests; each rolling bounce in an order drawn as the test does
+    (``random.shuffle``), reproducibly for a given seed."""
+    rng = random.Random(seed)
+
+    def order() -> tuple[str, ...]:
+        names = list(INSTANCES)
+        rng.shuffle(names)
+        return tuple(names)
+
+    out = []
+    for variant, versions in (("metadata_1", METADATA_1_VERSIONS), ("metadata_2", METADATA_2_VERSIONS),
+                              ("fk_join", FK_JOIN_VERSIONS)):
+        out += [Case(TWO_BOUNCES, v, variant, (order(), order())) for v in versions]
+    out.append(Case(VERSION_PROBING, TRUNK, "future", (order(),)))
+    return out
+
+
+@dataclass(frozen=True)
+class InstanceState:
+    release: str
+    upgrade_from: str | None
+    sent: str               # the SubscriptionInfo version of its last JoinGroup in the bounce
+    protocol: str
+    generation: int
+    owns: str
+
+
+@dataclass
+class BounceReport:
+    trigger: str
+    bounced: str
+    rounds: list[Round]
+    generations: tuple[int, int]          # the generation before the bounce and after it settled
+    instances: dict[str, InstanceState]
+    failures: list[str] = field(default_factory=list)
+    stable: bool = False
+
+    @property
+    def generation_step(self) -> int:
+        return self.generations[1] - self.generations[0]
+
+
+@dataclass
+class CaseReport:
+    case: Case
+    report: Report
+    bounces: list[BounceReport]
+    problems: list[str]
+
+    @property
+    def passed(self) -> bool:
+        return not self.problems
+
+
+def replay(case: Case, scenario: Scenario | None = None) -> CaseReport:
+    """Run the case (or a variation of its scenario) and take the report apart bounce by bounce, then check
+    Kafka's expectations."""
+    from kafka_meta.simulate import simulate
+
+    scenario = scenario or case.scenario()
+    report = simulate(scenario)
+    bounces: list[BounceReport] = []
+    setups = dict(scenario.members)
+    last: dict[str, InstanceState] = {}
+    generation = _last_generation(report.rounds[slice(*report.step_rounds[0])], 0)
+    failed_before: set[str] = set()
+    for step, (first, end) in zip(scenario.steps, report.step_rounds[1:], strict=True):
+        assert isinstance(step, Bounce)
+        setups[step.member] = step.apply(setups[step.member])
+        rounds = report.rounds[first:end]
+        before = generation
+        generation = _last_generation(rounds, generation)
+        for r in rounds:
+            for row in r.rows:
+                last[row.member] = InstanceState(row.release, setups[row.member].upgrade_from,
+                                                 row.sent.split(" ")[0], row.protocol, r.generation, row.owned)
+        failures = [f"{m}: {f}" for m, f in report.failures.items() if m not in failed_before]
+        failed_before |= set(report.failures)
+        synchronized = len({state.generation for state in last.values()}) == 1
+        stuck = any(s.startswith(f"after '{rounds[0].trigger}'") for s in report.stuck) if rounds else False
+        bounce = BounceReport(rounds[0].trigger if rounds else step.member, step.member, rounds,
+                              (before, generation), dict(last), failures)
+        bounce.stable = bool(rounds) and not failures and not stuck and synchronized and not any(
+            r.violations for r in rounds)
+        bounces.append(bounce)
+    return CaseReport(case, report, bounces, check(case, bounces))
+
+
+def _last_generation(rounds: list[Round], default: int) -> int:
+    return rounds[-1].generation if rounds else default
+
+
+def check(case: Case, bounces: list[BounceReport]) -> list[str]:
+    """Kafka's expectations for the case, as its test code states them; the problems found."""
+    problems: list[str] = []
+    for i, b in enumerate(bounces):
+        where = f"bounce {i + 1} ({b.trigger})"
+        if b.failures:
+            problems.append(f"{where}: instances failed: {'; '.join(b.failures)}")
+        idle = [m for m, s in b.instances.items() if s.owns in ("", "-")]
+        if idle:   # "processed [0-9]* records from topic=data" on every instance after every bounce
+            problems.append(f"{where}: {', '.join(idle)} process nothing")
+        if not b.stable:
+            problems.append(f"{where}: the group did not stabilise on one generation")
+    if case.test == TWO_BOUNCES and bounces:
+        final = bounces[-1].instances
+        if {s.sent for s in final.values()} != {"v11"}:
+            problems.append(f"after the second rolling bounce not every instance sends v11: "
+                            f"{ {m: s.sent for m, s in final.items()} }")
+        if {s.protocol for s in final.values()} != {"COOPERATIVE"}:
+            problems.append("after the second rolling bounce not every instance rebalances COOPERATIVE")
+    if case.test == VERSION_PROBING:
+        problems += _check_probing(bounces)
+    return problems
+
+
+def _check_probing(bounces: list[BounceReport]) -> list[str]:
+    problems = []
+    for i, b in enumerate(bounces):
+        actions = {row.member: row.action for r in b.rounds for row in r.rows if r is b.rounds[0]}
+        others = [m for m in actions if m != b.bounced]
+        if i < len(bounces) - 1:
+            if not actions.get(b.bounced, "").startswith("downgrade -> v11"):
+                problems.append(f"bounce {i + 1}: {b.bounced} did not probe and fall back to v11")
+            early = [m for r in b.rounds for row in r.rows if row.action.startswith("upgrade") for m in [row.member]]
+            if early:
+                problems.append(f"bounce {i + 1}: {', '.join(early)} upgraded to 12 too early")
+        elif not all(actions.get(m, "").startswith("upgrade -> v12") for m in others):
+            problems.append(f"bounce {i + 1}: the others did not learn that version 12 is common")
+        if b.generation_step != 2:
+            problems.append(f"bounce {i + 1}: {b.generation_step} generations, expected the bounce and one "
+                            f"follow-up (the probing rejoin, or at the end everybody's upgrade)")
+    return problems
+
+
+def render(reports: list[CaseReport]) -> str:
+    """One block per case: each bounce with every instance's release, upgrade.from, version and protocol."""
+    lines = []
+    for cr in reports:
+        verdict = "as Kafka expects" if cr.passed else "NOT as Kafka expects"
+        lines.append(f"{cr.case.name} ({cr.case.variant}): {verdict}")
+        for b in cr.bounces:
+            states = ", ".join(f"{m} {s.release}{' upgrade.from=' + s.upgrade_from if s.upgrade_from else ''} "
+                               f"{s.sent} {s.protocol[:4]}" for m, s in sorted(b.instances.items()))
+            lines.append(f"  {b.trigger}: generation {b.generations[0]} -> {b.generations[1]} "
+                         f"(+{b.generation_step}), {'stable' if b.stable else 'NOT stable'}; {states}")
+        lines.extend(f"  ! {p}" for p in cr.problems)
+    return "\n".join(lines)
