@@ -35,10 +35,11 @@ def test_session_expiry_by_client_default(release, timeout):
     assert decide_restart(release, "a", downtime_ms=timeout, session_timeout=timeout + 1).rebalances == 0
 
 
-def test_dynamic_members_always_rebalance_and_bad_input_is_refused():
+def test_dynamic_and_pre_2_3_members_always_rebalance_and_bad_input_is_refused():
     assert decide_restart("3.9", None).rebalances == 1
-    with pytest.raises(NegotiationError, match="KIP-345"):
-        decide_restart("2.2", "a")                 # group.instance.id arrived in 2.3
+    # group.instance.id arrived in 2.3 (KIP-345); an older consumer ignores the unknown config
+    old = decide_restart("2.2", "a")
+    assert not old.static and old.rebalances == 1 and "unknown to a 2.2.0 consumer" in old.reason
     with pytest.raises(NegotiationError):
         decide_restart("3.9", "a", downtime_ms=-1)
 

@@ -67,6 +67,10 @@ def test_consumer_kip_429_path_rebalances_only_when_the_selected_protocol_change
         assert [n for _, n in report.rebalances_per_step] == [1, 0, 0, 1, 0, 0, 0]
 
 
-def test_static_membership_needs_2_3():
-    with pytest.raises(ValueError, match="KIP-345"):
-        MemberSetup("2.2", instance_id="a")
+def test_static_membership_needs_2_3_on_both_sides_of_the_bounce():
+    # a 2.2 consumer ignores group.instance.id: every bounce rebalances; bounced to 2.3 it registers the id
+    # only with this join, so the bounce itself still rebalances, and the next one does not
+    members = {n: MemberSetup("2.2", instance_id=n) for n in ("a", "b")}
+    report = simulate(Scenario(STREAMS, members, (Bounce("a"), Bounce("a", release="2.3"), Bounce("a"))))
+    assert report.ok, render_table(report)
+    assert [n for _, n in report.rebalances_per_step] == [1, 1, 1, 0]

@@ -53,11 +53,14 @@ def decide_restart(member_release: ReleaseLike, instance_id: str | None, downtim
     if downtime_ms < 0:
         raise NegotiationError(f"downtime {downtime_ms} ms is negative")
     timeout = session_timeout_ms(rel) if session_timeout is None else session_timeout
+    if instance_id is not None and rel < Release.parse(FIRST_STATIC_MEMBERSHIP_RELEASE):
+        # an unknown config to a pre-2.3 consumer: ConsumerConfig logs it as unused and the member stays dynamic
+        return RestartDecision(False, False, 1, False,
+                               f"group.instance.id is unknown to a {rel} consumer (static membership, KIP-345, came "
+                               f"with 2.3): it is ignored, and the dynamic member rejoins under a new member id: "
+                               f"rebalance")
     if instance_id is None:
         return RestartDecision(False, False, 1, False, "a dynamic member rejoins under a new member id: rebalance")
-    if rel < Release.parse(FIRST_STATIC_MEMBERSHIP_RELEASE):
-        raise NegotiationError(f"group.instance.id {instance_id!r}: static membership (KIP-345) needs a 2.3+ "
-                               f"consumer, not {rel}")
     if downtime_ms >= timeout:
         return RestartDecision(True, True, 2, False,
                                f"static member {instance_id} stayed away {downtime_ms} ms, not less than its session "

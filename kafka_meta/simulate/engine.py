@@ -203,8 +203,9 @@ class Simulation:
         member = self.members[bounce.member]
         trigger = bounce.describe(member.setup, self.scenario.kind)
         previous = member.member_id
+        registered = _registers_instance_id(member.setup)      # the coordinator knows the old incarnation's id
         member.setup = bounce.apply(member.setup)
-        if member.setup.instance_id is not None and previous in self.coordinator.members:
+        if registered and previous in self.coordinator.members:
             restart = decide_restart(member.release, member.setup.instance_id, bounce.downtime_ms,
                                      self.scenario.session_timeout_ms, self._protocol_changes(member, previous))
             if restart.keeps_assignment:
@@ -397,6 +398,11 @@ class Simulation:
                     if item in seen:
                         round_.violations.append(f"{what} {_item(item)} owned by both {seen[item]} and {m.name}")
                     seen[item] = m.name
+
+
+def _registers_instance_id(setup: MemberSetup) -> bool:
+    """Whether a member with this setup joins as a static member (a 2.3+ client with group.instance.id)."""
+    return setup.instance_id is not None and not decide_restart(setup.release, setup.instance_id).rebalances
 
 
 def _item(item: Any) -> str:

@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from kafka_meta.negotiation.releases import Release
-from kafka_meta.negotiation.static_membership import FIRST_STATIC_MEMBERSHIP_RELEASE
 from kafka_meta.negotiation.streams_versions import streams_code
 from kafka_meta.simulate.coordinator import Succession
 
@@ -28,10 +26,7 @@ class MemberSetup:
     instance_id: str | None = None      # group.instance.id: a static member (KIP-345)
 
     def __post_init__(self) -> None:
-        code = streams_code(self.release)   # a release, or (Streams) future code by its latest version: "v12"
-        if self.instance_id is not None and code.release < Release.parse(FIRST_STATIC_MEMBERSHIP_RELEASE):
-            raise ValueError(f"group.instance.id needs a {FIRST_STATIC_MEMBERSHIP_RELEASE}+ client (KIP-345), "
-                             f"not {code}")
+        streams_code(self.release)   # a release, or (Streams) future code by its latest version: "v12"
 
 
 @dataclass(frozen=True)
