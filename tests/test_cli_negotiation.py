@@ -142,3 +142,14 @@ def test_simulate_kafka_tests(capsys):
     assert doc[0]["bounces"][0]["instances"]["processor1"]["sent"] == "v1"
     code, _, err = run(capsys, ["simulate", "--to", "3.9"])
     assert code == 2 and "--from and --to" in err
+
+
+def test_explain_restart(capsys):
+    code, out, _ = run(capsys, ["explain", "--restart", "3.9", "--instance-id", "app-1", "--downtime-ms", "5000"])
+    assert code == 0 and out.startswith("no rebalance: static member app-1 rejoined within its session timeout")
+    code, out, _ = run(capsys, ["explain", "--restart", "2.8", "--instance-id", "app-1", "--downtime-ms", "20000",
+                                "--json"])
+    doc = json.loads(out)
+    assert code == 0 and doc["expired"] and doc["rebalances"] == 2      # 2.8's default session timeout is 10 s
+    code, _, err = run(capsys, ["explain", "--restart", "9.9"])
+    assert code == 2 and "9.9" in err

@@ -24,6 +24,11 @@ def add_parsers(sub: Any) -> None:
                    help="a member's Kafka release (repeatable); otherwise inferred from its subscription")
     p.add_argument("--leader-release", help="the leader's Kafka release")
     p.add_argument("--message", help="explain a Kafka log or exception line about versions instead")
+    p.add_argument("--restart", metavar="RELEASE",
+                   help="explain what restarting one member of this release costs its group instead")
+    p.add_argument("--instance-id", help="--restart: the member's group.instance.id (static membership)")
+    p.add_argument("--downtime-ms", type=int, default=0, help="--restart: how long it is away")
+    p.add_argument("--session-timeout-ms", type=int, help="--restart: session.timeout.ms (default: the client's)")
     p.add_argument("--json", action="store_true", help="print JSON (one object per group)")
     p.set_defaults(run=run_explain)
 
@@ -78,6 +83,8 @@ def run_explain(args: argparse.Namespace) -> int:
     from kafka_meta.negotiation.capture import explain_group, read_groups
     from kafka_meta.negotiation.explain import explain_message
 
+    if args.restart:
+        return _explain_restart(args)
     if args.message:
         lines = explain_message(args.message)
         if not lines:
@@ -133,6 +140,20 @@ def _order(spec: str, names: list[str]) -> list[str]:
     for part in (p.strip() for p in spec.split(",") if p.strip()):
         out.append(names[int(part)] if part.isdigit() and int(part) < len(names) else part)
     return out
+
+
+def _explain_restart(args: argparse.Namespace) -> int:
+    from kafka_meta.negotiation.explain import explain_restart
+
+    try:
+        explanation = explain_restart(args.restart, args.instance_id, args.downtime_ms, args.session_timeout_ms)
+    except ValueError as e:
+        return fail(str(e))
+    if args.json:
+        emit_json({"summary": explanation.summary, "details": explanation.details, **explanation.data})
+    else:
+        print(explanation.text())
+    return 0
 
 
 def run_simulate(args: argparse.Namespace) -> int:
