@@ -65,6 +65,7 @@ BY_RELEASE: dict[str, MetadataVersionLevel] = {mv.release: mv for mv in METADATA
 
 MINIMUM_KRAFT_LEVEL = 1  # 3.0-IV1; a log without a metadata.version record counts as this level
 MINIMUM_BOOTSTRAP_LEVEL = 4  # 3.3-IV0, the first whose log can hold FeatureLevelRecord (floor of <= 3.9 controllers)
+MINIMUM_LEVEL_4X = 7  # 3.3-IV3, MetadataVersion.MINIMUM_VERSION from 4.0: the bottom of every 4.x node's range
 LATEST_PRODUCTION_LEVEL = 33  # 4.4-IV2 at the 2026 trunk (34 is its unstable testing level)
 FIRST_CONTROLLER_REGISTRATION_LEVEL = 15  # 3.7-IV0: controllers register and must support new levels
 

@@ -22,6 +22,7 @@ from kafka_meta.kraft.metadata_version import (
     METADATA_VERSIONS,
     MINIMUM_BOOTSTRAP_LEVEL,
     MINIMUM_KRAFT_LEVEL,
+    MINIMUM_LEVEL_4X,
     MetadataVersionLevel,
     describe_level,
 )
@@ -30,7 +31,6 @@ from kafka_meta.negotiation.releases import KNOWN_LINES, Release, ReleaseLike, R
 
 # The level table is the one the FeatureLevelRecord codec uses (kafka_meta.kraft.metadata_version).
 CONTROLLERS_CHECKED_FROM_LEVEL = FIRST_CONTROLLER_REGISTRATION_LEVEL  # 3.7-IV0: controllers must support it too
-MINIMUM_VERSION_4X = 7  # 3.3-IV3, MetadataVersion.MINIMUM_VERSION from 4.0: the bottom of every 4.x node's range
 
 
 def _line(mv: MetadataVersionLevel) -> str:
@@ -138,7 +138,7 @@ class ControllerRules:
 
 CONTROLLER_RULES: ReleaseTable[ControllerRules] = ReleaseTable("KRaft controller rules", [
     ("3.0", ControllerRules("3.x", True, MINIMUM_BOOTSTRAP_LEVEL, "level 1 only", MINIMUM_KRAFT_LEVEL)),
-    ("4.0", ControllerRules("4.x", False, None, "invalid registration", MINIMUM_VERSION_4X)),
+    ("4.0", ControllerRules("4.x", False, None, "invalid registration", MINIMUM_LEVEL_4X)),
 ])
 
 
