@@ -114,7 +114,6 @@ def explain_streams(
     releases = dict(releases or {})
     details: list[str] = []
     inferred: dict[str, StreamsCode] = {}
-    unknown: dict[str, str] = {}      # kept for callers of the data; every advertised version now has a code
     for s in subscriptions:
         latest = s.latest_supported_version if s.latest_supported_version != UNKNOWN else s.used_version
         if s.member_id in releases:
@@ -155,8 +154,6 @@ def explain_streams(
     if decision.outcome is not Outcome.ASSIGN_FAILS:
         by_clause: dict[tuple[Any, ...], list[str]] = {}
         for s in subscriptions:
-            if s.member_id in unknown:
-                continue
             captured = (assignments or {}).get(s.member_id)
             plan = decision.members[s.member_id]
             predicted = StreamsAssignment(plan.version, plan.commonly_supported_version, plan.error_code)
