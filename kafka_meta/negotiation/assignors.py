@@ -73,7 +73,7 @@ def java_hash_map_order(keys: Sequence[str]) -> list[str]:
         h = java_string_hash(key)
         return (h ^ (h >> 16)) & (capacity - 1)
 
-    return sorted(keys, key=lambda k: (bucket(k), keys.index(k)))
+    return [k for _, _, k in sorted((bucket(k), i, k) for i, k in enumerate(keys))]
 
 
 def _partitions(partitions_per_topic: Mapping[str, int], topics: Iterable[str] | None = None) -> list[TopicPartition]:
