@@ -245,3 +245,18 @@ def test_consumer_explanation_names_the_callbacks():
     assert e.data["members"]["a"]["callbacks"] == ["onPartitionsRevoked(t-1)", "onPartitionsAssigned(none)"]
     assert e.data["members"]["b"]["callbacks"] == ["onPartitionsAssigned(t-2)"]
     assert "a after the SyncGroup: onPartitionsRevoked(t-1) onPartitionsAssigned(none)" in e.details
+
+
+def test_captured_static_members_are_explained():
+    # GroupMetadataValue v3+ (2.3+, KIP-345) carries each member's groupInstanceId and sessionTimeout
+    sub = km.encode(km.model("ConsumerProtocolSubscription")(topics=["t"], user_data=None), 3)
+    groups = read_groups([
+        {"group": "g", "member": "a-1", "subscription": sub.hex(), "groupInstanceId": "a", "sessionTimeout": 30000},
+        {"group": "g", "member": "b-1", "subscription": sub.hex()},
+    ])
+    e = explain_group(groups[0])
+    assert ("a-1: static member (group.instance.id a); a restart back within its session timeout (30000 ms) costs "
+            "0 rebalances, a longer one 2") in e.details
+    assert not any(d.startswith("b-1:") and "static" in d for d in e.details)
+    old = explain_group(groups[0], releases={"a-1": "2.2"})
+    assert any(d.startswith("a-1: group.instance.id is unknown to a 2.2.0 consumer") for d in old.details)
