@@ -1,5 +1,5 @@
 """Kafka's Streams upgrade system tests replayed (apache/kafka tests/kafkatest/tests/streams/streams_upgrade_test.py
-at the 2024 trunk, commit 1eb7644; versions from tests/kafkatest/version.py there).
+at the 2024 trunk, commit 1eb7644, and on the 2.4 branch; versions from tests/kafkatest/version.py beside them).
 
 ``test_rolling_upgrade_with_2_bounces`` expects, after every bounce of both rolling bounces, each of the three
 instances to log "processed [0-9]* records from topic=data" and none to fail with "unable to decode
@@ -16,9 +16,14 @@ from dataclasses import replace
 import pytest
 
 from kafka_meta.simulate.kafka_tests import (
+    BACKWARD_COMPATIBLE_METADATA_2_VERSIONS_2_4,
     FK_JOIN_VERSIONS,
     METADATA_1_VERSIONS,
     METADATA_2_VERSIONS,
+    METADATA_2_VERSIONS_2_4,
+    METADATA_3_OR_HIGHER_VERSIONS_2_4,
+    METADATA_UPGRADE,
+    SIMPLE,
     TWO_BOUNCES,
     VERSION_PROBING,
     Case,
@@ -29,21 +34,32 @@ from kafka_meta.simulate.kafka_tests import (
 from kafka_meta.simulate.scenario import Bounce
 
 
-def test_the_matrix_is_kafkas():
+def test_the_matrices_are_kafkas():
+    trunk = cases(0, ("trunk-2024",))
     # metadata_1_versions, metadata_2_versions (with 2.4 - 3.3 moved there for KAFKA-14646), fk_join_versions
-    all_cases = cases(0)
-    assert [c.from_version for c in all_cases if c.test == TWO_BOUNCES] == [
+    assert [c.from_version for c in trunk if c.test == TWO_BOUNCES] == [
         *METADATA_1_VERSIONS, *METADATA_2_VERSIONS, *FK_JOIN_VERSIONS]
-    assert len(all_cases) == 1 + 14 + 5 + 1 and all_cases[-1].test == VERSION_PROBING
+    assert len(trunk) == 1 + 14 + 5 + 1 and trunk[-1].test == VERSION_PROBING
     # the first bounce sets upgrade.from = from_version[:-2], as the test computes it
-    first = all_cases[0].scenario().steps[0]
+    first = trunk[0].scenario().steps[0]
     assert isinstance(first, Bounce) and first.upgrade_from == "0.10.0" and first.release == "3.9"
-    assert all(sorted(order) == ["processor1", "processor2", "processor3"] for c in all_cases for order in c.orders)
+    branch = cases(0, ("2.4",))
+    simple = [(c.from_version, c.to_version) for c in branch if c.test == SIMPLE]
+    assert len(simple) == 5 * 4 and ("1.1.1", "0.10.1.1") in simple      # downgrades too
+    assert {c.from_version for c in branch if c.test == SIMPLE} == set(METADATA_2_VERSIONS_2_4)
+    metadata = {(c.from_version, c.to_version) for c in branch if c.test == METADATA_UPGRADE}
+    assert metadata == ({("0.10.0.1", b) for b in BACKWARD_COMPATIBLE_METADATA_2_VERSIONS_2_4}
+                        | {(a, b) for a in ("0.10.0.1", *METADATA_2_VERSIONS_2_4)
+                           for b in METADATA_3_OR_HIGHER_VERSIONS_2_4})
+    assert branch[-1].test == VERSION_PROBING and branch[-1].to_version == "2.4.1+1"
+    assert all(sorted(order) == ["processor1", "processor2", "processor3"] for c in trunk + branch
+               for order in c.orders)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_every_case_meets_kafkas_expectations(seed):
     reports = [replay(case) for case in cases(seed)]
+    assert len(reports) == 21 + 20 + 4 + 30 + 1
     assert all(r.passed for r in reports), render([r for r in reports if not r.passed])
     for r in reports:
         for bounce in r.bounces:
@@ -53,7 +69,7 @@ def test_every_case_meets_kafkas_expectations(seed):
 
 
 def test_what_each_bounce_reports():
-    by_version = {r.case.from_version: r for r in (replay(c) for c in cases(0))}
+    by_version = {r.case.from_version: r for r in (replay(c) for c in cases(0, ("trunk-2024",)))}
     # from 0.10.0: the first bounce keeps everybody on v1 EAGER (upgrade.from=0.10.0), the second moves them
     # to v11 COOPERATIVE one by one, with the old v1 leader answering until the last bounce
     old = by_version["0.10.0.1"]
@@ -71,13 +87,26 @@ def test_what_each_bounce_reports():
     probing = next(r for r in by_version.values() if r.case.test == VERSION_PROBING)
     assert [b.generation_step for b in probing.bounces] == [2, 2, 2]
     assert {s.sent for s in probing.bounces[-1].instances.values()} == {"v12"}
+    # the 2.4 branch's own probing test ends on its future version 6
+    branch = replay(cases(0, ("2.4",))[-1])
+    assert branch.passed and {s.sent for s in branch.bounces[-1].instances.values()} == {"v6"}
 
 
 def test_skipping_upgrade_from_fails_as_kafka_guards_against():
     # the failure the test greps the other instances' stderr for: an old leader cannot read the new subscription
-    case = Case(TWO_BOUNCES, "0.10.1.1", "metadata_2", (("processor1", "processor2", "processor3"),) * 2)
-    shortcut = replace(case.scenario(), steps=tuple(Bounce(p, release="3.9", upgrade_from=None)
-                                                    for p in ("processor1", "processor2", "processor3")))
+    order = ("processor1", "processor2", "processor3")
+    case = Case("trunk-2024", TWO_BOUNCES, "0.10.1.1", "3.9", "metadata_2", (order, order))
+    shortcut = replace(case.scenario(), steps=tuple(Bounce(p, release="3.9", upgrade_from=None) for p in order))
     report = replay(case, shortcut)
     assert not report.passed
     assert any("TaskAssignmentException" in p and "unable to decode subscription data" in p for p in report.problems)
+
+
+def test_0_11_0_2_would_break_the_2_4_matrix():
+    # the replay is a check of the rules: 0.11.0.2 predates the upgrade.from backport, so the 2.4 test's
+    # metadata_1 -> 0.11.0.x case only works from 0.11.0.3, the version Kafka's matrix names
+    order = ("processor1", "processor2", "processor3")
+    case = Case("2.4", METADATA_UPGRADE, "0.10.0.1", "0.11.0.2", "backward_compatible_metadata_2", (order, order))
+    report = replay(case)
+    assert not report.passed and any("TaskAssignmentException" in p for p in report.problems)
+    assert replay(replace(case, to_version="0.11.0.3")).passed

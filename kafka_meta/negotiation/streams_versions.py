@@ -74,7 +74,9 @@ class StreamsCode:
     ``"latest+1"``). A version some release speaks means that release (the first one speaking it); a version
     above every release is *future code*, as Kafka's own system tests run it (``StreamsUpgradeTest``'s
     ``FutureStreamsPartitionAssignor`` at LATEST_SUPPORTED_VERSION + 1): the newest release's rules with a
-    higher latest version. Ordering compares the latest version first, so ``max()`` is the newest code.
+    higher latest version. ``"2.4.1+1"`` is a given release's code with its latest version raised, as each
+    branch's system test builds its own future code. Ordering compares the latest version first, so
+    ``max()`` is the newest code.
     """
 
     latest: int
@@ -94,6 +96,7 @@ class StreamsCode:
 
 
 _BY_VERSION = re.compile(r"^\s*(?:v(\d+)|latest\s*\+\s*(\d+))\s*$", re.IGNORECASE)
+_RELEASE_PLUS = re.compile(r"^\s*([0-9.]+)\s*\+\s*(\d+)\s*$")
 
 StreamsParty = StreamsCode | ReleaseLike | int
 
@@ -107,6 +110,10 @@ def streams_code(party: StreamsParty) -> StreamsCode:
         latest = party
     elif isinstance(party, str) and (m := _BY_VERSION.match(party)):
         latest = int(m.group(1)) if m.group(1) else NEWEST_KNOWN_LATEST + int(m.group(2))
+    elif isinstance(party, str) and (m := _RELEASE_PLUS.match(party)):
+        # "2.4.1+1": that release's code with a higher latest version, as each branch's system test builds it
+        rel = Release.parse(m.group(1))
+        return StreamsCode(latest_supported_version(rel) + int(m.group(2)), rel)
     if latest is None:
         rel = Release.parse(party)  # type: ignore[arg-type]
         return StreamsCode(latest_supported_version(rel), rel)

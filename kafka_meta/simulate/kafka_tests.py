@@ -1,39 +1,55 @@
 """Kafka's own Streams upgrade system tests, replayed in the simulator.
 
 The matrices and expectations are those of ``tests/kafkatest/tests/streams/streams_upgrade_test.py`` in
-apache/kafka at the 2024 trunk (commit 1eb7644, ``DEV_VERSION`` 4.0.0-SNAPSHOT, whose Streams code has the
-3.9 rules here, upgrade.from values 0.10.0 - 2.3 still accepted), with the versions of
-``tests/kafkatest/version.py`` there (``LATEST_2_4`` = 2.4.1 ...):
+apache/kafka, with the versions of ``tests/kafkatest/version.py`` beside it (``LATEST_2_4`` = 2.4.1 ...), in two
+suites:
 
-* ``test_rolling_upgrade_with_2_bounces`` for every ``from_version`` of ``metadata_1_versions`` (0.10.0),
-  ``metadata_2_versions`` (0.10.1 - 1.1, and 2.4 - 3.3, which the test moved there because of KAFKA-14646)
-  and ``fk_join_versions`` (3.4 - 3.8, run with the foreign-key join; the join's data plane is not simulated,
-  its rebalances are the same): three instances start on ``from_version``; a rolling bounce in random order
-  to the new code with ``upgrade.from`` = ``from_version[:-2]``; a second one in random order without it.
-  After every bounce Kafka expects each of the three instances to process records again and none of them
-  to fail with "unable to decode subscription data: version=2".
-* ``test_version_probing_upgrade``: three trunk instances bounced in random order to future code
-  (``FutureStreamsPartitionAssignor``, latest version + 1). While old instances remain, the bounced one
-  probes ("Sent a version 12 subscription and got version 11 assignment back (successful version
-  probing)..."); at the last bounce the two others learn that 12 is common ("... end of rolling upgrade.
-  Upgrading subscription metadata version to 12 ..."); the three end each bounce on the same generation,
-  and nobody upgrades early.
+* ``trunk-2024`` (commit 1eb7644, ``DEV_VERSION`` 4.0.0-SNAPSHOT, whose Streams code has the 3.9 rules here,
+  upgrade.from values 0.10.0 - 2.3 still accepted):
+
+  * ``test_rolling_upgrade_with_2_bounces`` for every ``from_version`` of ``metadata_1_versions`` (0.10.0),
+    ``metadata_2_versions`` (0.10.1 - 1.1, and 2.4 - 3.3, moved there because of KAFKA-14646) and
+    ``fk_join_versions`` (3.4 - 3.8, run with the foreign-key join; the join's data plane is not simulated,
+    its rebalances are the same): three instances start on ``from_version``; a rolling bounce in random
+    order to the new code with ``upgrade.from`` = ``from_version[:-2]``; a second one without it.
+  * ``test_version_probing_upgrade``: three trunk instances bounced in random order to future code
+    (``FutureStreamsPartitionAssignor``, latest version + 1).
+
+* ``2.4`` (the 2.4 branch, ``DEV_VERSION`` 2.4.2-SNAPSHOT, simulated as 2.4.1):
+
+  * ``test_simple_upgrade_downgrade``: one rolling bounce without ``upgrade.from`` between any two of
+    ``metadata_2_versions`` (0.10.1 - 1.1), downgrades included.
+  * ``test_metadata_upgrade``: two bounces as above, from ``metadata_1_versions`` to
+    ``backward_compatible_metadata_2_versions`` (0.10.2.2, 0.11.0.3, 1.0.2, 1.1.1) and from
+    ``metadata_1_versions`` and ``metadata_2_versions`` to ``metadata_3_or_higher_versions`` (2.0.1 - 2.3.1
+    and the branch's own code).
+  * ``test_version_probing_upgrade`` with the branch's future code (latest version 6).
+
+After every bounce Kafka expects each of the three instances to process records again and none of them to
+fail with "unable to decode subscription data: version=2". In the version-probing test, while old instances
+remain the bounced one probes ("Sent a version 12 subscription and got version 11 assignment back
+(successful version probing)..."); at the last bounce the two others learn that the new version is common
+("... end of rolling upgrade. Upgrading subscription metadata version to 12 ...") and the bounced one rejoins
+on it (the 2.4 test: "Downgrade subscription metadata to commonly supported version 6 and trigger new
+rebalance"); the three end each bounce on the same generation, and nobody upgrades early.
 
 For each bounce the replay reports every instance's configuration, the subscription version it sends, its
 rebalance protocol, the generations the bounce took and whether the group stabilised; :func:`check` holds
 that against the expectations above.
 """
-
 from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
 
+from kafka_meta.negotiation.rebalance_protocol import FIRST_COOPERATIVE_RELEASE
+from kafka_meta.negotiation.releases import Release
+from kafka_meta.negotiation.streams_versions import streams_code
 from kafka_meta.simulate.report import Report, Round
 from kafka_meta.simulate.scenario import STREAMS, Bounce, MemberSetup, Scenario
 
-TRUNK = "3.9"                 # the Streams rules of the test file's DEV_VERSION (4.0.0-SNAPSHOT, 2024 trunk)
-FUTURE = "latest+1"           # FutureStreamsPartitionAssignor
+TRUNK = "3.9"                 # the Streams rules of the 2024 test file's DEV_VERSION (4.0.0-SNAPSHOT)
+BRANCH_2_4 = "2.4.1"          # the 2.4 branch's DEV_VERSION (2.4.2-SNAPSHOT)
 INSTANCES = ("processor1", "processor2", "processor3")
 PARTITIONS = 5                # the test's 'data' topic
 
@@ -41,38 +57,46 @@ METADATA_1_VERSIONS = ("0.10.0.1",)
 METADATA_2_VERSIONS = ("0.10.1.1", "0.10.2.2", "0.11.0.3", "1.0.2", "1.1.1",
                        "2.4.1", "2.5.1", "2.6.3", "2.7.2", "2.8.2", "3.0.2", "3.1.2", "3.2.3", "3.3.2")
 FK_JOIN_VERSIONS = ("3.4.1", "3.5.2", "3.6.2", "3.7.1", "3.8.0")
+METADATA_2_VERSIONS_2_4 = ("0.10.1.1", "0.10.2.2", "0.11.0.3", "1.0.2", "1.1.1")
+BACKWARD_COMPATIBLE_METADATA_2_VERSIONS_2_4 = ("0.10.2.2", "0.11.0.3", "1.0.2", "1.1.1")
+METADATA_3_OR_HIGHER_VERSIONS_2_4 = ("2.0.1", "2.1.1", "2.2.2", "2.3.1", BRANCH_2_4)
 
 TWO_BOUNCES = "test_rolling_upgrade_with_2_bounces"
 VERSION_PROBING = "test_version_probing_upgrade"
+SIMPLE = "test_simple_upgrade_downgrade"
+METADATA_UPGRADE = "test_metadata_upgrade"
+SUITES = ("trunk-2024", "2.4")
 
 
 @dataclass(frozen=True)
 class Case:
     """One parameterisation of one of Kafka's tests, with the bounce orders drawn for this replay."""
 
+    suite: str
     test: str
     from_version: str
-    variant: str                       # metadata_1 / metadata_2 / fk_join / future
+    to_version: str
+    variant: str
     orders: tuple[tuple[str, ...], ...]
 
     @property
     def name(self) -> str:
-        return f"{self.test}[{self.from_version}]"
+        return f"{self.suite} {self.test}[{self.from_version} -> {self.to_version}]"
 
     def scenario(self) -> Scenario:
         members = {p: MemberSetup(self.from_version) for p in INSTANCES}
         steps: list[Bounce] = []
-        if self.test == TWO_BOUNCES:
+        if self.test in (TWO_BOUNCES, METADATA_UPGRADE):
             upgrade_from = self.from_version[:-2]           # as the test computes it
-            steps += [Bounce(p, release=TRUNK, upgrade_from=upgrade_from) for p in self.orders[0]]
+            steps += [Bounce(p, release=self.to_version, upgrade_from=upgrade_from) for p in self.orders[0]]
             steps += [Bounce(p, upgrade_from=None) for p in self.orders[1]]
         else:
-            steps += [Bounce(p, release=FUTURE) for p in self.orders[0]]
+            steps += [Bounce(p, release=self.to_version) for p in self.orders[0]]
         return Scenario(STREAMS, members, tuple(steps), partitions=PARTITIONS)
 
 
-def cases(seed: int | None = 0) -> list[Case]:
-    """Every parameterisation of the two tests; each rolling bounce in an order drawn as the test does
+def cases(seed: int | None = 0, suites: tuple[str, ...] = SUITES) -> list[Case]:
+    """Every parameterisation of the suites' tests; each rolling bounce in an order drawn as the test does
     (``random.shuffle``), reproducibly for a given seed."""
     rng = random.Random(seed)
 
@@ -82,10 +106,20 @@ def cases(seed: int | None = 0) -> list[Case]:
         return tuple(names)
 
     out = []
-    for variant, versions in (("metadata_1", METADATA_1_VERSIONS), ("metadata_2", METADATA_2_VERSIONS),
-                              ("fk_join", FK_JOIN_VERSIONS)):
-        out += [Case(TWO_BOUNCES, v, variant, (order(), order())) for v in versions]
-    out.append(Case(VERSION_PROBING, TRUNK, "future", (order(),)))
+    if "trunk-2024" in suites:
+        for variant, versions in (("metadata_1", METADATA_1_VERSIONS), ("metadata_2", METADATA_2_VERSIONS),
+                                  ("fk_join", FK_JOIN_VERSIONS)):
+            out += [Case("trunk-2024", TWO_BOUNCES, v, TRUNK, variant, (order(), order())) for v in versions]
+        out.append(Case("trunk-2024", VERSION_PROBING, TRUNK, "latest+1", "future", (order(),)))
+    if "2.4" in suites:
+        out += [Case("2.4", SIMPLE, a, b, "metadata_2", (order(),))
+                for a in METADATA_2_VERSIONS_2_4 for b in METADATA_2_VERSIONS_2_4 if a != b]
+        pairs = ([(a, "backward_compatible_metadata_2", b) for a in METADATA_1_VERSIONS
+                  for b in BACKWARD_COMPATIBLE_METADATA_2_VERSIONS_2_4]
+                 + [(a, "metadata_3_or_higher", b) for a in METADATA_1_VERSIONS + METADATA_2_VERSIONS_2_4
+                    for b in METADATA_3_OR_HIGHER_VERSIONS_2_4])
+        out += [Case("2.4", METADATA_UPGRADE, a, b, variant, (order(), order())) for a, variant, b in pairs]
+        out.append(Case("2.4", VERSION_PROBING, BRANCH_2_4, f"{BRANCH_2_4}+1", "future", (order(),)))
     return out
 
 
@@ -176,31 +210,39 @@ def check(case: Case, bounces: list[BounceReport]) -> list[str]:
             problems.append(f"{where}: {', '.join(idle)} process nothing")
         if not b.stable:
             problems.append(f"{where}: the group did not stabilise on one generation")
-    if case.test == TWO_BOUNCES and bounces:
+    if case.test in (TWO_BOUNCES, METADATA_UPGRADE, SIMPLE) and bounces:
+        # the new code ends on its own latest version, and from 2.4 on COOPERATIVE
+        code = streams_code(case.to_version)
         final = bounces[-1].instances
-        if {s.sent for s in final.values()} != {"v11"}:
-            problems.append(f"after the second rolling bounce not every instance sends v11: "
+        if {s.sent for s in final.values()} != {f"v{code.latest}"}:
+            problems.append(f"after the last rolling bounce not every instance sends v{code.latest}: "
                             f"{ {m: s.sent for m, s in final.items()} }")
-        if {s.protocol for s in final.values()} != {"COOPERATIVE"}:
-            problems.append("after the second rolling bounce not every instance rebalances COOPERATIVE")
+        protocol = "COOPERATIVE" if code.release >= Release.parse(FIRST_COOPERATIVE_RELEASE) else "EAGER"
+        if {s.protocol for s in final.values()} != {protocol}:
+            problems.append(f"after the last rolling bounce not every instance rebalances {protocol}")
     if case.test == VERSION_PROBING:
-        problems += _check_probing(bounces)
+        problems += _check_probing(bounces, streams_code(case.from_version).latest)
     return problems
 
 
-def _check_probing(bounces: list[BounceReport]) -> list[str]:
+def _check_probing(bounces: list[BounceReport], old: int) -> list[str]:
     problems = []
+    new = old + 1
     for i, b in enumerate(bounces):
         actions = {row.member: row.action for r in b.rounds for row in r.rows if r is b.rounds[0]}
         others = [m for m in actions if m != b.bounced]
         if i < len(bounces) - 1:
-            if not actions.get(b.bounced, "").startswith("downgrade -> v11"):
-                problems.append(f"bounce {i + 1}: {b.bounced} did not probe and fall back to v11")
+            if not actions.get(b.bounced, "").startswith(f"downgrade -> v{old}"):
+                problems.append(f"bounce {i + 1}: {b.bounced} did not probe and fall back to v{old}")
             early = [m for r in b.rounds for row in r.rows if row.action.startswith("upgrade") for m in [row.member]]
             if early:
-                problems.append(f"bounce {i + 1}: {', '.join(early)} upgraded to 12 too early")
-        elif not all(actions.get(m, "").startswith("upgrade -> v12") for m in others):
-            problems.append(f"bounce {i + 1}: the others did not learn that version 12 is common")
+                problems.append(f"bounce {i + 1}: {', '.join(early)} upgraded to {new} too early")
+        else:
+            if not all(actions.get(m, "").startswith(f"upgrade -> v{new}") for m in others):
+                problems.append(f"bounce {i + 1}: the others did not learn that version {new} is common")
+            if not actions.get(b.bounced, "").startswith(f"rejoin (stays v{new})"):
+                problems.append(f"bounce {i + 1}: {b.bounced} did not rejoin on v{new} (\"Downgrade subscription "
+                                f"metadata to commonly supported version {new}\")")
         if b.generation_step != 2:
             problems.append(f"bounce {i + 1}: {b.generation_step} generations, expected the bounce and one "
                             f"follow-up (the probing rejoin, or at the end everybody's upgrade)")

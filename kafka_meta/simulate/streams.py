@@ -213,7 +213,8 @@ class StreamsBehaviour:
             wire_version, info = decode_streams("SubscriptionInfo", bytes(sub.user_data or b""), leader.code.latest)
             facts.append(replace(subscription_facts(name_of[mid], info), used_version=wire_version))
             owned[mid] = frozenset(p.partition for p in sub.client_view.owned_partitions)
-            previous[mid] = frozenset(_previous_active(info))
+            # a subscription newer than the leader's code is pooled as one future client: its tasks are unknown
+            previous[mid] = frozenset() if wire_version > leader.code.latest else frozenset(_previous_active(info))
         decision = decide_leader(leader.code, facts)
         plans = {mid_of[name]: plan for name, plan in decision.members.items()}
         events = [f"leader {leader.name}: {step}" for step in decision.steps[1:]]

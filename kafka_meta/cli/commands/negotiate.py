@@ -44,6 +44,8 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--kafka-tests", action="store_true",
                    help="replay the rolling-upgrade matrices of Kafka's streams_upgrade_test.py instead")
     p.add_argument("--seed", type=int, default=0, help="--kafka-tests: the seed of the random bounce orders")
+    p.add_argument("--suite", action="append", default=[], choices=("trunk-2024", "2.4"),
+                   help="--kafka-tests: one suite of the test file (the 2024 trunk's, the 2.4 branch's); repeatable")
     p.add_argument("--members", type=int, default=3)
     p.add_argument("--kind", choices=("streams", "consumer"), default="streams")
     p.add_argument("--order", action="append", default=[],
@@ -192,12 +194,13 @@ def run_simulate(args: argparse.Namespace) -> int:
 
 
 def run_kafka_tests(args: argparse.Namespace) -> int:
-    from kafka_meta.simulate.kafka_tests import cases, render, replay
+    from kafka_meta.simulate.kafka_tests import SUITES, cases, render, replay
 
-    reports = [replay(case) for case in cases(args.seed)]
+    reports = [replay(case) for case in cases(args.seed, tuple(args.suite) or SUITES)]
     if args.json:
         emit_json([{
-            "test": r.case.test, "fromVersion": r.case.from_version, "variant": r.case.variant,
+            "suite": r.case.suite, "test": r.case.test, "fromVersion": r.case.from_version,
+            "toVersion": r.case.to_version, "variant": r.case.variant,
             "asKafkaExpects": r.passed, "problems": r.problems,
             "bounces": [{"trigger": b.trigger, "generations": list(b.generations), "stable": b.stable,
                          "instances": {m: {"release": s.release, "upgradeFrom": s.upgrade_from, "sent": s.sent,
