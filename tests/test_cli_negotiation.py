@@ -134,8 +134,8 @@ def test_simulate_static_members_and_future_code(capsys):
 
 def test_simulate_kafka_tests(capsys):
     code, out, _ = run(capsys, ["simulate", "--kafka-tests", "--seed", "5"])
-    assert code == 0 and out.count("as Kafka expects") == 76 and "NOT" not in out
-    assert "trunk-2024 test_version_probing_upgrade[3.9 -> latest+1] (future)" in out
+    assert code == 0 and out.count("as Kafka expects") == 143 and "NOT" not in out
+    assert "trunk-2024 test_version_probing_upgrade[3.9 -> 3.9+1] (future)" in out
     code, out, _ = run(capsys, ["simulate", "--kafka-tests", "--suite", "trunk-2024", "--json"])
     doc = json.loads(out)
     assert code == 0 and len(doc) == 21 and all(case["asKafkaExpects"] for case in doc)

@@ -25,6 +25,11 @@ suites:
     and the branch's own code).
   * ``test_version_probing_upgrade`` with the branch's future code (latest version 6).
 
+* the 2.8 and 3.0 branches (``test_metadata_upgrade`` from 0.10.0 - 1.1 to the branch's code) and the 3.4, 3.6
+  and 3.7 branches (``test_rolling_upgrade_with_2_bounces`` with their own version lists and foreign-key
+  join versions), each with its own version-probing test; every branch's ``DEV_VERSION`` is simulated as the
+  newest release of its line.
+
 After every bounce Kafka expects each of the three instances to process records again and none of them to
 fail with "unable to decode subscription data: version=2". In the version-probing test, while old instances
 remain the bounced one probes ("Sent a version 12 subscription and got version 11 assignment back
@@ -48,24 +53,64 @@ from kafka_meta.negotiation.streams_versions import streams_code
 from kafka_meta.simulate.report import Report, Round
 from kafka_meta.simulate.scenario import STREAMS, Bounce, MemberSetup, Scenario
 
-TRUNK = "3.9"                 # the Streams rules of the 2024 test file's DEV_VERSION (4.0.0-SNAPSHOT)
-BRANCH_2_4 = "2.4.1"          # the 2.4 branch's DEV_VERSION (2.4.2-SNAPSHOT)
 INSTANCES = ("processor1", "processor2", "processor3")
 PARTITIONS = 5                # the test's 'data' topic
-
-METADATA_1_VERSIONS = ("0.10.0.1",)
-METADATA_2_VERSIONS = ("0.10.1.1", "0.10.2.2", "0.11.0.3", "1.0.2", "1.1.1",
-                       "2.4.1", "2.5.1", "2.6.3", "2.7.2", "2.8.2", "3.0.2", "3.1.2", "3.2.3", "3.3.2")
-FK_JOIN_VERSIONS = ("3.4.1", "3.5.2", "3.6.2", "3.7.1", "3.8.0")
-METADATA_2_VERSIONS_2_4 = ("0.10.1.1", "0.10.2.2", "0.11.0.3", "1.0.2", "1.1.1")
-BACKWARD_COMPATIBLE_METADATA_2_VERSIONS_2_4 = ("0.10.2.2", "0.11.0.3", "1.0.2", "1.1.1")
-METADATA_3_OR_HIGHER_VERSIONS_2_4 = ("2.0.1", "2.1.1", "2.2.2", "2.3.1", BRANCH_2_4)
 
 TWO_BOUNCES = "test_rolling_upgrade_with_2_bounces"
 VERSION_PROBING = "test_version_probing_upgrade"
 SIMPLE = "test_simple_upgrade_downgrade"
 METADATA_UPGRADE = "test_metadata_upgrade"
-SUITES = ("trunk-2024", "2.4")
+
+# The versions lists of the test file, each LATEST_x as tests/kafkatest/version.py beside it resolves it.
+METADATA_1_VERSIONS = ("0.10.0.1",)
+PRE_2_0_METADATA_2 = ("0.10.1.1", "0.10.2.2", "0.11.0.3", "1.0.2", "1.1.1")
+METADATA_2_VERSIONS = (*PRE_2_0_METADATA_2, "2.4.1", "2.5.1", "2.6.3", "2.7.2", "2.8.2", "3.0.2", "3.1.2",
+                       "3.2.3", "3.3.2")
+FK_JOIN_VERSIONS = ("3.4.1", "3.5.2", "3.6.2", "3.7.1", "3.8.0")
+METADATA_2_VERSIONS_2_4 = PRE_2_0_METADATA_2
+BACKWARD_COMPATIBLE_METADATA_2_VERSIONS_2_4 = ("0.10.2.2", "0.11.0.3", "1.0.2", "1.1.1")
+METADATA_3_OR_HIGHER_VERSIONS_2_4 = ("2.0.1", "2.1.1", "2.2.2", "2.3.1", "2.4.1")
+
+
+@dataclass(frozen=True)
+class Suite:
+    """One version of the test file: where it is, the release its ``DEV_VERSION`` is simulated as, and its
+    matrices as (test, variant, from versions, to versions; None = the suite's own code)."""
+
+    name: str
+    source: str
+    dev: str
+    matrices: tuple[tuple[str, str, tuple[str, ...], tuple[str, ...] | None], ...]
+
+
+def _two_bounce_suite(name: str, source: str, dev: str, test: str, fk_join: tuple[str, ...] = (),
+                      metadata_2: tuple[str, ...] = METADATA_2_VERSIONS) -> Suite:
+    matrices: list[tuple[str, str, tuple[str, ...], tuple[str, ...] | None]] = [
+        (test, "metadata_1", METADATA_1_VERSIONS, None), (test, "metadata_2", metadata_2, None)]
+    if fk_join:
+        matrices.append((test, "fk_join", fk_join, None))
+    return Suite(name, source, dev, tuple(matrices))
+
+
+SUITES: dict[str, Suite] = {s.name: s for s in (
+    _two_bounce_suite("trunk-2024", "trunk 1eb7644 (DEV_VERSION 4.0.0-SNAPSHOT, the 3.9 rules)", "3.9",
+                      TWO_BOUNCES, FK_JOIN_VERSIONS),
+    _two_bounce_suite("3.7", "branch 3.7 (DEV_VERSION 3.7.2-SNAPSHOT)", "3.7.1", TWO_BOUNCES,
+                      ("3.4.1", "3.5.2", "3.6.1")),
+    _two_bounce_suite("3.6", "branch 3.6 (DEV_VERSION 3.6.3-SNAPSHOT)", "3.6.2", TWO_BOUNCES, ("3.4.1", "3.5.2")),
+    _two_bounce_suite("3.4", "branch 3.4 (DEV_VERSION 3.4.2-SNAPSHOT)", "3.4.1", TWO_BOUNCES),
+    _two_bounce_suite("3.0", "branch 3.0 (DEV_VERSION 3.0.3-SNAPSHOT)", "3.0.2", METADATA_UPGRADE,
+                      metadata_2=PRE_2_0_METADATA_2),
+    _two_bounce_suite("2.8", "branch 2.8 (DEV_VERSION 2.8.3-SNAPSHOT)", "2.8.2", METADATA_UPGRADE,
+                      metadata_2=PRE_2_0_METADATA_2),
+    Suite("2.4", "branch 2.4 (DEV_VERSION 2.4.2-SNAPSHOT)", "2.4.1", (
+        (SIMPLE, "metadata_2", METADATA_2_VERSIONS_2_4, METADATA_2_VERSIONS_2_4),
+        (METADATA_UPGRADE, "backward_compatible_metadata_2", METADATA_1_VERSIONS,
+         BACKWARD_COMPATIBLE_METADATA_2_VERSIONS_2_4),
+        (METADATA_UPGRADE, "metadata_3_or_higher", METADATA_1_VERSIONS + METADATA_2_VERSIONS_2_4,
+         METADATA_3_OR_HIGHER_VERSIONS_2_4),
+    )),
+)}
 
 
 @dataclass(frozen=True)
@@ -95,9 +140,9 @@ class Case:
         return Scenario(STREAMS, members, tuple(steps), partitions=PARTITIONS)
 
 
-def cases(seed: int | None = 0, suites: tuple[str, ...] = SUITES) -> list[Case]:
-    """Every parameterisation of the suites' tests; each rolling bounce in an order drawn as the test does
-    (``random.shuffle``), reproducibly for a given seed."""
+def cases(seed: int | None = 0, suites: tuple[str, ...] | None = None) -> list[Case]:
+    """Every parameterisation of the suites' tests (default: all), the version-probing test included;
+    each rolling bounce in an order drawn as the test does (``random.shuffle``), reproducibly for a seed."""
     rng = random.Random(seed)
 
     def order() -> tuple[str, ...]:
@@ -106,20 +151,13 @@ def cases(seed: int | None = 0, suites: tuple[str, ...] = SUITES) -> list[Case]:
         return tuple(names)
 
     out = []
-    if "trunk-2024" in suites:
-        for variant, versions in (("metadata_1", METADATA_1_VERSIONS), ("metadata_2", METADATA_2_VERSIONS),
-                                  ("fk_join", FK_JOIN_VERSIONS)):
-            out += [Case("trunk-2024", TWO_BOUNCES, v, TRUNK, variant, (order(), order())) for v in versions]
-        out.append(Case("trunk-2024", VERSION_PROBING, TRUNK, "latest+1", "future", (order(),)))
-    if "2.4" in suites:
-        out += [Case("2.4", SIMPLE, a, b, "metadata_2", (order(),))
-                for a in METADATA_2_VERSIONS_2_4 for b in METADATA_2_VERSIONS_2_4 if a != b]
-        pairs = ([(a, "backward_compatible_metadata_2", b) for a in METADATA_1_VERSIONS
-                  for b in BACKWARD_COMPATIBLE_METADATA_2_VERSIONS_2_4]
-                 + [(a, "metadata_3_or_higher", b) for a in METADATA_1_VERSIONS + METADATA_2_VERSIONS_2_4
-                    for b in METADATA_3_OR_HIGHER_VERSIONS_2_4])
-        out += [Case("2.4", METADATA_UPGRADE, a, b, variant, (order(), order())) for a, variant, b in pairs]
-        out.append(Case("2.4", VERSION_PROBING, BRANCH_2_4, f"{BRANCH_2_4}+1", "future", (order(),)))
+    for name in suites or tuple(SUITES):
+        suite = SUITES[name]
+        for test, variant, sources, targets in suite.matrices:
+            bounces = 1 if test == SIMPLE else 2
+            out += [Case(name, test, a, b, variant, tuple(order() for _ in range(bounces)))
+                    for a in sources for b in (targets or (suite.dev,)) if a != b]
+        out.append(Case(name, VERSION_PROBING, suite.dev, f"{suite.dev}+1", "future", (order(),)))
     return out
 
 
