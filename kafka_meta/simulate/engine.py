@@ -270,6 +270,8 @@ class Simulation:
                     member.generation = self.coordinator.generation
                 member.rejoin = res.rejoin
                 row.owned = _short(member.owned)
+        self._check_exclusive(round_, [m for m in self._by_id().values() if m.failure is None])
+        self.report.violations.extend(f"round {round_.number}: {v}" for v in round_.violations)
         if member.rejoin:
             self.report.rebalances_per_step.append((trigger, self._settle(f"rejoin: {member.name}", record=False)))
         else:
@@ -300,7 +302,7 @@ class Simulation:
         generation = self.coordinator.generation
         round_ = Round(len(self.report.rounds) + 1, generation, trigger, None, None)
         self.report.rounds.append(round_)
-        # join: EAGER members revoke everything first; everyone sends its metadata as bytes
+        # join: each member prepares (ConsumerCoordinator.onJoinPrepare) and sends its metadata as bytes
         offers: dict[str, list[tuple[str, bytes]]] = {}
         prepared: dict[str, JoinPreparation] = {}
         for member in list(self._by_id().values()):
