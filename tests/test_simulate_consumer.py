@@ -91,7 +91,7 @@ def test_the_bytes_are_the_codec_s():
     from kafka_meta.simulate.consumer import ConsumerBehaviour
     from kafka_meta.simulate.engine import SimMember
 
-    behaviour = ConsumerBehaviour("t", 4)
+    behaviour = ConsumerBehaviour({"t": 4})
     member = SimMember("a", MemberSetup("3.9", assignors=("cooperative-sticky", "range")))
     assert behaviour.start(member) is None
     member.owned, member.generation = frozenset({("t", 1)}), 7
@@ -124,3 +124,37 @@ def test_every_round_fires_the_callbacks_consumer_coordinator_fires():
             if row.protocol == "COOPERATIVE":
                 assert ("onPartitionsRevoked" in names) == ("revoke" in row.action)
             previous[row.member] = row.owned
+
+
+def test_a_subscription_change_revokes_only_the_dropped_topics_under_cooperative():
+    # ConsumerCoordinator.onJoinPrepare, COOPERATIVE: "only revoke those partitions that are not in the
+    # subscription anymore"; EAGER revokes everything, as before every join
+    from kafka_meta.simulate import CONSUMER, MemberSetup, Resubscribe, Scenario, simulate
+
+    def run(assignor):
+        setup = MemberSetup("3.9", assignors=(assignor,))
+        return simulate(Scenario(CONSUMER, {"a": setup, "b": setup}, (Resubscribe(("input",)),), partitions=4,
+                                 more_topics=(("audit", 2),)))
+
+    coop = run("cooperative-sticky")
+    assert coop.ok
+    change = {row.member: row for row in coop.rounds[1].rows}
+    assert change["a"].callbacks == "onPartitionsRevoked(audit-0) onPartitionsAssigned(none)"
+    assert change["b"].callbacks == "onPartitionsRevoked(audit-1) onPartitionsAssigned(none)"
+    assert change["a"].owned == "input-0,input-2" and change["a"].sent == "v3 owns 2"
+    eager = run("range")
+    assert eager.ok
+    assert {row.member: row.callbacks for row in eager.rounds[1].rows} == {
+        "a": "onPartitionsRevoked(audit-0,input-0,input-1) onPartitionsAssigned(input-0,input-1)",
+        "b": "onPartitionsRevoked(audit-1,input-2,input-3) onPartitionsAssigned(input-2,input-3)"}
+
+
+def test_unequal_or_unknown_subscriptions_are_refused():
+    import pytest
+
+    from kafka_meta.simulate import CONSUMER, MemberSetup, Resubscribe, Scenario
+
+    with pytest.raises(ValueError, match="same topics"):
+        Scenario(CONSUMER, {"a": MemberSetup("3.9", topics=("input",)), "b": MemberSetup("3.9")})
+    with pytest.raises(ValueError, match="must name topics of the scenario"):
+        Scenario(CONSUMER, {"a": MemberSetup("3.9")}, (Resubscribe(("nope",)),))

@@ -28,6 +28,7 @@ from kafka_meta.negotiation.rebalance_protocol import (
     choose_rebalance_protocol,
 )
 from kafka_meta.simulate.engine import LeaderResult, SimMember, SyncResult
+from kafka_meta.simulate.report import partitions_text
 from kafka_meta.simulate.scenario import CONSUMER
 
 TopicPartition = tuple[str, int]
@@ -48,9 +49,9 @@ def flat(view_partitions: Any) -> frozenset[TopicPartition]:
 class ConsumerBehaviour:
     kind = CONSUMER
 
-    def __init__(self, topic: str, partitions: int) -> None:
-        self.topic = topic
-        self.universe = [(topic, p) for p in range(partitions)]
+    def __init__(self, topics: Mapping[str, int]) -> None:
+        self.partitions = dict(topics)
+        self.universe = [(t, p) for t in sorted(topics) for p in range(topics[t])]
 
     # -- member side -----------------------------------------------------------------------------------------
     def start(self, member: SimMember) -> JavaFailure | None:
@@ -61,6 +62,9 @@ class ConsumerBehaviour:
         member.protocol = choice.protocol
         return None
 
+    def subscribed(self, member: SimMember) -> list[str]:
+        return list(member.setup.topics) if member.setup.topics is not None else sorted(self.partitions)
+
     def protocols(self, member: SimMember) -> list[str]:
         return [assignor_name(a) for a in member.setup.assignors]
 
@@ -70,8 +74,8 @@ class ConsumerBehaviour:
         out = []
         for name in self.protocols(member):
             subscription = kafka_meta.model("ConsumerProtocolSubscription")(
-                topics=[self.topic], user_data=self._user_data(name, member), owned_partitions=grouped(owned),
-                generation_id=member.generation, rack_id=None)
+                topics=self.subscribed(member), user_data=self._user_data(name, member),
+                owned_partitions=grouped(owned), generation_id=member.generation, rack_id=None)
             out.append((name, kafka_meta.encode(subscription, version)))
         return out
 
@@ -96,12 +100,12 @@ class ConsumerBehaviour:
     def sync(self, member: SimMember, assignment: bytes, generation: int) -> SyncResult:
         message = kafka_meta.decode("ConsumerProtocolAssignment", assignment)
         assigned = flat(message.client_view.partitions)
-        change = complete_join(member.protocol, member.owned, assigned, [self.topic])
+        change = complete_join(member.protocol, member.owned, assigned, self.subscribed(member))
         parts = []
         if change.revoked:
-            parts.append(f"revoke {','.join(str(p) for _, p in sorted(change.revoked))}")
+            parts.append(f"revoke {partitions_text(change.revoked, len(self.partitions) > 1)}")
         if change.added:
-            parts.append(f"add {','.join(str(p) for _, p in sorted(change.added))}")
+            parts.append(f"add {partitions_text(change.added, len(self.partitions) > 1)}")
         member.state = assigned   # the sticky assignor's memory of its last assignment
         rejoin = "cooperative follow-up" if change.rejoin else None
         return SyncResult(assigned, frozenset(), f"v{message.version}", "; ".join(parts) or "keep",
@@ -124,7 +128,7 @@ class ConsumerBehaviour:
                 member_generation = previous.generation if previous.generation is not None else -1
             facts.append(Member(mid, frozenset(view.topics), owned, member_generation,
                                 members[mid].setup.instance_id))
-        partitions = {self.topic: len(self.universe)}
+        partitions = self.partitions
         events: list[str] = []
         if assignor == COOPERATIVE_STICKY:
             result = cooperative_sticky_assign(partitions, facts)
@@ -159,7 +163,8 @@ class ConsumerBehaviour:
         for m in members:
             for tp in m.owned:
                 owners[tp] = owners.get(tp, 0) + 1
-        unowned = [tp for tp in self.universe if tp not in owners]
+        wanted = {t for m in members for t in self.subscribed(m)}
+        unowned = [tp for tp in self.universe if tp[0] in wanted and tp not in owners]
         protocols = {m.name: m.protocol.name for m in members}
         summary = ", ".join(f"{n} {p}" for n, p in protocols.items())
         if unowned:

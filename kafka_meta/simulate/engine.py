@@ -18,7 +18,7 @@ Invariants checked in every round:
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from kafka_meta.negotiation.consumer_member import JoinPreparation, complete_join, describe_calls, prepare_join
@@ -28,8 +28,8 @@ from kafka_meta.negotiation.releases import Release
 from kafka_meta.negotiation.static_membership import decide_restart
 from kafka_meta.negotiation.streams_versions import StreamsCode, streams_code
 from kafka_meta.simulate.coordinator import Coordinator
-from kafka_meta.simulate.report import MemberRow, Report, Round
-from kafka_meta.simulate.scenario import Bounce, Join, Leave, MemberSetup, Scenario, Step
+from kafka_meta.simulate.report import MemberRow, Report, Round, partitions_text
+from kafka_meta.simulate.scenario import Bounce, Join, Leave, MemberSetup, Resubscribe, Scenario, Step
 
 
 @dataclass
@@ -90,6 +90,8 @@ class Behaviour(Protocol):
 
     def protocols(self, member: SimMember) -> list[str]: ...
 
+    def subscribed(self, member: SimMember) -> list[str]: ...
+
     def join(self, member: SimMember) -> list[tuple[str, bytes]] | JavaFailure: ...
 
     def describe_join(self, member: SimMember, metadata: bytes) -> str: ...
@@ -126,7 +128,8 @@ class Simulation:
         self.coordinator = Coordinator(succession=scenario.succession)
         self.selected_protocol: str | None = None              # the group protocol of the current generation
         self.last_assignment: dict[str, bytes] = {}            # per member: what the coordinator stores for it
-        self.report = Report(scenario.kind, succession=scenario.succession.value)
+        self.report = Report(scenario.kind, succession=scenario.succession.value,
+                             topics=len(scenario.topic_partitions))
 
     # -- membership ------------------------------------------------------------------------------------------
     def _by_id(self) -> dict[str, SimMember]:
@@ -191,6 +194,9 @@ class Simulation:
             member = SimMember(step.member, step.setup)
             self.members[step.member] = member
             self._start(member)
+        elif isinstance(step, Resubscribe):
+            for member in self.members.values():
+                member.setup = replace(member.setup, topics=step.topics)
         elif isinstance(step, Leave):
             member = self.members[step.member]
             if member.member_id in self.coordinator.members:
@@ -269,7 +275,7 @@ class Simulation:
                     member.owned, member.tasks = res.owned, res.tasks
                     member.generation = self.coordinator.generation
                 member.rejoin = res.rejoin
-                row.owned = _short(member.owned)
+                row.owned = _short(member.owned, self.report.topics > 1)
         self._check_exclusive(round_, [m for m in self._by_id().values() if m.failure is None])
         self.report.violations.extend(f"round {round_.number}: {v}" for v in round_.violations)
         if member.rejoin:
@@ -307,7 +313,8 @@ class Simulation:
         prepared: dict[str, JoinPreparation] = {}
         for member in list(self._by_id().values()):
             member.rejoin = None
-            prep = prepare_join(member.release, member.protocol, member.owned, [self.scenario.topic], member.generation)
+            prep = prepare_join(member.release, member.protocol, member.owned, self.behaviour.subscribed(member),
+                                member.generation)
             prepared[member.member_id] = prep
             member.owned = prep.owned
             if member.protocol is RebalanceProtocol.EAGER:
@@ -367,7 +374,8 @@ class Simulation:
             member, res = members[mid], results[mid]
             calls = list(prepared[mid].callbacks)
             if res.failure is None and res.applied:
-                calls += complete_join(member.protocol, member.owned, res.owned, [self.scenario.topic]).callbacks
+                calls += complete_join(member.protocol, member.owned, res.owned,
+                                       self.behaviour.subscribed(member)).callbacks
             rows[mid].callbacks = describe_calls(calls)
             if res.failure is not None:
                 self._fail(member, res.failure, round_)
@@ -376,7 +384,7 @@ class Simulation:
                 member.owned, member.tasks = res.owned, res.tasks
                 member.generation = generation
             member.rejoin = res.rejoin
-            rows[mid].owned = _short(member.owned)
+            rows[mid].owned = _short(member.owned, self.report.topics > 1)
         self._check_exclusive(round_, [m for m in members.values() if m.failure is None])
         self.report.violations.extend(f"round {round_.number}: {v}" for v in round_.violations)
 
@@ -413,5 +421,5 @@ def _item(item: Any) -> str:
     return str(item)
 
 
-def _short(items: frozenset[tuple[str, int]]) -> str:
-    return ",".join(str(p) for _, p in sorted(items)) or "-"
+def _short(items: frozenset[tuple[str, int]], named: bool = False) -> str:
+    return partitions_text(items, named) or "-"

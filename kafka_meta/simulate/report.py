@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from kafka_meta.negotiation.outcomes import JavaFailure
@@ -49,6 +50,7 @@ class Report:
     final_versions: dict[str, str] = field(default_factory=dict)
     rebalances_per_step: list[tuple[str, int]] = field(default_factory=list)
     step_rounds: list[tuple[int, int]] = field(default_factory=list)   # per step ("start" first): rounds[a:b]
+    topics: int = 1             # how many topics the scenario has (the table names them when there are several)
 
     @property
     def ok(self) -> bool:
@@ -85,7 +87,8 @@ def render_table(report: Report) -> str:
             first = i == 0
             lines.append((str(r.number) if first else "", str(r.generation) if first else "",
                           r.trigger if first else "", (r.assignor or "-") if first else "", name, row.release,
-                          row.protocol, row.sent, row.received, row.action, row.owned, _short_calls(row.callbacks)))
+                          row.protocol, row.sent, row.received, row.action, row.owned,
+                          _short_calls(row.callbacks, report.topics > 1)))
         for text in r.events + r.violations:
             lines.append(("!", text))
     widths = [max(len(line[i]) for line in lines if line[0] != "!") for i in range(len(header))]
@@ -111,12 +114,23 @@ def render_table(report: Report) -> str:
     return "\n".join(out)
 
 
-def _short_calls(text: str) -> str:
-    """Callbacks for the table: ``revoked(0,1) assigned(2)`` (the topic is the scenario's one topic)."""
+def partitions_text(items: Iterable[tuple[str, int]], named: bool = False) -> str:
+    """Partitions for the table: ``0,1,4`` in a one-topic scenario, ``audit-0,input-1`` when ``named``."""
+    ordered = sorted(items)
+    if named:
+        return ",".join(f"{t}-{p}" for t, p in ordered)
+    return ",".join(str(p) for _, p in ordered)
+
+
+def _short_calls(text: str, named: bool) -> str:
+    """Callbacks for the table: ``revoked(0,1) assigned(2)``, topics named when the scenario has several."""
     out = []
     for call in text.split():
         name, _, args = call.partition("(")
         short = name.removeprefix("onPartitions").lower()
-        parts = [a.rsplit("-", 1)[-1] for a in args.rstrip(")").split(",")] if args != "none)" else ["-"]
-        out.append(f"{short}({','.join(parts)})")
+        if args == "none)":
+            out.append(f"{short}(-)")
+            continue
+        tps = [a.rsplit("-", 1) for a in args.rstrip(")").split(",")]
+        out.append(f"{short}({partitions_text(((t, int(p)) for t, p in tps), named)})")
     return " ".join(out)

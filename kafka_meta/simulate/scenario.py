@@ -24,6 +24,7 @@ class MemberSetup:
     upgrade_from: str | None = None
     assignors: tuple[str, ...] = ("range",)
     instance_id: str | None = None      # group.instance.id: a static member (KIP-345)
+    topics: tuple[str, ...] | None = None   # consumers: the subscription (None: every topic of the scenario)
 
     def __post_init__(self) -> None:
         streams_code(self.release)   # a release, or (Streams) future code by its latest version: "v12"
@@ -45,6 +46,7 @@ class Bounce:
             upgrade_from=setup.upgrade_from if self.upgrade_from == KEEP else self.upgrade_from,
             assignors=setup.assignors if self.assignors == KEEP else tuple(self.assignors),
             instance_id=setup.instance_id,
+            topics=setup.topics,
         )
 
     def describe(self, before: MemberSetup, kind: str) -> str:
@@ -80,7 +82,18 @@ class Leave:
         return f"{self.member} leaves"
 
 
-Step = Bounce | Join | Leave
+@dataclass(frozen=True)
+class Resubscribe:
+    """Every member's subscription changes to ``topics`` at once, without a restart, as a pattern subscription
+    changes when a topic stops (or starts) matching; each member rejoins (``subscribe()`` asks for it)."""
+
+    topics: tuple[str, ...]
+
+    def describe(self, kind: str) -> str:
+        return f"everyone subscribes to {','.join(self.topics)}"
+
+
+Step = Bounce | Join | Leave | Resubscribe
 
 
 @dataclass(frozen=True)
@@ -96,6 +109,7 @@ class Scenario:
     max_rounds_per_step: int = 12
     succession: Succession = Succession.OLDEST
     session_timeout_ms: int | None = None    # None: each member's client default (10 s before 3.0, then 45 s)
+    more_topics: tuple[tuple[str, int], ...] = ()   # consumers: further (topic, partitions) beside ``topic``
 
     def __post_init__(self) -> None:
         if self.kind not in (STREAMS, CONSUMER):
@@ -103,13 +117,30 @@ class Scenario:
         if not self.members:
             raise ValueError("a scenario needs at least one member")
         known = set(self.members)
+        topics = set(self.topic_partitions)
+        subscriptions = {m.topics for m in self.everyone.values()}
+        if len(subscriptions) > 1:
+            raise ValueError("every member must subscribe to the same topics (the simulated assignors are Kafka's "
+                             "for equal subscriptions); use Resubscribe to change them")
+        for sub in subscriptions | {s.topics for s in self.steps if isinstance(s, Resubscribe)}:
+            if sub is not None and (not sub or not set(sub) <= topics):
+                raise ValueError(f"subscription {list(sub)} must name topics of the scenario: {sorted(topics)}")
         for step in self.steps:
+            if isinstance(step, Resubscribe):
+                if self.kind != CONSUMER:
+                    raise ValueError("Resubscribe is for consumer groups")
+                continue
             if isinstance(step, Join):
                 if step.member in known:
                     raise ValueError(f"{step.member!r} joins twice")
                 known.add(step.member)
             elif step.member not in known:
                 raise ValueError(f"step for unknown member {step.member!r}")
+
+    @property
+    def topic_partitions(self) -> dict[str, int]:
+        """Every topic of the scenario and its partition count."""
+        return {self.topic: self.partitions, **dict(self.more_topics)}
 
     @property
     def everyone(self) -> dict[str, MemberSetup]:

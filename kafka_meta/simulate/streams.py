@@ -96,6 +96,9 @@ class StreamsBehaviour:
         )
         return None
 
+    def subscribed(self, member: SimMember) -> list[str]:
+        return [self.topic]
+
     def protocols(self, member: SimMember) -> list[str]:
         return [STREAMS_ASSIGNOR]
 
