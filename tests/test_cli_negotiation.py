@@ -116,3 +116,40 @@ def test_simulate_leader_succession(capsys):
     with pytest.raises(SystemExit):
         main(["simulate", "--from", "2.0", "--to", "2.1", "--succession", "random"])
     assert "invalid choice: 'random'" in capsys.readouterr().err
+
+
+def test_simulate_static_members_and_future_code(capsys):
+    code, out, _ = run(capsys, ["simulate", "--from", "3.9", "--to", "4.0", "--members", "3", "--static", "--json"])
+    doc = json.loads(out)
+    assert code == 0 and doc["ok"] and doc["rebalances"] == 1
+    assert [r["rebalance"] for r in doc["rounds"]] == [True, False, False, False]
+    code, out, _ = run(capsys, ["simulate", "--from", "3.9", "--to", "4.0", "--static", "--downtime-ms", "20000",
+                                "--session-timeout-ms", "10000"])
+    assert code == 0 and "m0's session expires" in out
+    code, out, _ = run(capsys, ["simulate", "--from", "3.9", "--to", "latest+1", "--members", "2"])
+    assert code == 0 and "future v12" in out and "every member on v12" in out
+    code, out, _ = run(capsys, ["simulate", "--from", "2.3", "--to", "2.3.1", "--static", "--json"])
+    assert code == 0 and json.loads(out)["rebalances"] == 1
+
+
+def test_simulate_kafka_tests(capsys):
+    code, out, _ = run(capsys, ["simulate", "--kafka-tests", "--seed", "5"])
+    assert code == 0 and out.count("as Kafka expects") == 143 and "NOT" not in out
+    assert "trunk-2024 test_version_probing_upgrade[3.9 -> 3.9+1] (future)" in out
+    code, out, _ = run(capsys, ["simulate", "--kafka-tests", "--suite", "trunk-2024", "--json"])
+    doc = json.loads(out)
+    assert code == 0 and len(doc) == 21 and all(case["asKafkaExpects"] for case in doc)
+    assert doc[0]["bounces"][0]["instances"]["processor1"]["sent"] == "v1"
+    code, _, err = run(capsys, ["simulate", "--to", "3.9"])
+    assert code == 2 and "--from and --to" in err
+
+
+def test_explain_restart(capsys):
+    code, out, _ = run(capsys, ["explain", "--restart", "3.9", "--instance-id", "app-1", "--downtime-ms", "5000"])
+    assert code == 0 and out.startswith("no rebalance: static member app-1 rejoined within its session timeout")
+    code, out, _ = run(capsys, ["explain", "--restart", "2.8", "--instance-id", "app-1", "--downtime-ms", "20000",
+                                "--json"])
+    doc = json.loads(out)
+    assert code == 0 and doc["expired"] and doc["rebalances"] == 2      # 2.8's default session timeout is 10 s
+    code, _, err = run(capsys, ["explain", "--restart", "9.9"])
+    assert code == 2 and "9.9" in err

@@ -52,11 +52,13 @@ def test_release_names_in_the_decoded_view():
 
 
 def test_metadata_version_table():
-    assert [mv.level for mv in METADATA_VERSIONS] == list(range(1, 26))
+    # section 8.2 of the wire-format notes: 1 - 25 through 4.0, 26 - 33 from 4.1 - 4.4, 34 on a 2026 trunk
+    assert [mv.level for mv in METADATA_VERSIONS] == list(range(1, 35))
     assert release_for(21) == "3.9-IV0" and level_for("3.9-IV0") == 21 and release_for(99) is None
-    assert release_for(MINIMUM_BOOTSTRAP_LEVEL) == "3.3-IV0" and release_for(LATEST_PRODUCTION_LEVEL) == "4.0-IV0"
+    assert release_for(MINIMUM_BOOTSTRAP_LEVEL) == "3.3-IV0" and release_for(LATEST_PRODUCTION_LEVEL) == "4.4-IV2"
     assert [mv.level for mv in METADATA_VERSIONS if mv.changes_metadata][:4] == [1, 3, 5, 6]
-    assert all(mv.provisional == (mv.level >= 22) for mv in METADATA_VERSIONS)
+    assert [mv.level for mv in METADATA_VERSIONS if mv.changes_metadata and mv.level > 25] == [30, 32, 33]
+    assert [mv.level for mv in METADATA_VERSIONS if mv.provisional] == [34]
 
 
 def frame_fails(hex_text: str, **kw) -> km.DecodeError:

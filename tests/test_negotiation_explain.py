@@ -74,11 +74,27 @@ def test_captured_assignments_are_judged_as_captured():
     assert any("differs from what" in d for d in differs.details)
 
 
-def test_unknown_versions_and_leaders_are_refused():
-    with pytest.raises(NegotiationError):
-        explain_streams([s("a", 15)])      # nobody of a known release to lead
+def test_unknown_leaders_and_impossible_releases_are_refused():
     with pytest.raises(NegotiationError):
         explain_streams([s("a", 11)], leader="zz")
+    with pytest.raises(NegotiationError):
+        explain_streams([s("a", 12)], releases={"a": "3.9"})      # 3.9 code cannot write version 12
+
+
+def test_future_code_is_explained_by_its_latest_version():
+    # streams_upgrade_test.py test_version_probing_upgrade: an instance bounced to future code (latest 12)
+    # next to 11-speaking ones "Sent a version 12 subscription and got version 11 assignment back (successful
+    # version probing). Downgrade subscription metadata to commonly supported version 11 ..."
+    e = explain_streams([s("a", 11), s("b", 11), s("f", 12)], leader="a")
+    assert "member f switches to v11 and rejoins" in e.summary and "pooled as one future client" in e.summary
+    assert any("f: release not given; its subscription points to future code (latest version 12)" in d
+               for d in e.details)
+    # the last bounce: a future leader answers v11 subscriptions that advertise latest 12 with c = 12, and
+    # they log "... (successful version probing and end of rolling upgrade). Upgrading ... to 12"
+    end = explain_streams([s("f1", 11, 12), s("f2", 11, 12), s("f3", 12)], releases={"f1": "v12"}, leader="f1")
+    assert e.data["leaderRelease"] == "3.2.0" and end.data["leaderRelease"] == "future code (latest version 12)"
+    assert "members f1, f2 upgrade to v12 and rejoin" in end.summary
+    assert "member f3 stays on v12 but rejoins" in end.summary
 
 
 def test_consumer_group_follow_up_and_validation():
@@ -205,6 +221,42 @@ def test_from_java_streams_bytes():
     ])
     e = explain_group(groups[0])
     assert "pooled as one future client" in e.summary and e.data["probing"]
-    assert any("newer than any release kafka_meta knows" in d for d in e.details)
+    assert any("future code" in d and "newer than any release" in d for d in e.details)
     with pytest.raises(NegotiationError):
         explain_group(groups[0], releases={"next": "4.4"})
+
+
+def test_error_assignments_are_not_explained_as_probing():
+    # Kafka's assign() returns the error assignment before checkMetadataVersions decides on probing
+    from kafka_meta.negotiation import StreamsSubscription as S
+
+    e = explain_streams([S("a", 11, 11), S("old", 2), S("future", 12, 12)], leader="a",
+                        releases={"a": "3.9", "old": "1.1"})
+    assert e.data["probing"] is False and e.data["outcome"] == "error assignments"
+    assert "no version probing for future" in e.summary and "pooled" not in e.summary
+
+
+def test_consumer_explanation_names_the_callbacks():
+    # ConsumerCoordinator.onJoinComplete: a COOPERATIVE member revokes owned - assigned, then always calls
+    # onPartitionsAssigned with assigned - owned
+    members = [ConsumerMember("a", 3, frozenset({("t", 0), ("t", 1)}), frozenset({("t", 0)})),
+               ConsumerMember("b", 3, frozenset(), frozenset({("t", 2)}))]
+    e = explain_consumer(members, "cooperative-sticky")
+    assert e.data["members"]["a"]["callbacks"] == ["onPartitionsRevoked(t-1)", "onPartitionsAssigned(none)"]
+    assert e.data["members"]["b"]["callbacks"] == ["onPartitionsAssigned(t-2)"]
+    assert "a after the SyncGroup: onPartitionsRevoked(t-1) onPartitionsAssigned(none)" in e.details
+
+
+def test_captured_static_members_are_explained():
+    # GroupMetadataValue v3+ (2.3+, KIP-345) carries each member's groupInstanceId and sessionTimeout
+    sub = km.encode(km.model("ConsumerProtocolSubscription")(topics=["t"], user_data=None), 3)
+    groups = read_groups([
+        {"group": "g", "member": "a-1", "subscription": sub.hex(), "groupInstanceId": "a", "sessionTimeout": 30000},
+        {"group": "g", "member": "b-1", "subscription": sub.hex()},
+    ])
+    e = explain_group(groups[0])
+    assert ("a-1: static member (group.instance.id a); a restart back within its session timeout (30000 ms) costs "
+            "0 rebalances, a longer one 2") in e.details
+    assert not any(d.startswith("b-1:") and "static" in d for d in e.details)
+    old = explain_group(groups[0], releases={"a-1": "2.2"})
+    assert any(d.startswith("a-1: group.instance.id is unknown to a 2.2.0 consumer") for d in old.details)

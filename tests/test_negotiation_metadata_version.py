@@ -11,9 +11,12 @@ from kafka_meta.negotiation.metadata_version import (
     Node,
     SupportedRange,
     UpgradeType,
+    advertised_range,
     decide_broker_registration,
     decide_feature_update,
+    describe_level,
     known_levels,
+    latest_production_level,
     metadata_version,
 )
 from kafka_meta.negotiation.outcomes import NegotiationError
@@ -28,10 +31,47 @@ def cluster(release="3.9", current=14, broker_max=21, controller_max=21, **kw):
 
 
 def test_table_matches_the_names():
-    assert [mv.level for mv in METADATA_VERSIONS] == list(range(1, 26))
+    assert [mv.level for mv in METADATA_VERSIONS] == list(range(1, 35))
     assert metadata_version("3.7-IV0").level == 15 and metadata_version(21).release == "3.9-IV0"
+    # wire-format notes 8.2: the levels 4.1 - 4.4 added and the 2026 trunk's 4.5-IV0
+    assert [metadata_version(level).release for level in range(26, 35)] == [
+        "4.1-IV0", "4.1-IV1", "4.2-IV0", "4.2-IV1", "4.3-IV0", "4.4-IV0", "4.4-IV1", "4.4-IV2", "4.5-IV0"]
     with pytest.raises(NegotiationError):
-        metadata_version(99)
+        metadata_version(0)
+    with pytest.raises(NegotiationError):
+        metadata_version("9.9-IV9")
+
+
+def test_a_level_newer_than_the_table_is_named_not_refused():
+    newer = metadata_version(99)
+    assert newer.level == 99 and newer.release == "newer than known (after 4.5-IV0)" and newer.provisional
+    assert describe_level(99) == "level 99, newer than any metadata.version kafka_meta knows (latest 34, 4.5-IV0)"
+    assert describe_level(33) == "4.4-IV2 (33)" and describe_level(34) == "4.5-IV0 (34) (not production-ready)"
+    # a controller that does not know a level refuses it (step 5) and says why, it does not crash
+    d = decide_feature_update(cluster("4.4", current=33, broker_max=99, controller_max=99,
+                                      brokers=[Node(1, SupportedRange(7, 99))]), 40, U)
+    assert not d.allowed and d.step == "5" and "newer than any metadata.version kafka_meta knows" in d.reason
+
+
+@pytest.mark.parametrize(("release", "level", "name"), [
+    # MetadataVersion.latest() at the 3.3.0 - 3.6.2 tags, LATEST_PRODUCTION at 3.7.0 - 3.9.0 (apache/kafka
+    # server-common/src/main/java/org/apache/kafka/server/common/MetadataVersion.java) and the 4.x branches
+    ("3.3.0", 7, "3.3-IV3"), ("3.4", 8, "3.4-IV0"), ("3.5", 11, "3.5-IV2"), ("3.6.2", 14, "3.6-IV2"),
+    ("3.7", 19, "3.7-IV4"), ("3.8", 20, "3.8-IV0"), ("3.9", 21, "3.9-IV0"), ("4.0", 25, "4.0-IV3"),
+    ("4.1", 27, "4.1-IV1"), ("4.2", 29, "4.2-IV1"), ("4.3", 30, "4.3-IV0"), ("4.4", 33, "4.4-IV2"),
+])
+def test_latest_production_level_of_every_release(release, level, name):
+    assert latest_production_level(release).level == level and latest_production_level(release).release == name
+    assert level in known_levels(release) and level + 1 not in known_levels(release)
+
+
+def test_advertised_range_is_minimum_to_latest_production():
+    # the 2026 trunk with unstable versions disabled advertises 7 - 33 (wire-format notes 8.2)
+    assert str(advertised_range("4.4")) == "7-33" and str(advertised_range("3.9")) == "1-21"
+    node = Node(1, advertised_range("4.4"))
+    assert decide_feature_update(cluster("4.4", current=30, brokers=[node], controller_max=33), 33, U).allowed
+    refused = decide_feature_update(cluster("4.4", current=30, brokers=[node], controller_max=34), 34, U)
+    assert not refused.allowed and refused.step == "3" and "broker 1 supports 7-33" in refused.reason
 
 
 def test_upgrade_and_same_level():

@@ -75,6 +75,20 @@ def test_future_with_a_version_1_2_member(release, outcome):
             {(L, L, 3, TaskPlan.NONE)}
 
 
+def test_error_assignments_are_never_version_probing():
+    # StreamsPartitionAssignor.assign (apache/kafka streams/src/main/java/.../StreamsPartitionAssignor.java):
+    # the shutdown request returns errorAssignment(SHUTDOWN_REQUESTED) in "Step One", before
+    # checkMetadataVersions is called; a future subscription next to a pre-2.0 one makes checkMetadataVersions
+    # throw TaskAssignmentException, caught into errorAssignment(ASSIGNMENT_ERROR). versionProbing is never set.
+    mixed = decide_leader("3.9", [sub("legacy", 2), sub("future", 12)])
+    assert mixed.outcome is Outcome.ERROR_ASSIGNMENTS and not mixed.probing
+    assert mixed.members["future"].future and mixed.members["future"].tasks is TaskPlan.NONE
+    stop = decide_leader("2.8", [sub("a", 9), sub("b", 12, 12), sub("stop", 9, 9, error=4)])
+    assert stop.outcome is Outcome.ERROR_ASSIGNMENTS and not stop.probing and not stop.reports_unstable
+    # the same future member without the shutdown request or the legacy member is a probing rebalance
+    assert decide_leader("2.8", [sub("a", 9), sub("b", 12, 12)]).probing
+
+
 def test_shutdown_request_wins_from_2_8_only():
     subs = [sub("legacy", 2), sub("future", 12), sub("stop", 9, 9, error=4)]
     assert decide_leader("2.7", subs).members["stop"].error_code == 3
@@ -149,3 +163,35 @@ def test_followup_expected_from_members_that_switch_versions():
     d = decide_leader("2.7", [sub("old", 8), sub("new", 9)])
     assert d.followup_by == ("new",) and d.reports_unstable
     assert not decide_leader("3.9", [sub("a", 11), sub("b", 11)]).followup
+
+
+def test_future_code_leads_by_its_latest_version():
+    # Kafka's own future code (streams/src/test/java/.../tests/StreamsUpgradeTest.java,
+    # FutureStreamsPartitionAssignor: usedSubscriptionMetadataVersion = LATEST_SUPPORTED_VERSION + 1) is the
+    # newest rules with a higher latest version: 11-speaking members make it answer at 11 ...
+    d = decide_leader("latest+1", [sub("f1", 11, 12), sub("f2", 11, 12), sub("f3", 12)])
+    assert d.latest == 12 and d.outcome is Outcome.ASSIGNED and not d.probing
+    assert {(m.version, m.commonly_supported_version) for m in d.members.values()} == {(11, 12)}
+    assert d.followup_by == ("f1", "f2", "f3")        # f1, f2 upgrade to 12, f3 was ahead of the group
+    assert "leader future code (latest version 12)" in d.steps[0]
+    # ... a member newer still (latest + 2) is probing for it, as 12 is for a 3.9 leader
+    d = decide_leader(12, [sub("a", 12), sub("b", 13)])
+    assert d.probing and d.members["b"].tasks is TaskPlan.POOLED and d.members["b"].version == 12
+    old = decide_leader("3.9", [sub("a", 11), sub("b", 12)])
+    assert old.probing and (old.members["b"].version, old.members["b"].commonly_supported_version) == (11, 11)
+    # and a pre-2.0 member next to a future one is still error code 3, at the leader's own latest
+    err = decide_leader("v12", [sub("legacy", 2), sub("b", 13)])
+    assert {(m.version, m.error_code) for m in err.members.values()} == {(12, 3)} and not err.probing
+
+
+@pytest.mark.parametrize(("party", "latest", "rules_of"), [
+    ("3.9", 11, "3.9.0"), (7, 7, "2.6.0"), (8, 8, "2.6.1"), ("v11", 11, "3.2.0"), (12, 12, "4.4.0"),
+    ("latest+2", 13, "4.4.0"),
+])
+def test_parties_by_release_or_latest_version(party, latest, rules_of):
+    from kafka_meta.negotiation.streams_versions import streams_code
+
+    code = streams_code(party)
+    assert (code.latest, str(code.release), code.future) == (latest, rules_of, latest > 11)
+    with pytest.raises(NegotiationError):
+        streams_code(0)

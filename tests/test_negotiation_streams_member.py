@@ -117,3 +117,23 @@ def test_missing_own_endpoint_rejoins_from_2_6():
 def test_a_member_cannot_have_sent_a_version_its_code_lacks():
     with pytest.raises(NegotiationError):
         decide_member("2.3", 5, asg(4, 4))
+
+
+def test_future_code_member_by_its_latest_version():
+    A = StreamsAssignment
+    # streams_upgrade_test.py, test_version_probing_upgrade (apache/kafka tests/kafkatest/tests/streams/):
+    # while old instances remain the bounced future instance logs "Sent a version 12 subscription and got
+    # version 11 assignment back (successful version probing). Downgrade subscription metadata to commonly
+    # supported version 11 and trigger new rebalance."
+    d = decide_member("latest+1", 12, A(11, 11))
+    assert (d.action, d.next_version, d.rejoin, d.latest) == (Action.DOWNGRADE, 11, Rejoin.IMMEDIATE, 12)
+    # after the last bounce the others log "Sent a version 11 subscription and group's latest commonly supported
+    # version is 12 (successful version probing and end of rolling upgrade). Upgrading subscription metadata
+    # version to 12 for next rebalance."
+    d = decide_member(12, 11, A(11, 12))
+    assert (d.action, d.next_version, d.rejoin) == (Action.UPGRADE, 12, Rejoin.IMMEDIATE)
+    # a 3.9 member cannot be told 12 is common (c > M is fatal from 2.4), future code can
+    assert decide_member("3.9", 11, A(11, 12)).action is Action.FAIL
+    assert decide_member(13, 12, A(12, 12)).action is Action.ACCEPT
+    with pytest.raises(NegotiationError):
+        decide_member("3.9", 12, A(11, 11))

@@ -14,6 +14,9 @@ E, C = RebalanceProtocol.EAGER, RebalanceProtocol.COOPERATIVE
     # the config does not exist before the KAFKA-6054 backports
     ("0.10.2.1", "0.10.0", None), ("0.10.2.2", "0.10.0", True), ("0.10.2.2", "0.10.1", False),
     ("1.0.1", "0.10.0", None), ("1.0.2", "0.10.0", True), ("1.1.0", "0.10.0", None), ("1.1.1", "0.10.0", True),
+    # KAFKA-6054 reached the 0.11.0 branch in March 2018 (commit 13dbcad9bb2): 0.11.0.3, not 0.11.0.2; Kafka's
+    # 2.4 upgrade test lists 0.11.0.3 among backward_compatible_metadata_2_versions for upgrade.from=0.10.0
+    ("0.11.0.2", "0.10.0", None), ("0.11.0.3", "0.10.0", True), ("0.11.0.3", "0.10.1", False),
     ("2.0", "1.1", True), ("2.3", "2.0", False), ("2.4", "2.3", True), ("2.4", "2.4", False),
     ("3.2", "2.3", True), ("3.2", "2.4", False), ("3.3", "3.2", True), ("3.3", "3.3", False),
     ("3.4", "3.3", True), ("3.5", "3.4", True), ("3.5", "3.5", False),

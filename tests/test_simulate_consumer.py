@@ -62,18 +62,22 @@ def test_scale_out_under_cooperative_takes_a_follow_up_rebalance():
     join_rounds = [r for r in report.rounds if r.trigger == "c joins on 3.9" or r.trigger.startswith("rejoin")]
     assert len(join_rounds) == 2
     assert any("withholds" in e for e in join_rounds[0].events)
+    # Kafka's CooperativeStickyAssignor: a and b keep their two lowest (0,2 and 1,3), 4 and 5 change owner and
+    # are withheld (partitionsTransferringOwnership) until a and b have revoked them
     c_rows = [row for r in join_rounds for row in r.rows if row.member == "c"]
-    assert c_rows[0].owned == "-" and c_rows[1].owned == "2,5"
+    assert c_rows[0].owned == "-" and c_rows[1].owned == "4,5"
+    assert [row.action for row in join_rounds[0].rows] == ["revoke 4", "revoke 5", "keep"]
 
 
 def test_sticky_user_data_round_trips_through_the_leader():
     sticky = MemberSetup("3.9", assignors=("sticky",))
     report = simulate(Scenario(CONSUMER, {"a": sticky, "b": sticky}, (Join("c", sticky),), partitions=6))
     assert report.ok
-    # a and b keep what their user data says they had, c gets the rest
+    # the first round deals 0,2,4 / 1,3,5; then a and b keep the two lowest partitions their user data says
+    # they had (StickyAssignor reads the previous assignment from it) and c gets the rest
     last = report.rounds[-1]
     owned = {row.member: row.owned for row in last.rows}
-    assert owned == {"a": "0,1", "b": "3,4", "c": "2,5"}
+    assert owned == {"a": "0,2", "b": "1,3", "c": "4,5"}
 
 
 def test_startup_errors_are_reported():
@@ -87,7 +91,7 @@ def test_the_bytes_are_the_codec_s():
     from kafka_meta.simulate.consumer import ConsumerBehaviour
     from kafka_meta.simulate.engine import SimMember
 
-    behaviour = ConsumerBehaviour("t", 4)
+    behaviour = ConsumerBehaviour({"t": 4})
     member = SimMember("a", MemberSetup("3.9", assignors=("cooperative-sticky", "range")))
     assert behaviour.start(member) is None
     member.owned, member.generation = frozenset({("t", 1)}), 7
@@ -97,3 +101,60 @@ def test_the_bytes_are_the_codec_s():
         assert sub.client_view.owned_partitions == []     # EAGER (range listed): owned partitions were revoked
         if name == "cooperative-sticky":
             assert km.decode("CooperativeStickyAssignorUserData", sub.user_data).generation == 7
+
+
+def test_every_round_fires_the_callbacks_consumer_coordinator_fires():
+    # ConsumerCoordinatorTest's getRevoked/getAdded: EAGER revokes everything it owned before the join and is
+    # assigned everything; COOPERATIVE revokes only owned - assigned after the sync and is assigned only the new
+    from kafka_meta.simulate import CONSUMER, rolling_upgrade, simulate
+
+    report = simulate(rolling_upgrade(CONSUMER, "2.3", "3.9", members=3))
+    assert report.ok
+    previous: dict[str, str] = {}
+    for r in report.rounds:
+        for row in r.rows:
+            restarted = r.trigger.split(" ")[:2] == ["bounce", row.member]     # a new consumer owns nothing
+            owned_before = "" if restarted else previous.get(row.member, "")
+            names = [c.split("(")[0] for c in row.callbacks.split()]
+            assert names[-1] == "onPartitionsAssigned"
+            if row.protocol == "EAGER" and owned_before not in ("", "-"):
+                assert names[0] == "onPartitionsRevoked"
+                everything = ",".join(f"input-{p}" for p in row.owned.split(","))
+                assert row.callbacks.endswith(f"onPartitionsAssigned({everything})")
+            if row.protocol == "COOPERATIVE":
+                assert ("onPartitionsRevoked" in names) == ("revoke" in row.action)
+            previous[row.member] = row.owned
+
+
+def test_a_subscription_change_revokes_only_the_dropped_topics_under_cooperative():
+    # ConsumerCoordinator.onJoinPrepare, COOPERATIVE: "only revoke those partitions that are not in the
+    # subscription anymore"; EAGER revokes everything, as before every join
+    from kafka_meta.simulate import CONSUMER, MemberSetup, Resubscribe, Scenario, simulate
+
+    def run(assignor):
+        setup = MemberSetup("3.9", assignors=(assignor,))
+        return simulate(Scenario(CONSUMER, {"a": setup, "b": setup}, (Resubscribe(("input",)),), partitions=4,
+                                 more_topics=(("audit", 2),)))
+
+    coop = run("cooperative-sticky")
+    assert coop.ok
+    change = {row.member: row for row in coop.rounds[1].rows}
+    assert change["a"].callbacks == "onPartitionsRevoked(audit-0) onPartitionsAssigned(none)"
+    assert change["b"].callbacks == "onPartitionsRevoked(audit-1) onPartitionsAssigned(none)"
+    assert change["a"].owned == "input-0,input-2" and change["a"].sent == "v3 owns 2"
+    eager = run("range")
+    assert eager.ok
+    assert {row.member: row.callbacks for row in eager.rounds[1].rows} == {
+        "a": "onPartitionsRevoked(audit-0,input-0,input-1) onPartitionsAssigned(input-0,input-1)",
+        "b": "onPartitionsRevoked(audit-1,input-2,input-3) onPartitionsAssigned(input-2,input-3)"}
+
+
+def test_unequal_or_unknown_subscriptions_are_refused():
+    import pytest
+
+    from kafka_meta.simulate import CONSUMER, MemberSetup, Resubscribe, Scenario
+
+    with pytest.raises(ValueError, match="same topics"):
+        Scenario(CONSUMER, {"a": MemberSetup("3.9", topics=("input",)), "b": MemberSetup("3.9")})
+    with pytest.raises(ValueError, match="must name topics of the scenario"):
+        Scenario(CONSUMER, {"a": MemberSetup("3.9")}, (Resubscribe(("nope",)),))

@@ -1,9 +1,12 @@
 """The feature levels of KRaft's ``metadata.version`` (KIP-778), as a plain table.
 
 Each level names an inter-broker-protocol release (``3.9-IV0``) and says whether it changed the metadata
-log's records; a downgrade across a level that did is refused as unsafe. Levels 22-25 were still being
-defined on Kafka's trunk in October 2024 (``provisional``). Source: ``MetadataVersion`` in Kafka's
-server-common module, as summarised in section 8.2 of the wire-format notes.
+log's records; a downgrade across a level that did is refused as unsafe. Levels 22-25 shipped with 4.0
+under the numbers the 2024 trunk gave them; 26-33 came with 4.1 - 4.4, and 34 (4.5-IV0) is defined on a 2026
+trunk but not production-ready (``provisional``). Kafka adds levels with every release, so a level above the
+table is valid data from a newer cluster: :func:`describe_level` names it as such instead of failing.
+Source: ``MetadataVersion`` in Kafka's server-common module, as summarised in section 8.2 of the wire-format
+notes.
 """
 
 from __future__ import annotations
@@ -43,17 +46,27 @@ METADATA_VERSIONS: tuple[MetadataVersionLevel, ...] = (
     MetadataVersionLevel(19, "3.7-IV4", False),
     MetadataVersionLevel(20, "3.8-IV0", False),
     MetadataVersionLevel(21, "3.9-IV0", False),
-    MetadataVersionLevel(22, "4.0-IV0", False, provisional=True),
-    MetadataVersionLevel(23, "4.0-IV1", True, provisional=True),
-    MetadataVersionLevel(24, "4.0-IV2", False, provisional=True),
-    MetadataVersionLevel(25, "4.0-IV3", False, provisional=True),
+    MetadataVersionLevel(22, "4.0-IV0", False),
+    MetadataVersionLevel(23, "4.0-IV1", True),
+    MetadataVersionLevel(24, "4.0-IV2", False),
+    MetadataVersionLevel(25, "4.0-IV3", False),
+    MetadataVersionLevel(26, "4.1-IV0", False),
+    MetadataVersionLevel(27, "4.1-IV1", False),
+    MetadataVersionLevel(28, "4.2-IV0", False),
+    MetadataVersionLevel(29, "4.2-IV1", False),
+    MetadataVersionLevel(30, "4.3-IV0", True),
+    MetadataVersionLevel(31, "4.4-IV0", False),
+    MetadataVersionLevel(32, "4.4-IV1", True),
+    MetadataVersionLevel(33, "4.4-IV2", True),
+    MetadataVersionLevel(34, "4.5-IV0", False, provisional=True),
 )
 BY_LEVEL: dict[int, MetadataVersionLevel] = {mv.level: mv for mv in METADATA_VERSIONS}
 BY_RELEASE: dict[str, MetadataVersionLevel] = {mv.release: mv for mv in METADATA_VERSIONS}
 
 MINIMUM_KRAFT_LEVEL = 1  # 3.0-IV1; a log without a metadata.version record counts as this level
 MINIMUM_BOOTSTRAP_LEVEL = 4  # 3.3-IV0, the first whose log can hold FeatureLevelRecord (floor of <= 3.9 controllers)
-LATEST_PRODUCTION_LEVEL = 22  # 4.0-IV0 at the October 2024 trunk
+MINIMUM_LEVEL_4X = 7  # 3.3-IV3, MetadataVersion.MINIMUM_VERSION from 4.0: the bottom of every 4.x node's range
+LATEST_PRODUCTION_LEVEL = 33  # 4.4-IV2 at the 2026 trunk (34 is its unstable testing level)
 FIRST_CONTROLLER_REGISTRATION_LEVEL = 15  # 3.7-IV0: controllers register and must support new levels
 
 
@@ -67,3 +80,15 @@ def level_for(release: str) -> int | None:
     """The level of a release name (``"3.9-IV0"`` -> ``21``), None when unknown."""
     mv = BY_RELEASE.get(release)
     return mv.level if mv else None
+
+
+def describe_level(level: int) -> str:
+    """A level in words, for any level a cluster may report: ``"3.9-IV0 (21)"``, or for a level above the
+    table ``"level 40, newer than any metadata.version kafka_meta knows (latest 34, 4.5-IV0)"``."""
+    mv = BY_LEVEL.get(level)
+    if mv is not None:
+        return f"{mv.release} ({level})" + (" (not production-ready)" if mv.provisional else "")
+    last = METADATA_VERSIONS[-1]
+    if level > last.level:
+        return f"level {level}, newer than any metadata.version kafka_meta knows (latest {last.level}, {last.release})"
+    return f"level {level}, not a KRaft metadata.version (those start at {METADATA_VERSIONS[0].level})"

@@ -26,9 +26,10 @@ from kafka_meta.negotiation.rebalance_protocol import (
     validate_cooperative_assignment,
 )
 from kafka_meta.negotiation.releases import Release, ReleaseError, ReleaseTable
+from kafka_meta.negotiation.static_membership import RestartDecision, decide_restart
 from kafka_meta.negotiation.streams_leader import LeaderDecision, Outcome, TaskPlan, decide_leader
 from kafka_meta.negotiation.streams_member import Action, MemberDecision, Rejoin, decide_member
-from kafka_meta.negotiation.streams_versions import latest_supported_version
+from kafka_meta.negotiation.streams_versions import StreamsCode, latest_supported_version, streams_code
 from kafka_meta.negotiation.upgrade_from import UpgradeFromDecision, decide_upgrade_from, streams_assignor
 from kafka_meta.streams.protocol import AssignorError
 
@@ -49,7 +50,9 @@ __all__ = [
     "Release",
     "ReleaseError",
     "ReleaseTable",
+    "RestartDecision",
     "StreamsAssignment",
+    "StreamsCode",
     "StreamsSubscription",
     "SupportedRange",
     "TaskPlan",
@@ -61,6 +64,7 @@ __all__ = [
     "decide_feature_update",
     "decide_leader",
     "decide_member",
+    "decide_restart",
     "decide_upgrade_from",
     "explain_consumer",
     "explain_message",
@@ -70,6 +74,7 @@ __all__ = [
     "member_change",
     "metadata_version",
     "streams_assignor",
+    "streams_code",
     "subscription_facts",
     "validate_cooperative_assignment",
 ]

@@ -22,6 +22,12 @@ from kafka_meta.negotiation.explain import ConsumerMember, Explanation, explain_
 from kafka_meta.negotiation.facts import assignment_facts, subscription_facts
 from kafka_meta.negotiation.outcomes import NegotiationError
 from kafka_meta.negotiation.rebalance_protocol import STREAMS_ASSIGNOR
+from kafka_meta.negotiation.static_membership import (
+    FIRST_STATIC_MEMBERSHIP_RELEASE,
+    decide_restart,
+    session_timeout_ms,
+)
+from kafka_meta.negotiation.streams_versions import streams_code
 
 SUBSCRIPTION_INFO = "SubscriptionInfo"
 ASSIGNMENT_INFO = "AssignmentInfo"
@@ -33,6 +39,8 @@ class CapturedMember:
     subscription: bytes
     assignment: bytes | None = None
     release: str | None = None
+    instance_id: str | None = None           # group.instance.id (static membership)
+    session_timeout_ms: int | None = None
 
 
 @dataclass
@@ -78,9 +86,12 @@ def read_groups(lines: Iterable[Mapping[str, Any]], blob: Blob = hex_blob) -> li
         gid = line.get("group")
         group = groups.setdefault(gid, CapturedGroup(gid))
         subscription = _bytes(line["subscription"], f"line {number} subscription", blob)
+        instance = line.get("groupInstanceId", line.get("instanceId"))
+        timeout = line.get("sessionTimeout")
         member = CapturedMember(str(line.get("member") or line.get("memberId") or f"member-{len(group.members) + 1}"),
                                 subscription or b"", _bytes(line.get("assignment"), f"line {number} assignment", blob),
-                                line.get("release"))
+                                line.get("release"), None if instance is None else str(instance),
+                                timeout if isinstance(timeout, int) else None)
         group.members.append(member)
         if line.get("leader") is True:
             group.leader = member.member_id
@@ -113,7 +124,8 @@ def _offsets_line(groups: dict[str | None, CapturedGroup], line: Mapping[str, An
         return
     groups.pop(gid, None)   # the newest record of a group replaces the older ones
     groups[gid] = CapturedGroup(gid, v.protocol or None, v.leader or None, [
-        CapturedMember(m.member_id, bytes(m.subscription), bytes(m.assignment) or None) for m in v.members])
+        CapturedMember(m.member_id, bytes(m.subscription), bytes(m.assignment) or None, None,
+                       getattr(m, "group_instance_id", None), m.session_timeout) for m in v.members])
 
 
 def explain_group(group: CapturedGroup, releases: Mapping[str, str] | None = None,
@@ -131,9 +143,30 @@ def explain_group(group: CapturedGroup, releases: Mapping[str, str] | None = Non
         explanation = _explain_streams_group(group, subs, releases, leader_release)
     else:
         explanation = _explain_consumer_group(group, subs, leader_release)
+    explanation.details.extend(_restart_notes(group, releases))
     if group.group_id:
         explanation.summary = f"group {group.group_id}: {explanation.summary}"
     return explanation
+
+
+def _restart_notes(group: CapturedGroup, releases: Mapping[str, str]) -> list[str]:
+    """What restarting each member would cost: static members (with a group.instance.id, so 2.3+ clients)
+    come back without a rebalance within their session timeout."""
+    notes = []
+    for m in group.members:
+        if m.instance_id is None:
+            continue
+        release = str(streams_code(releases.get(m.member_id) or FIRST_STATIC_MEMBERSHIP_RELEASE).release)
+        timeout = m.session_timeout_ms if m.session_timeout_ms is not None else session_timeout_ms(release)
+        soon = decide_restart(release, m.instance_id, max(timeout - 1, 0), timeout)
+        late = decide_restart(release, m.instance_id, timeout, timeout)
+        if not soon.static:
+            notes.append(f"{m.member_id}: {soon.reason}")
+            continue
+        notes.append(f"{m.member_id}: static member (group.instance.id {m.instance_id}); a restart back within its "
+                     f"session timeout ({timeout} ms) costs {soon.rebalances} rebalances, a longer one "
+                     f"{late.rebalances}")
+    return notes
 
 
 def _looks_like_streams(subs: Mapping[str, Any]) -> bool:

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kafka_meta.negotiation.consumer_member import complete_join, describe_calls
 from kafka_meta.negotiation.facts import StreamsAssignment, StreamsSubscription
 from kafka_meta.negotiation.outcomes import NegotiationError
 from kafka_meta.negotiation.rebalance_protocol import (
@@ -25,12 +26,14 @@ from kafka_meta.negotiation.rebalance_protocol import (
     validation_runs,
 )
 from kafka_meta.negotiation.releases import Release
+from kafka_meta.negotiation.static_membership import decide_restart
 from kafka_meta.negotiation.streams_leader import LeaderDecision, Outcome, TaskPlan, decide_leader
 from kafka_meta.negotiation.streams_member import Action, MemberDecision, Rejoin, decide_member
 from kafka_meta.negotiation.streams_versions import (
+    StreamsCode,
     describe_releases_speaking,
-    latest_supported_version,
     releases_speaking,
+    streams_code,
 )
 from kafka_meta.streams.protocol import UNKNOWN, AssignorError
 
@@ -110,36 +113,28 @@ def explain_streams(
         raise NegotiationError("no subscriptions to explain")
     releases = dict(releases or {})
     details: list[str] = []
-    inferred: dict[str, Release] = {}
-    unknown: dict[str, str] = {}      # members no known release could be: no member rules for them
+    inferred: dict[str, StreamsCode] = {}
     for s in subscriptions:
         latest = s.latest_supported_version if s.latest_supported_version != UNKNOWN else s.used_version
         if s.member_id in releases:
-            rel = Release.parse(releases[s.member_id])
-            if latest_supported_version(rel) < s.used_version:
-                raise NegotiationError(f"{s.member_id}: a {rel} member cannot send version {s.used_version}")
-            inferred[s.member_id] = rel
+            code = streams_code(releases[s.member_id])
+            if code.latest < s.used_version:
+                raise NegotiationError(f"{s.member_id}: a {code} member cannot send version {s.used_version}")
+            inferred[s.member_id] = code
             continue
-        guess = release_for_latest(latest)
-        if guess is None:
-            unknown[s.member_id] = (f"{s.member_id}: version {s.used_version} (latest {latest}) is newer than any "
-                                    f"release kafka_meta knows; what it does with its assignment is not predicted")
-            continue
-        inferred[s.member_id] = guess
-    details.extend(unknown.values())
-    if not inferred:
-        raise NegotiationError("no member runs a release kafka_meta knows the rules of")
+        inferred[s.member_id] = streams_code(max(latest, s.used_version))
     guessed = [m for m in inferred if m not in releases]
     if guessed:
         groups: dict[str, list[str]] = {}
         for m in guessed:
             s = next(x for x in subscriptions if x.member_id == m)
-            latest = s.latest_supported_version if s.latest_supported_version != UNKNOWN else s.used_version
-            groups.setdefault(describe_releases_speaking(latest), []).append(m)
+            code = inferred[m]
+            groups.setdefault(f"Kafka {describe_releases_speaking(code.latest)}" if not code.future else
+                              f"{code}, newer than any release (it follows {code.release}'s rules)", []).append(m)
         for text, ids in groups.items():
             details.append(f"{_names(ids)}: release not given; {'its' if len(ids) == 1 else 'their'} "
                            f"subscription{'' if len(ids) == 1 else 's'} point{'s' if len(ids) == 1 else ''} to "
-                           f"Kafka {text}")
+                           f"{text}")
     used = [s.used_version for s in subscriptions]
     head = census(used)
     lagging = [s for s in subscriptions if s.latest_supported_version > s.used_version]
@@ -153,14 +148,12 @@ def explain_streams(
         raise NegotiationError(f"leader {leader_id!r} is not among the members of a known release")
     decision = decide_leader(inferred[leader_id], subscriptions)
     details.extend(decision.steps)
-    leader_text = _leader_text(decision, leader_id)
+    leader_text = _leader_text(decision, leader_id, inferred[leader_id])
     clauses = [leader_text]
     member_decisions: dict[str, MemberDecision] = {}
     if decision.outcome is not Outcome.ASSIGN_FAILS:
         by_clause: dict[tuple[Any, ...], list[str]] = {}
         for s in subscriptions:
-            if s.member_id in unknown:
-                continue
             captured = (assignments or {}).get(s.member_id)
             plan = decision.members[s.member_id]
             predicted = StreamsAssignment(plan.version, plan.commonly_supported_version, plan.error_code)
@@ -214,14 +207,19 @@ def explain_streams(
     return Explanation("streams", summary, details, data)
 
 
-def _leader_text(decision: LeaderDecision, leader_id: str) -> str:
-    who = f"the leader ({leader_id}, {decision.leader_release})"
+def _leader_text(decision: LeaderDecision, leader_id: str, code: StreamsCode) -> str:
+    who = f"the leader ({leader_id}, {code})"
     if decision.outcome is Outcome.ASSIGN_FAILS:
         return f"{who} cannot assign: {decision.failure}"
     plans = list(decision.members.values())
     if decision.outcome is Outcome.ERROR_ASSIGNMENTS:
         code = plans[0].error_code
-        return f"{who} sends everyone error {AssignorError.describe(code)} at v{plans[0].version}"
+        text = f"{who} sends everyone error {AssignorError.describe(code)} at v{plans[0].version}"
+        future = [p.member_id for p in plans if p.future]
+        if future:
+            text += (f"; no version probing for {_names(future)}: assign() returns the error assignments before "
+                     f"it considers probing")
+        return text
     empty = [p.member_id for p in plans if p.tasks is TaskPlan.EMPTY]
     normal = [p for p in plans if p.tasks is not TaskPlan.EMPTY]
     r = normal[0].version if normal else plans[0].version
@@ -249,6 +247,7 @@ class ConsumerMember:
     owned: frozenset[TopicPartition] = frozenset()
     assigned: frozenset[TopicPartition] | None = None
     generation: int = -1
+    topics: frozenset[str] | None = None       # its subscription; None: the topics it owns or is assigned
 
 
 _CONSUMER_VERSION_RELEASES = {0: "a release before 2.4", 1: "2.4 - 3.3", 2: "3.4+", 3: "3.4+"}
@@ -282,7 +281,12 @@ def explain_consumer(members: Sequence[ConsumerMember], assignor: str | None = N
         for m in members:
             target = assigned[m.member_id]
             revoked, added = m.owned - target, target - m.owned
-            data["members"][m.member_id] = {"revoked": _tps(revoked), "added": _tps(added)}
+            topics = m.topics if m.topics is not None else {t for t, _ in m.owned | target}
+            done = complete_join(_protocol_of([m.member_id] if m.owned else []), m.owned, target, topics)
+            data["members"][m.member_id] = {"revoked": _tps(revoked), "added": _tps(added),
+                                            "callbacks": [str(c) for c in done.callbacks]}
+            details.append(f"{m.member_id} after the SyncGroup: {describe_calls(done.callbacks) or 'no callback'}"
+                           + (f" ({done.rejoin})" if done.rejoin and not revoked else ""))
             if revoked:
                 followups.append(m.member_id)
                 details.append(f"{m.member_id} revokes {_tps(revoked)} and rejoins (the follow-up rebalance)")
@@ -387,3 +391,16 @@ _MESSAGES = {
         f"a 2.0 - 2.3 member told to subscribe at version {a}, which its code cannot write (IllegalStateException).",
     ],
 }
+
+
+# -- restarts ----------------------------------------------------------------------------------------------------
+
+def explain_restart(member_release: str, instance_id: str | None, downtime_ms: int = 0,
+                    session_timeout_ms: int | None = None, protocol_changes: bool = False) -> Explanation:
+    """What restarting one member costs its group: static membership (KIP-345) against a dynamic member."""
+    d = decide_restart(member_release, instance_id, downtime_ms, session_timeout_ms, protocol_changes)
+    summary = {0: "no rebalance", 1: "one rebalance", 2: "two rebalances"}[d.rebalances] + f": {d.reason}"
+    details = [] if d.static else ["set group.instance.id to make restarts within the session timeout free"]
+    return Explanation("restart", summary, details, {"static": d.static, "expired": d.expired,
+                                                     "rebalances": d.rebalances,
+                                                     "keepsAssignment": d.keeps_assignment})

@@ -22,10 +22,12 @@ from kafka_meta.kraft.metadata_version import (
     METADATA_VERSIONS,
     MINIMUM_BOOTSTRAP_LEVEL,
     MINIMUM_KRAFT_LEVEL,
+    MINIMUM_LEVEL_4X,
     MetadataVersionLevel,
+    describe_level,
 )
 from kafka_meta.negotiation.outcomes import NegotiationError
-from kafka_meta.negotiation.releases import Release, ReleaseLike, ReleaseTable
+from kafka_meta.negotiation.releases import KNOWN_LINES, Release, ReleaseLike, ReleaseTable
 
 # The level table is the one the FeatureLevelRecord codec uses (kafka_meta.kraft.metadata_version).
 CONTROLLERS_CHECKED_FROM_LEVEL = FIRST_CONTROLLER_REGISTRATION_LEVEL  # 3.7-IV0: controllers must support it too
@@ -35,19 +37,57 @@ def _line(mv: MetadataVersionLevel) -> str:
     return mv.release.split("-")[0]
 
 
+NEWER_THAN_KNOWN = "newer than known"
+
+
 def metadata_version(level_or_name: int | str) -> MetadataVersionLevel:
-    """A level (``21``) or name (``"3.9-IV0"``) from the table."""
-    found = BY_LEVEL.get(level_or_name) if isinstance(level_or_name, int) else BY_RELEASE.get(level_or_name)
+    """A level (``21``) or name (``"3.9-IV0"``) from the table.
+
+    A level above the table is not an error: Kafka adds levels with every release, so it is valid data from
+    a newer cluster. It comes back as a provisional entry whose name says so (``"newer than known
+    (after 4.5-IV0)"``) and which counts as having changed the metadata, since nobody here can tell.
+    Levels below 1 and unknown names are refused (a name is typed by a person, not reported by a cluster).
+    """
+    if isinstance(level_or_name, int):
+        found = BY_LEVEL.get(level_or_name)
+        last = METADATA_VERSIONS[-1]
+        if found is None and level_or_name > last.level:
+            return MetadataVersionLevel(level_or_name, f"{NEWER_THAN_KNOWN} (after {last.release})", True,
+                                        provisional=True)
+    else:
+        found = BY_RELEASE.get(level_or_name)
     if found is None:
         raise NegotiationError(f"{level_or_name!r} is not a metadata.version kafka_meta knows "
-                               f"(levels 1 - {METADATA_VERSIONS[-1].level})")
+                               f"(levels 1 - {METADATA_VERSIONS[-1].level}; higher levels are newer than known)")
     return found
+
+
+LATEST_PRODUCTION: ReleaseTable[int] = ReleaseTable("metadata.version LATEST_PRODUCTION", [
+    # 3.0 - 3.2 predate the metadata.version feature (KIP-778, 3.3): the level of the release's own IBP
+    ("3.0", 1), ("3.1", 2), ("3.2", 3),
+    # 3.3 - 3.6: MetadataVersion.latest(), the enum's last value (apache/kafka tags 3.3.0 ... 3.6.2)
+    ("3.3", 7), ("3.4", 8), ("3.5", 11), ("3.6", 14),
+    # 3.7+: the LATEST_PRODUCTION constant (tags 3.7.0 - 3.9.0; 4.x release branches, wire-format notes 8.2)
+    ("3.7", 19), ("3.8", 20), ("3.9", 21), ("4.0", 25), ("4.1", 27), ("4.2", 29), ("4.3", 30), ("4.4", 33),
+])
+
+
+def latest_production_level(controller_release: ReleaseLike) -> MetadataVersionLevel:
+    """The highest level a release finalizes with unstable versions disabled (its ``LATEST_PRODUCTION``)."""
+    return BY_LEVEL[LATEST_PRODUCTION[controller_release]]
+
+
+def advertised_range(controller_release: ReleaseLike) -> SupportedRange:
+    """The ``metadata.version`` range a node of this release registers with unstable versions disabled:
+    from 3.0-IV1 (3.x) or ``MINIMUM_VERSION`` 3.3-IV3 (4.x) up to its latest production level."""
+    rules = CONTROLLER_RULES[controller_release]
+    return SupportedRange(rules.lowest_supported, LATEST_PRODUCTION[controller_release])
 
 
 def known_levels(controller_release: ReleaseLike) -> range:
     """The levels a controller's MetadataVersion enum defines: every version of its release line or older."""
     rel = Release.parse(controller_release)
-    known = [mv.level for mv in METADATA_VERSIONS if Release.parse(_line(mv)) <= rel]
+    known = [mv.level for mv in METADATA_VERSIONS if _line(mv) in KNOWN_LINES and Release.parse(_line(mv)) <= rel]
     return range(1, max(known) + 1) if known else range(0)
 
 
@@ -93,11 +133,12 @@ class ControllerRules:
     zk_migration_check: bool
     floor: int | None                      # a separate "below the bootstrap minimum" check, or None
     broker_without_mv: str                 # "level 1 only" or "invalid registration"
+    lowest_supported: int                  # the bottom of a node's own range (MINIMUM_KRAFT / MINIMUM_VERSION)
 
 
 CONTROLLER_RULES: ReleaseTable[ControllerRules] = ReleaseTable("KRaft controller rules", [
-    ("3.0", ControllerRules("3.x", True, MINIMUM_BOOTSTRAP_LEVEL, "level 1 only")),
-    ("4.0", ControllerRules("4.x", False, None, "invalid registration")),
+    ("3.0", ControllerRules("3.x", True, MINIMUM_BOOTSTRAP_LEVEL, "level 1 only", MINIMUM_KRAFT_LEVEL)),
+    ("4.0", ControllerRules("4.x", False, None, "invalid registration", MINIMUM_LEVEL_4X)),
 ])
 
 
@@ -204,23 +245,22 @@ def decide_feature_update(cluster: Cluster, level: int, upgrade_type: UpgradeTyp
         return FeatureUpdateDecision(feature, level, True, "4", f"{feature} set to {level}")
     # 5. metadata.version only
     if level not in known_levels(rel):
-        return _refuse(feature, level, "5", f"level {level} is not a metadata.version controller {rel} knows")
+        return _refuse(feature, level, "5", f"level {level} is not a metadata.version controller {rel} knows "
+                       f"({describe_level(level)})")
     if rules.zk_migration_check and cluster.zk_migration_in_progress:
         return _refuse(feature, level, "5", "a ZooKeeper migration is in progress")
     if rules.floor is not None and level < rules.floor:
         return _refuse(feature, level, "5", f"level {level} is below {BY_LEVEL[rules.floor].release} ({rules.floor}), "
                        f"the lowest level controller {rel} can set")
-    target = BY_LEVEL.get(level)
-    if target is None:
-        raise NegotiationError(f"metadata.version level {level}: kafka_meta's table ends at "
-                               f"{METADATA_VERSIONS[-1].level}")
+    target = metadata_version(level)
     if level < current:
+        source = metadata_version(current).release
         changed = [mv.release for mv in METADATA_VERSIONS if level < mv.level <= current and mv.changes_metadata]
         if changed:
             if kind is UpgradeType.SAFE_DOWNGRADE:
-                return _refuse(feature, level, "5", f"a downgrade from {BY_LEVEL[current].release} to {target.release} "
+                return _refuse(feature, level, "5", f"a downgrade from {source} to {target.release} "
                                f"might delete metadata: {', '.join(changed)} changed the metadata format")
-            return _refuse(feature, level, "5", f"unsafe downgrade from {BY_LEVEL[current].release} to "
+            return _refuse(feature, level, "5", f"unsafe downgrade from {source} to "
                            f"{target.release} (across {', '.join(changed)}) is not implemented")
         return FeatureUpdateDecision(feature, level, True, "5", f"downgrade to {target.release}: no version in "
                                      f"({level}, {current}] changed the metadata format")

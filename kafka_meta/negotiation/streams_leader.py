@@ -21,10 +21,11 @@ from enum import Enum
 
 from kafka_meta.negotiation.facts import StreamsSubscription
 from kafka_meta.negotiation.outcomes import JavaFailure, NegotiationError
-from kafka_meta.negotiation.releases import Release, ReleaseLike, ReleaseTable
+from kafka_meta.negotiation.releases import Release, ReleaseTable
 from kafka_meta.negotiation.streams_versions import (
     FIRST_SUBSCRIPTION_VERSION_WITH_ERROR_CODE,
-    latest_supported_version,
+    StreamsParty,
+    streams_code,
 )
 from kafka_meta.streams.protocol import EARLIEST_PROBEABLE_VERSION, UNKNOWN, AssignorError
 
@@ -123,7 +124,7 @@ class LeaderDecision:
     members: dict[str, MemberPlan]
     min_received: int | None = None
     min_supported: int | None = None
-    probing: bool = False
+    probing: bool = False      # a version-probing rebalance as Kafka's assign() reaches it; never for errors
     host_maps: bool = False
     reports_unstable: bool = False
     failure: JavaFailure | None = None
@@ -155,15 +156,20 @@ def is_inconsistent(sub: StreamsSubscription) -> str | None:
     return None
 
 
-def decide_leader(leader_release: ReleaseLike, subscriptions: Sequence[StreamsSubscription]) -> LeaderDecision:
-    """What a leader running ``leader_release`` does with these subscriptions (section 5.1 A, in order)."""
-    rel = Release.parse(leader_release)
+def decide_leader(leader_release: StreamsParty, subscriptions: Sequence[StreamsSubscription]) -> LeaderDecision:
+    """What a leader running ``leader_release`` does with these subscriptions (section 5.1 A, in order).
+
+    The leader is a release or future code named by its latest version (:func:`streams_code`): future code
+    follows the newest release's rules with its own latest version, as Kafka's system tests run it.
+    """
+    code = streams_code(leader_release)
+    rel = code.release
     if not subscriptions:
         raise NegotiationError("a Streams group needs at least one subscription")
     ids = [s.member_id for s in subscriptions]
     if len(set(ids)) != len(ids):
         raise NegotiationError("member ids must be unique")
-    L = latest_supported_version(rel)
+    L = code.latest
     rules = LEADER_RULES[rel]
     steps: list[str] = []
 
@@ -180,8 +186,8 @@ def decide_leader(leader_release: ReleaseLike, subscriptions: Sequence[StreamsSu
         if sub.used_version > L and rules.future is FutureHandling.UNDECODABLE:
             return fails(JavaFailure("TaskAssignmentException", "SubscriptionInfo.decode",
                                      f"unable to decode subscription data: version={sub.used_version} "
-                                     f"(leader {rel} knows versions up to {L})"),
-                         f"leader {rel} (latest {L}) cannot decode {sub.member_id}'s version {sub.used_version} "
+                                     f"(leader {code} knows versions up to {L})"),
+                         f"leader {code} (latest {L}) cannot decode {sub.member_id}'s version {sub.used_version} "
                          f"subscription: releases before 2.0 have no version probing")
         if rules.validates_subscriptions and (why := is_inconsistent(sub)) is not None:
             return fails(JavaFailure("IllegalArgumentException", "SubscriptionInfo (decoder)",
@@ -193,7 +199,7 @@ def decide_leader(leader_release: ReleaseLike, subscriptions: Sequence[StreamsSu
     min_received = min([L] + [s.used_version for s in known])
     min_supported = min([L] + [s.latest_supported_version for s in subscriptions])
     host_maps = min_received >= 2
-    steps.append(f"leader {rel} (latest version {L}, rules of {rules.era}): minimum used version {min_received}"
+    steps.append(f"leader {code} (latest version {L}, rules of {rules.era}): minimum used version {min_received}"
                  + (f", minimum supported version {min_supported}"
                     if rules.commonly_supported is CommonlySupported.MIN_SUPPORTED else ""))
 
@@ -201,9 +207,12 @@ def decide_leader(leader_release: ReleaseLike, subscriptions: Sequence[StreamsSu
         steps.append(why)
         plans = {s.member_id: MemberPlan(s.member_id, L, L, int(code), TaskPlan.NONE, s.member_id in future)
                  for s in subscriptions}
+        # Kafka's assign() returns the error assignments before it ever decides on version probing
+        # (StreamsPartitionAssignor.assign: the shutdown check precedes checkMetadataVersions, whose
+        # future-with-legacy TaskAssignmentException is caught into ASSIGNMENT_ERROR), so nothing probes.
         return LeaderDecision(rel, L, rules, Outcome.ERROR_ASSIGNMENTS, plans, min_received,
                               min_supported if rules.commonly_supported is CommonlySupported.MIN_SUPPORTED else None,
-                              bool(future), False, False, steps=steps)
+                              False, False, False, steps=steps)
 
     # a. shutdown request
     if rules.shutdown_first:

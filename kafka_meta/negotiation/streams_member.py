@@ -19,8 +19,8 @@ from enum import Enum
 
 from kafka_meta.negotiation.facts import StreamsAssignment
 from kafka_meta.negotiation.outcomes import JavaFailure, NegotiationError
-from kafka_meta.negotiation.releases import Release, ReleaseLike, ReleaseTable
-from kafka_meta.negotiation.streams_versions import latest_supported_version
+from kafka_meta.negotiation.releases import Release, ReleaseTable
+from kafka_meta.negotiation.streams_versions import StreamsParty, streams_code
 from kafka_meta.streams.protocol import EARLIEST_PROBEABLE_VERSION, AssignorError
 
 NO_FOLLOWUP_MS = 2**63 - 1
@@ -107,13 +107,14 @@ class MemberDecision:
         return self.rejoin in (Rejoin.VERSION_PROBING, Rejoin.IMMEDIATE)
 
 
-def decide_member(member_release: ReleaseLike, used_version: int, assignment: StreamsAssignment, *,
+def decide_member(member_release: StreamsParty, used_version: int, assignment: StreamsAssignment, *,
                   own_endpoint_missing: bool = False) -> MemberDecision:
-    """Section 5.1 B: the member's checks in Kafka's order for its release."""
-    rel = Release.parse(member_release)
-    M = latest_supported_version(rel)
+    """Section 5.1 B: the member's checks in Kafka's order for its release (or future code, see
+    :func:`~kafka_meta.negotiation.streams_versions.streams_code`)."""
+    code = streams_code(member_release)
+    rel, M = code.release, code.latest
     if not 1 <= used_version <= M:
-        raise NegotiationError(f"a {rel} member (latest version {M}) cannot have sent version {used_version}")
+        raise NegotiationError(f"a {code} member (latest version {M}) cannot have sent version {used_version}")
     rules = MEMBER_RULES[rel]
     r, c, u = assignment.version, assignment.commonly_supported_version, used_version
 
@@ -124,7 +125,7 @@ def decide_member(member_release: ReleaseLike, used_version: int, assignment: St
         if next_version > M:
             later = JavaFailure("IllegalStateException", "SubscriptionInfo.encode",
                                 f"unknown metadata version {next_version}; latest supported version {M}")
-            reason += (f"; its next subscription fails: the {rel} code cannot write version {next_version} "
+            reason += (f"; its next subscription fails: the {code} code cannot write version {next_version} "
                        f"(\"used version {next_version}; latest supported version {M}\")")
         probing_at = assignment.next_rebalance_ms if rejoin is Rejoin.SCHEDULED else None
         return MemberDecision(rel, M, u, action, next_version, applies, rejoin, step, reason, error_code, failure,
@@ -133,7 +134,7 @@ def decide_member(member_release: ReleaseLike, used_version: int, assignment: St
     # 2. decode: Java decodes the AssignmentInfo before anything else, so an undecodable one hides its
     #    error code too
     if not 1 <= r <= M:
-        return decision(Action.FAIL, "2", f"assignment version {r} is outside 1 - {M}: the {rel} member cannot "
+        return decision(Action.FAIL, "2", f"assignment version {r} is outside 1 - {M}: the {code} member cannot "
                         f"decode it", applies=False,
                         failure=JavaFailure("TaskAssignmentException", "AssignmentInfo.decode",
                                             f"unable to decode assignment data: used version {r}; latest supported "

@@ -4,7 +4,7 @@ subscription version and the rebalance protocol (section 5.2 of the wire-format 
 Two tables: the accepted values per code release (a value outside them is a ConfigException from the
 StreamsConfig validator; 4.0 and 4.1 additionally let the Streams assignor refuse the eager-era values), and
 the effect of each kind of value per code release. A release without the config at all (before
-0.10.2.2 / 1.0.2 / 1.1.1) treats a set value as an unknown config: Kafka logs a warning and ignores it.
+0.10.2.2 / 0.11.0.3 / 1.0.2 / 1.1.1) treats a set value as an unknown config: Kafka logs a warning and ignores it.
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ ACCEPTED_VALUES: ReleaseTable[frozenset[str] | None] = ReleaseTable("upgrade.fro
     ("0.10.0", None),
     ("0.10.2.2", frozenset({"0.10.0"})),
     ("0.11.0", None),
+    ("0.11.0.3", frozenset({"0.10.0"})),   # KAFKA-6054 backported to the 0.11.0 branch in March 2018
     ("1.0.0", None),
     ("1.0.2", frozenset({"0.10.0"})),
     ("1.1.0", None),

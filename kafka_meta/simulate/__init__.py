@@ -17,6 +17,7 @@ from kafka_meta.simulate.scenario import (
     Join,
     Leave,
     MemberSetup,
+    Resubscribe,
     Scenario,
     rolling_upgrade,
 )
@@ -27,7 +28,7 @@ def simulate(scenario: Scenario) -> Report:
     if scenario.kind == CONSUMER:
         from kafka_meta.simulate.consumer import ConsumerBehaviour
 
-        behaviour = ConsumerBehaviour(scenario.topic, scenario.partitions)
+        behaviour = ConsumerBehaviour(scenario.topic_partitions)
     else:
         from kafka_meta.simulate.streams import StreamsBehaviour
 
@@ -35,5 +36,5 @@ def simulate(scenario: Scenario) -> Report:
     return Simulation(scenario, behaviour).run()
 
 
-__all__ = ["CONSUMER", "KEEP", "STREAMS", "Bounce", "Join", "Leave", "MemberSetup", "Report", "Scenario",
+__all__ = ["CONSUMER", "KEEP", "STREAMS", "Bounce", "Join", "Leave", "MemberSetup", "Report", "Resubscribe", "Scenario",
            "Succession", "render_table", "rolling_upgrade", "simulate"]

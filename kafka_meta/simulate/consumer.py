@@ -11,6 +11,14 @@ from collections.abc import Mapping
 from typing import Any
 
 import kafka_meta
+from kafka_meta.negotiation.assignors import (
+    Member,
+    cooperative_sticky_assign,
+    range_assign,
+    round_robin_assign,
+    sticky_assign,
+)
+from kafka_meta.negotiation.consumer_member import complete_join
 from kafka_meta.negotiation.outcomes import JavaFailure
 from kafka_meta.negotiation.rebalance_protocol import (
     CONSUMER_PROTOCOL_VERSION,
@@ -18,10 +26,9 @@ from kafka_meta.negotiation.rebalance_protocol import (
     RebalanceProtocol,
     assignor_name,
     choose_rebalance_protocol,
-    member_change,
 )
 from kafka_meta.simulate.engine import LeaderResult, SimMember, SyncResult
-from kafka_meta.simulate.placement import round_robin, sticky_balanced, withhold_claimed
+from kafka_meta.simulate.report import partitions_text
 from kafka_meta.simulate.scenario import CONSUMER
 
 TopicPartition = tuple[str, int]
@@ -42,9 +49,9 @@ def flat(view_partitions: Any) -> frozenset[TopicPartition]:
 class ConsumerBehaviour:
     kind = CONSUMER
 
-    def __init__(self, topic: str, partitions: int) -> None:
-        self.topic = topic
-        self.universe = [(topic, p) for p in range(partitions)]
+    def __init__(self, topics: Mapping[str, int]) -> None:
+        self.partitions = dict(topics)
+        self.universe = [(t, p) for t in sorted(topics) for p in range(topics[t])]
 
     # -- member side -----------------------------------------------------------------------------------------
     def start(self, member: SimMember) -> JavaFailure | None:
@@ -55,6 +62,9 @@ class ConsumerBehaviour:
         member.protocol = choice.protocol
         return None
 
+    def subscribed(self, member: SimMember) -> list[str]:
+        return list(member.setup.topics) if member.setup.topics is not None else sorted(self.partitions)
+
     def protocols(self, member: SimMember) -> list[str]:
         return [assignor_name(a) for a in member.setup.assignors]
 
@@ -64,8 +74,8 @@ class ConsumerBehaviour:
         out = []
         for name in self.protocols(member):
             subscription = kafka_meta.model("ConsumerProtocolSubscription")(
-                topics=[self.topic], user_data=self._user_data(name, member), owned_partitions=grouped(owned),
-                generation_id=member.generation, rack_id=None)
+                topics=self.subscribed(member), user_data=self._user_data(name, member),
+                owned_partitions=grouped(owned), generation_id=member.generation, rack_id=None)
             out.append((name, kafka_meta.encode(subscription, version)))
         return out
 
@@ -90,46 +100,53 @@ class ConsumerBehaviour:
     def sync(self, member: SimMember, assignment: bytes, generation: int) -> SyncResult:
         message = kafka_meta.decode("ConsumerProtocolAssignment", assignment)
         assigned = flat(message.client_view.partitions)
-        change = member_change(member.protocol, member.owned, assigned)
+        change = complete_join(member.protocol, member.owned, assigned, self.subscribed(member))
         parts = []
         if change.revoked:
-            parts.append(f"revoke {','.join(str(p) for _, p in sorted(change.revoked))}")
+            parts.append(f"revoke {partitions_text(change.revoked, len(self.partitions) > 1)}")
         if change.added:
-            parts.append(f"add {','.join(str(p) for _, p in sorted(change.added))}")
+            parts.append(f"add {partitions_text(change.added, len(self.partitions) > 1)}")
         member.state = assigned   # the sticky assignor's memory of its last assignment
-        rejoin = "cooperative follow-up" if change.rejoins else None
+        rejoin = "cooperative follow-up" if change.rejoin else None
         return SyncResult(assigned, frozenset(), f"v{message.version}", "; ".join(parts) or "keep",
                           rejoin=rejoin)
 
     # -- leader side -----------------------------------------------------------------------------------------
     def assign(self, leader: SimMember, assignor: str, metadata: Mapping[str, bytes],
                members: Mapping[str, SimMember], generation: int) -> LeaderResult:
-        order = list(metadata)
-        owned: dict[str, frozenset[TopicPartition]] = {}
-        generations: dict[str, int] = {}
+        """Kafka's own algorithm for the chosen assignor, on what the leader decodes from each subscription:
+        ownedPartitions and the generation (cooperative-sticky), or the previous assignment in the user data
+        (sticky, an EAGER assignor whose members report no ownedPartitions)."""
+        facts = []
         for mid, data in metadata.items():
             view = kafka_meta.decode("ConsumerProtocolSubscription", data).client_view
-            owned[mid] = flat(view.owned_partitions)
-            generations[mid] = self._generation(assignor, view)
+            owned = tuple((p.topic, p.partition) for p in view.owned_partitions)
+            member_generation = self._generation(assignor, view)
             if assignor == "sticky" and view.user_data:
                 previous = kafka_meta.decode("StickyAssignorUserData", bytes(view.user_data))
-                owned[mid] = frozenset((g.topic, p) for g in previous.previous_assignment for p in g.partitions)
+                owned = tuple((g.topic, p) for g in previous.previous_assignment for p in g.partitions)
+                member_generation = previous.generation if previous.generation is not None else -1
+            facts.append(Member(mid, frozenset(view.topics), owned, member_generation,
+                                members[mid].setup.instance_id))
+        partitions = self.partitions
         events: list[str] = []
         if assignor == COOPERATIVE_STICKY:
-            kept = self._settle_claims(owned, generations)
-            target = sticky_balanced(order, self.universe, kept)
-            assigned, withheld = withhold_claimed(target, owned)
-            held = sorted({p for ps in withheld.values() for _, p in ps})
+            result = cooperative_sticky_assign(partitions, facts)
+            assigned = result.assignment
+            held = sorted(p for _, p in result.transferring)
             if held:
-                events.append(f"{assignor} withholds partition(s) {','.join(map(str, held))} still owned elsewhere")
+                events.append(f"{assignor} withholds partition(s) {','.join(map(str, held))} still owned elsewhere "
+                              f"(partitionsTransferringOwnership)")
         elif assignor == "sticky":
-            assigned = sticky_balanced(order, self.universe, self._settle_claims(owned, generations))
+            assigned = sticky_assign(partitions, facts).assignment
+        elif assignor == "roundrobin":
+            assigned = round_robin_assign(partitions, facts)
         else:
-            assigned = round_robin(order, self.universe)
+            assigned = range_assign(partitions, facts)
         version = CONSUMER_PROTOCOL_VERSION[leader.release]
         model = kafka_meta.model("ConsumerProtocolAssignment")
         out = {mid: kafka_meta.encode(model(assigned_partitions=grouped(set(assigned[mid])), user_data=None), version)
-               for mid in order}
+               for mid in metadata}
         return LeaderResult(out, events=events)
 
     @staticmethod
@@ -140,33 +157,14 @@ class ConsumerBehaviour:
             return int(kafka_meta.decode("CooperativeStickyAssignorUserData", bytes(view.user_data)).generation)
         return -1
 
-    @staticmethod
-    def _settle_claims(owned: Mapping[str, frozenset[TopicPartition]],
-                       generations: Mapping[str, int]) -> dict[str, frozenset[TopicPartition]]:
-        """Section 3.2: of two members claiming a partition the higher generation keeps it; equal generations:
-        neither does."""
-        claims: dict[TopicPartition, list[str]] = {}
-        for mid, parts in owned.items():
-            for tp in parts:
-                claims.setdefault(tp, []).append(mid)
-        kept = {mid: set(parts) for mid, parts in owned.items()}
-        for tp, claimants in claims.items():
-            if len(claimants) < 2:
-                continue
-            best = max(generations[m] for m in claimants)
-            winners = [m for m in claimants if generations[m] == best]
-            for m in claimants:
-                if len(winners) > 1 or m != winners[0]:
-                    kept[m].discard(tp)
-        return {m: frozenset(v) for m, v in kept.items()}
-
     # -- verdict ---------------------------------------------------------------------------------------------
     def convergence(self, members: list[SimMember]) -> tuple[bool, str, dict[str, str]]:
         owners: dict[TopicPartition, int] = {}
         for m in members:
             for tp in m.owned:
                 owners[tp] = owners.get(tp, 0) + 1
-        unowned = [tp for tp in self.universe if tp not in owners]
+        wanted = {t for m in members for t in self.subscribed(m)}
+        unowned = [tp for tp in self.universe if tp[0] in wanted and tp not in owners]
         protocols = {m.name: m.protocol.name for m in members}
         summary = ", ".join(f"{n} {p}" for n, p in protocols.items())
         if unowned:

@@ -67,6 +67,13 @@ class Coordinator:
         self.join(new_id)
         self.leave(old_id)
 
+    def replace_static(self, old_id: str, new_id: str) -> None:
+        """A static member rejoining in time: its new member id takes the old one's place, leadership included
+        (``ClassicGroup.replaceStaticMember``)."""
+        self.members[self.members.index(old_id)] = new_id
+        if self.leader == old_id:
+            self.leader = new_id
+
     @staticmethod
     def candidates(offers: Sequence[Sequence[str]]) -> list[str]:
         """Protocol names every member offers, in the first member's order."""

@@ -18,15 +18,18 @@ Invariants checked in every round:
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
+from kafka_meta.negotiation.consumer_member import JoinPreparation, complete_join, describe_calls, prepare_join
 from kafka_meta.negotiation.outcomes import JavaFailure
 from kafka_meta.negotiation.rebalance_protocol import RebalanceProtocol, validate_cooperative_assignment
 from kafka_meta.negotiation.releases import Release
+from kafka_meta.negotiation.static_membership import decide_restart
+from kafka_meta.negotiation.streams_versions import StreamsCode, streams_code
 from kafka_meta.simulate.coordinator import Coordinator
-from kafka_meta.simulate.report import MemberRow, Report, Round
-from kafka_meta.simulate.scenario import Bounce, Join, Leave, MemberSetup, Scenario, Step
+from kafka_meta.simulate.report import MemberRow, Report, Round, partitions_text
+from kafka_meta.simulate.scenario import Bounce, Join, Leave, MemberSetup, Resubscribe, Scenario, Step
 
 
 @dataclass
@@ -46,7 +49,13 @@ class SimMember:
 
     @property
     def release(self) -> Release:
-        return Release.parse(self.setup.release)
+        """The release whose rules the member follows (for future code: the newest release's)."""
+        return self.code.release
+
+    @property
+    def code(self) -> StreamsCode:
+        """The member's Streams code: a release, or future code known by its latest version."""
+        return streams_code(self.setup.release)
 
     @property
     def member_id(self) -> str:
@@ -80,6 +89,8 @@ class Behaviour(Protocol):
     def start(self, member: SimMember) -> JavaFailure | None: ...
 
     def protocols(self, member: SimMember) -> list[str]: ...
+
+    def subscribed(self, member: SimMember) -> list[str]: ...
 
     def join(self, member: SimMember) -> list[tuple[str, bytes]] | JavaFailure: ...
 
@@ -115,7 +126,10 @@ class Simulation:
         self.members = {name: SimMember(name, setup) for name, setup in scenario.members.items()}
         self.departed: set[str] = set()
         self.coordinator = Coordinator(succession=scenario.succession)
-        self.report = Report(scenario.kind, succession=scenario.succession.value)
+        self.selected_protocol: str | None = None              # the group protocol of the current generation
+        self.last_assignment: dict[str, bytes] = {}            # per member: what the coordinator stores for it
+        self.report = Report(scenario.kind, succession=scenario.succession.value,
+                             topics=len(scenario.topic_partitions))
 
     # -- membership ------------------------------------------------------------------------------------------
     def _by_id(self) -> dict[str, SimMember]:
@@ -159,8 +173,11 @@ class Simulation:
         for member in self.members.values():
             self._start(member)
         self._settle("start")
+        self.report.step_rounds.append((0, len(self.report.rounds)))
         for step in self.scenario.steps:
+            first = len(self.report.rounds)
             self._step(step)
+            self.report.step_rounds.append((first, len(self.report.rounds)))
         expected = len(self.members) - len(self.departed)
         ok, text, versions = self.behaviour.convergence(list(self._by_id().values()))
         missing = expected - len(self.coordinator.members)
@@ -177,6 +194,9 @@ class Simulation:
             member = SimMember(step.member, step.setup)
             self.members[step.member] = member
             self._start(member)
+        elif isinstance(step, Resubscribe):
+            for member in self.members.values():
+                member.setup = replace(member.setup, topics=step.topics)
         elif isinstance(step, Leave):
             member = self.members[step.member]
             if member.member_id in self.coordinator.members:
@@ -189,7 +209,24 @@ class Simulation:
         member = self.members[bounce.member]
         trigger = bounce.describe(member.setup, self.scenario.kind)
         previous = member.member_id
+        registered = _registers_instance_id(member.setup)      # the coordinator knows the old incarnation's id
         member.setup = bounce.apply(member.setup)
+        if registered and previous in self.coordinator.members:
+            restart = decide_restart(member.release, member.setup.instance_id, bounce.downtime_ms,
+                                     self.scenario.session_timeout_ms, self._protocol_changes(member, previous))
+            if restart.keeps_assignment:
+                self._static_rejoin(member, previous, trigger, restart.reason)
+                return
+            if restart.expired:
+                self.coordinator.leave(previous)
+                member.owned, member.tasks = frozenset(), frozenset()
+                expiry = self._settle(f"{member.name}'s session expires", record=False)
+                self._restart(member, previous, trigger, before=expiry)
+                return
+        self._restart(member, previous, trigger)
+
+    def _restart(self, member: SimMember, previous: str, trigger: str, before: int = 0) -> None:
+        """The member comes back as a new member id (dynamic, or static after its session expired)."""
         member.incarnation += 1
         member.owned = frozenset()
         member.tasks = frozenset()
@@ -197,9 +234,58 @@ class Simulation:
         member.failure = None
         member.rejoin = None
         self._start(member, replacing=previous)
-        self._settle(trigger)
+        self._settle(trigger, already=before)
 
-    def _settle(self, trigger: str) -> None:
+    def _protocol_changes(self, member: SimMember, previous: str) -> bool:
+        """Whether the restarted member's offer changes the protocol the group would select next."""
+        offers = [self.behaviour.protocols(member) if m.member_id == previous else self.behaviour.protocols(m)
+                  for m in self._by_id().values()]
+        return Coordinator.select(offers) != self.selected_protocol
+
+    def _static_rejoin(self, member: SimMember, previous: str, trigger: str, reason: str) -> None:
+        """A static member back within its session timeout: same generation, its stored assignment, no rebalance;
+        what it does with that assignment (a version-probing rejoin, say) is its own rules' business."""
+        member.incarnation += 1
+        member.owned, member.tasks = frozenset(), frozenset()
+        member.failure, member.rejoin = None, None
+        round_ = Round(len(self.report.rounds) + 1, self.coordinator.generation, trigger, None,
+                       self.selected_protocol, rebalance=False)
+        self.report.rounds.append(round_)
+        round_.events.append(reason)
+        failure = self.behaviour.start(member)
+        if failure is not None:
+            self.coordinator.leave(previous)
+            self._fail(member, failure, round_)
+            self.report.rebalances_per_step.append((trigger, 0))
+            return
+        self.coordinator.replace_static(previous, member.member_id)
+        leader = self._by_id().get(self.coordinator.leader or "")
+        round_.leader = leader.name if leader else None
+        row = MemberRow(member.name, member.code.label, member.protocol.name, "joins, no rebalance",
+                        leader=leader is member)
+        round_.rows.append(row)
+        stored = self.last_assignment.get(member.name)
+        if stored is not None:
+            res = self.behaviour.sync(member, stored, self.coordinator.generation)
+            row.received, row.action = res.received, res.action
+            if res.failure is not None:
+                self._fail(member, res.failure, round_)
+            else:
+                if res.applied:
+                    member.owned, member.tasks = res.owned, res.tasks
+                    member.generation = self.coordinator.generation
+                member.rejoin = res.rejoin
+                row.owned = _short(member.owned, self.report.topics > 1)
+        self._check_exclusive(round_, [m for m in self._by_id().values() if m.failure is None])
+        self.report.violations.extend(f"round {round_.number}: {v}" for v in round_.violations)
+        if member.rejoin:
+            self.report.rebalances_per_step.append((trigger, self._settle(f"rejoin: {member.name}", record=False)))
+        else:
+            self.report.rebalances_per_step.append((trigger, 0))
+
+    def _settle(self, trigger: str, record: bool = True, already: int = 0) -> int:
+        """Rebalance until nobody asks to rejoin; the count goes to the step (``already`` earlier rebalances of
+        the same step included) unless ``record`` is False, and is returned."""
         count = 0
         reason = trigger
         while self.coordinator.members:
@@ -213,19 +299,26 @@ class Simulation:
                                          f"({', '.join(m.name for m in asking)} keep rejoining)")
                 break
             reason = "rejoin: " + ", ".join(m.name for m in asking)
-        self.report.rebalances_per_step.append((trigger, count))
+        if record:
+            self.report.rebalances_per_step.append((trigger, already + count))
+        return count
 
     def _round(self, trigger: str) -> None:
         self.coordinator.generation += 1
         generation = self.coordinator.generation
         round_ = Round(len(self.report.rounds) + 1, generation, trigger, None, None)
         self.report.rounds.append(round_)
-        # join: EAGER members revoke everything first; everyone sends its metadata as bytes
+        # join: each member prepares (ConsumerCoordinator.onJoinPrepare) and sends its metadata as bytes
         offers: dict[str, list[tuple[str, bytes]]] = {}
+        prepared: dict[str, JoinPreparation] = {}
         for member in list(self._by_id().values()):
             member.rejoin = None
-            if member.protocol is RebalanceProtocol.EAGER and (member.owned or member.tasks):
-                member.owned, member.tasks = frozenset(), frozenset()
+            prep = prepare_join(member.release, member.protocol, member.owned, self.behaviour.subscribed(member),
+                                member.generation)
+            prepared[member.member_id] = prep
+            member.owned = prep.owned
+            if member.protocol is RebalanceProtocol.EAGER:
+                member.tasks = frozenset()      # a Streams member's active tasks go with its partitions
             joined = self.behaviour.join(member)
             if isinstance(joined, JavaFailure):
                 self._fail(member, joined, round_)
@@ -239,10 +332,11 @@ class Simulation:
         leader = members.get(self.coordinator.leader or "")
         round_.leader = leader.name if leader else None
         round_.assignor = assignor
+        self.selected_protocol = assignor
         owned_at_join = {mid: members[mid].owned for mid in order}
         tasks_at_join = {mid: members[mid].tasks for mid in order}
         metadata = {mid: dict(offers[mid])[assignor] for mid in order} if assignor else {}
-        rows = {mid: MemberRow(members[mid].name, str(members[mid].release), members[mid].protocol.name,
+        rows = {mid: MemberRow(members[mid].name, members[mid].code.label, members[mid].protocol.name,
                                self.behaviour.describe_join(members[mid], metadata[mid]) if assignor else "",
                                leader=leader is not None and mid == leader.member_id) for mid in order}
         round_.rows = list(rows.values())
@@ -268,6 +362,7 @@ class Simulation:
         results: dict[str, SyncResult] = {}
         for mid in order:
             member = members[mid]
+            self.last_assignment[member.name] = result.assignments[mid]
             res = self.behaviour.sync(member, result.assignments[mid], generation)
             results[mid] = res
             rows[mid].received = res.received
@@ -277,6 +372,11 @@ class Simulation:
             self._check_handover(round_, members, mid, results[mid].tasks, tasks_at_join, "active task")
         for mid in order:
             member, res = members[mid], results[mid]
+            calls = list(prepared[mid].callbacks)
+            if res.failure is None and res.applied:
+                calls += complete_join(member.protocol, member.owned, res.owned,
+                                       self.behaviour.subscribed(member)).callbacks
+            rows[mid].callbacks = describe_calls(calls)
             if res.failure is not None:
                 self._fail(member, res.failure, round_)
                 continue
@@ -284,7 +384,7 @@ class Simulation:
                 member.owned, member.tasks = res.owned, res.tasks
                 member.generation = generation
             member.rejoin = res.rejoin
-            rows[mid].owned = _short(member.owned)
+            rows[mid].owned = _short(member.owned, self.report.topics > 1)
         self._check_exclusive(round_, [m for m in members.values() if m.failure is None])
         self.report.violations.extend(f"round {round_.number}: {v}" for v in round_.violations)
 
@@ -310,11 +410,16 @@ class Simulation:
                     seen[item] = m.name
 
 
+def _registers_instance_id(setup: MemberSetup) -> bool:
+    """Whether a member with this setup joins as a static member (a 2.3+ client with group.instance.id)."""
+    return setup.instance_id is not None and not decide_restart(setup.release, setup.instance_id).rebalances
+
+
 def _item(item: Any) -> str:
     if isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str):
         return f"{item[0]}-{item[1]}"
     return str(item)
 
 
-def _short(items: frozenset[tuple[str, int]]) -> str:
-    return ",".join(str(p) for _, p in sorted(items)) or "-"
+def _short(items: frozenset[tuple[str, int]], named: bool = False) -> str:
+    return partitions_text(items, named) or "-"

@@ -1,6 +1,8 @@
-"""Where partitions (or tasks) go: the simulator's deterministic stand-ins for Kafka's assignors.
+"""Where Streams tasks go: the simulator's deterministic stand-ins for Kafka Streams' task assignors.
 
-It is the negotiation that is simulated, not Kafka's balancing, so the placements are deliberately simple:
+Plain consumers are placed by Kafka's own assignors (:mod:`kafka_meta.negotiation.assignors`); Kafka Streams'
+task assignors (sticky and high-availability, with standbys and lag) are not modelled, so Streams leaders use
+these deliberately simple placements:
 
 * :func:`round_robin`: ignores who owns what (an EAGER assignor: everybody revoked before joining), dealing
   the sorted items over the members in membership order. Because a restarted member rejoins at the end of

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import kafka_meta
@@ -35,11 +35,13 @@ from kafka_meta.negotiation.streams_leader import Outcome, TaskPlan, decide_lead
 from kafka_meta.negotiation.streams_member import NO_FOLLOWUP_MS, Action, Rejoin, decide_member
 from kafka_meta.negotiation.streams_versions import (
     FIRST_ASSIGNMENT_VERSION_WITH_NEXT_REBALANCE,
+    NEWEST_KNOWN_LATEST,
     latest_supported_version,
 )
 from kafka_meta.negotiation.upgrade_from import decide_upgrade_from
 from kafka_meta.simulate.consumer import grouped
 from kafka_meta.simulate.engine import LeaderResult, SimMember, SyncResult
+from kafka_meta.simulate.future_bytes import decode_streams, encode_streams
 from kafka_meta.simulate.placement import round_robin, sticky_balanced, withhold_claimed
 from kafka_meta.simulate.scenario import STREAMS
 
@@ -84,12 +86,18 @@ class StreamsBehaviour:
         assert choice.protocol is not None and decision.subscription_version is not None
         member.protocol = choice.protocol
         previous: StreamsState | None = member.state
+        used = decision.subscription_version
+        if member.code.future and used == latest_supported_version(member.release):
+            used = member.code.latest      # future code sends its own latest unless upgrade.from lowers it
         member.state = StreamsState(
-            used_version=decision.subscription_version,
+            used_version=used,
             process_id=uuid.uuid5(uuid.NAMESPACE_OID, f"{member.name}/{member.incarnation}"),
             on_disk=(previous.on_disk | previous.last_active) if previous else frozenset(),
         )
         return None
+
+    def subscribed(self, member: SimMember) -> list[str]:
+        return [self.topic]
 
     def protocols(self, member: SimMember) -> list[str]:
         return [STREAMS_ASSIGNOR]
@@ -99,19 +107,19 @@ class StreamsBehaviour:
         if state.cannot_subscribe is not None:
             return state.cannot_subscribe
         u = state.used_version
-        info = self._subscription_info(u, member.release, state)
+        info = self._subscription_info(u, member.code.latest, state)
         owned = member.owned if member.protocol is RebalanceProtocol.COOPERATIVE else frozenset()
         subscription = kafka_meta.model("ConsumerProtocolSubscription")(
             topics=[self.topic], user_data=info, owned_partitions=grouped(owned), generation_id=member.generation,
             rack_id=None)
         return [(STREAMS_ASSIGNOR, kafka_meta.encode(subscription, CONSUMER_PROTOCOL_VERSION[member.release]))]
 
-    def _subscription_info(self, version: int, release: Release, state: StreamsState) -> bytes:
+    def _subscription_info(self, version: int, latest: int, state: StreamsState) -> bytes:
         active = sorted(state.last_active)
         standby = sorted(state.on_disk - state.last_active)
         fields: dict[str, Any] = {
             "version": version,
-            "latest_supported_version": latest_supported_version(release) if version >= 3 else -1,
+            "latest_supported_version": latest if version >= 3 else -1,
             "process_id": state.process_id,
             "user_end_point": b"",
         }
@@ -130,8 +138,7 @@ class StreamsBehaviour:
         if version >= FIRST_UNIQUE_FIELD_VERSION:
             state.unique = (state.unique + 1) % 128
             fields["unique_field"] = state.unique
-        model = kafka_meta.model("SubscriptionInfo")
-        return kafka_meta.encode(model.model_validate(fields), version)
+        return encode_streams("SubscriptionInfo", fields, version)
 
     def describe_join(self, member: SimMember, metadata: bytes) -> str:
         sub = kafka_meta.decode("ConsumerProtocolSubscription", metadata)
@@ -147,13 +154,17 @@ class StreamsBehaviour:
         state: StreamsState = member.state
         message = kafka_meta.decode("ConsumerProtocolAssignment", assignment)
         partitions = sorted((p.topic, p.partition) for p in message.client_view.partitions)
-        info = kafka_meta.decode("AssignmentInfo", bytes(message.user_data or b""))
-        facts = assignment_facts(info)
+        try:
+            wire_version, info = decode_streams("AssignmentInfo", bytes(message.user_data or b""), member.code.latest)
+        except kafka_meta.DecodeError as e:
+            return SyncResult(member.owned, member.tasks, "undecodable", "fail", applied=False, failure=JavaFailure(
+                "TaskAssignmentException", "AssignmentInfo.decode", f"unable to decode assignment data: {e}"))
+        facts = replace(assignment_facts(info), version=wire_version)
         received = f"v{facts.version}" + (f"/{facts.commonly_supported_version}"
                                           if facts.commonly_supported_version >= 0 else "")
         if facts.error_code:
             received += f" err {facts.error_code}"
-        d = decide_member(member.release, state.used_version, facts)
+        d = decide_member(member.code, state.used_version, facts)
         if d.action is Action.FAIL:
             return SyncResult(member.owned, member.tasks, received, "fail", applied=False, failure=d.failure)
         if d.action is Action.ERROR:
@@ -202,11 +213,12 @@ class StreamsBehaviour:
         mid_of = {name: mid for mid, name in name_of.items()}
         for mid, data in metadata.items():
             sub = kafka_meta.decode("ConsumerProtocolSubscription", data)
-            info = kafka_meta.decode("SubscriptionInfo", bytes(sub.user_data or b""))
-            facts.append(subscription_facts(name_of[mid], info))
+            wire_version, info = decode_streams("SubscriptionInfo", bytes(sub.user_data or b""), leader.code.latest)
+            facts.append(replace(subscription_facts(name_of[mid], info), used_version=wire_version))
             owned[mid] = frozenset(p.partition for p in sub.client_view.owned_partitions)
-            previous[mid] = frozenset(_previous_active(info))
-        decision = decide_leader(leader.release, facts)
+            # a subscription newer than the leader's code is pooled as one future client: its tasks are unknown
+            previous[mid] = frozenset() if wire_version > leader.code.latest else frozenset(_previous_active(info))
+        decision = decide_leader(leader.code, facts)
         plans = {mid_of[name]: plan for name, plan in decision.members.items()}
         events = [f"leader {leader.name}: {step}" for step in decision.steps[1:]]
         if decision.outcome is Outcome.ASSIGN_FAILS:
@@ -237,11 +249,10 @@ class StreamsBehaviour:
             tasks = sorted(placed[mid])
             next_ms = 0 if (mid in followup and plan.version >= FIRST_ASSIGNMENT_VERSION_WITH_NEXT_REBALANCE) \
                 else NO_FOLLOWUP_MS
-            info = kafka_meta.model("AssignmentInfo").model_validate({
+            data = encode_streams("AssignmentInfo", {
                 "version": plan.version, "commonly_supported_version": plan.commonly_supported_version,
                 "active_tasks": [{"topic_group_id": 0, "partition": p} for p in tasks],
-                "err_code": plan.error_code, "next_rebalance_ms": next_ms})
-            data = kafka_meta.encode(info, plan.version)
+                "err_code": plan.error_code, "next_rebalance_ms": next_ms}, plan.version)
             asg = kafka_meta.model("ConsumerProtocolAssignment")(
                 assigned_partitions=grouped({(self.topic, p) for p in tasks}), user_data=data)
             out[mid] = kafka_meta.encode(asg, consumer_version)
@@ -252,7 +263,7 @@ class StreamsBehaviour:
         if not members:
             return False, "no member left", {}
         versions = {m.name: f"v{m.state.used_version}" for m in members}
-        common = min(latest_supported_version(m.release) for m in members)
+        common = min(m.code.latest for m in members)
         used = {m.state.used_version for m in members}
         owners: dict[str, int] = {}
         for m in members:
@@ -271,8 +282,8 @@ class StreamsBehaviour:
 def _previous_active(info: Any) -> list[int]:
     """The tasks a subscription reports as running active tasks (v1-6 prevTasks, v7+ offset sum -2)."""
     version = info.version
-    if version is None or version > 11:
-        return []
+    if version is None or version > NEWEST_KNOWN_LATEST or not hasattr(info, "process_id"):
+        return []   # a future subscription the leader's code cannot read: only its versions are known
     if version < FIRST_OFFSET_SUM_VERSION:
         return [t.partition for t in info.prev_tasks]
     if version < FIRST_NAMED_TOPOLOGY_VERSION:

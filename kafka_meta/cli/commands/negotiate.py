@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 from typing import Any
 
 from kafka_meta.cli.output import emit_json, fail
@@ -23,6 +24,11 @@ def add_parsers(sub: Any) -> None:
                    help="a member's Kafka release (repeatable); otherwise inferred from its subscription")
     p.add_argument("--leader-release", help="the leader's Kafka release")
     p.add_argument("--message", help="explain a Kafka log or exception line about versions instead")
+    p.add_argument("--restart", metavar="RELEASE",
+                   help="explain what restarting one member of this release costs its group instead")
+    p.add_argument("--instance-id", help="--restart: the member's group.instance.id (static membership)")
+    p.add_argument("--downtime-ms", type=int, default=0, help="--restart: how long it is away")
+    p.add_argument("--session-timeout-ms", type=int, help="--restart: session.timeout.ms (default: the client's)")
     p.add_argument("--json", action="store_true", help="print JSON (one object per group)")
     p.set_defaults(run=run_explain)
 
@@ -32,8 +38,15 @@ def add_parsers(sub: Any) -> None:
                     "--upgrade-from (set in the first, removed in the second). Consumers: one round per "
                     "--assignors value (default: 'cooperative-sticky,range' then 'cooperative-sticky'), "
                     "starting from 'range'. Exit status 3 when the simulation finds a problem.")
-    p.add_argument("--from", dest="from_release", required=True, metavar="RELEASE")
-    p.add_argument("--to", dest="to_release", required=True, metavar="RELEASE")
+    p.add_argument("--from", dest="from_release", metavar="RELEASE")
+    p.add_argument("--to", dest="to_release", metavar="RELEASE",
+                   help="a release, or future code by its latest version (v12, latest+1)")
+    p.add_argument("--kafka-tests", action="store_true",
+                   help="replay the rolling-upgrade matrices of Kafka's streams_upgrade_test.py instead")
+    p.add_argument("--seed", type=int, default=0, help="--kafka-tests: the seed of the random bounce orders")
+    p.add_argument("--suite", action="append", default=[],
+                   choices=("trunk-2024", "3.7", "3.6", "3.4", "3.0", "2.8", "2.4"),
+                   help="--kafka-tests: the test file of one branch (or the 2024 trunk); repeatable; default all")
     p.add_argument("--members", type=int, default=3)
     p.add_argument("--kind", choices=("streams", "consumer"), default="streams")
     p.add_argument("--order", action="append", default=[],
@@ -47,6 +60,11 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--assignors", action="append", default=[], metavar="LIST",
                    help="consumers: the assignor list of one bounce round, comma-separated; repeatable")
     p.add_argument("--partitions", type=int, help="partitions of the input topic (default: 2 per member, min 6)")
+    p.add_argument("--static", action="store_true",
+                   help="give every member a group.instance.id (static membership, KIP-345)")
+    p.add_argument("--downtime-ms", type=int, default=0,
+                   help="how long each bounced member is away (static members: against the session timeout)")
+    p.add_argument("--session-timeout-ms", type=int, help="session.timeout.ms (default: each client's default)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(run=run_simulate)
 
@@ -68,6 +86,8 @@ def run_explain(args: argparse.Namespace) -> int:
     from kafka_meta.negotiation.capture import explain_group, read_groups
     from kafka_meta.negotiation.explain import explain_message
 
+    if args.restart:
+        return _explain_restart(args)
     if args.message:
         lines = explain_message(args.message)
         if not lines:
@@ -125,10 +145,28 @@ def _order(spec: str, names: list[str]) -> list[str]:
     return out
 
 
+def _explain_restart(args: argparse.Namespace) -> int:
+    from kafka_meta.negotiation.explain import explain_restart
+
+    try:
+        explanation = explain_restart(args.restart, args.instance_id, args.downtime_ms, args.session_timeout_ms)
+    except ValueError as e:
+        return fail(str(e))
+    if args.json:
+        emit_json({"summary": explanation.summary, "details": explanation.details, **explanation.data})
+    else:
+        print(explanation.text())
+    return 0
+
+
 def run_simulate(args: argparse.Namespace) -> int:
     from kafka_meta.simulate import CONSUMER, STREAMS, Succession, render_table, rolling_upgrade, simulate
     from kafka_meta.simulate.scenario import member_names
 
+    if args.kafka_tests:
+        return run_kafka_tests(args)
+    if not args.from_release or not args.to_release:
+        return fail("simulate needs --from and --to (or --kafka-tests)")
     if args.members < 1:
         return fail("--members must be at least 1")
     names = member_names(args.members)
@@ -142,7 +180,10 @@ def run_simulate(args: argparse.Namespace) -> int:
     try:
         scenario = rolling_upgrade(kind, args.from_release, args.to_release, members=args.members, orders=orders,
                                    upgrade_from=args.upgrade_from, assignors=assignors, partitions=args.partitions,
-                                   succession=Succession(args.succession))
+                                   succession=Succession(args.succession), static=args.static,
+                                   downtime_ms=args.downtime_ms)
+        if args.session_timeout_ms is not None:
+            scenario = replace(scenario, session_timeout_ms=args.session_timeout_ms)
     except ValueError as e:
         return fail(str(e))
     report = simulate(scenario)
@@ -151,6 +192,25 @@ def run_simulate(args: argparse.Namespace) -> int:
     else:
         print(render_table(report))
     return 0 if report.ok else PROBLEMS_FOUND
+
+
+def run_kafka_tests(args: argparse.Namespace) -> int:
+    from kafka_meta.simulate.kafka_tests import cases, render, replay
+
+    reports = [replay(case) for case in cases(args.seed, tuple(args.suite) or None)]
+    if args.json:
+        emit_json([{
+            "suite": r.case.suite, "test": r.case.test, "fromVersion": r.case.from_version,
+            "toVersion": r.case.to_version, "variant": r.case.variant,
+            "asKafkaExpects": r.passed, "problems": r.problems,
+            "bounces": [{"trigger": b.trigger, "generations": list(b.generations), "stable": b.stable,
+                         "instances": {m: {"release": s.release, "upgradeFrom": s.upgrade_from, "sent": s.sent,
+                                           "protocol": s.protocol} for m, s in b.instances.items()}}
+                        for b in r.bounces],
+        } for r in reports], indent=2)
+    else:
+        print(render(reports))
+    return 0 if all(r.passed for r in reports) else PROBLEMS_FOUND
 
 
 def report_json(report: Any) -> dict[str, Any]:
@@ -164,9 +224,11 @@ def report_json(report: Any) -> dict[str, Any]:
         "finalVersions": report.final_versions,
         "problems": report.problems(),
         "rounds": [{
-            "round": r.number, "generation": r.generation, "trigger": r.trigger, "leader": r.leader,
+            "round": r.number, "generation": r.generation, "rebalance": r.rebalance, "trigger": r.trigger,
+            "leader": r.leader,
             "assignor": r.assignor, "events": r.events, "violations": r.violations,
             "members": [{"member": row.member, "release": row.release, "protocol": row.protocol, "sent": row.sent,
-                         "received": row.received, "action": row.action, "owns": row.owned} for row in r.rows],
+                         "received": row.received, "action": row.action, "owns": row.owned,
+                         "callbacks": row.callbacks} for row in r.rows],
         } for r in report.rounds],
     }
