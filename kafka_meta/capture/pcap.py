@@ -44,11 +44,9 @@ class PcapReader(RecordReader):
         units, linktype = self._units, self._linktype
         while end - pos >= 16:
             if self._resync:
-                found, keep = self._resync_at(pos, end)
-                if found is None:
-                    return keep
-                pos = found
-                self._resync = False
+                pos = self._resume(pos, end)
+                if self._resync:
+                    return pos
             sec, frac, incl, orig = header.unpack_from(buf, pos)
             if not self._header_ok(pos):
                 out.append(Problem("container", f"implausible pcap record header: {incl} bytes captured of {orig} "

@@ -41,11 +41,9 @@ class PcapngReader(RecordReader):
         buf, pos, end = self._buf, 0, len(self._buf)
         while end - pos >= 12:
             if self._resync:
-                found, keep = self._resync_at(pos, end)
-                if found is None:
-                    return keep
-                pos = found
-                self._resync = False
+                pos = self._resume(pos, end)
+                if self._resync:
+                    return pos
             if int.from_bytes(buf[pos:pos + 4], "little") == SECTION_HEADER:
                 bom = int.from_bytes(buf[pos + 8:pos + 12], "little")
                 if bom == BYTE_ORDER_MAGIC:

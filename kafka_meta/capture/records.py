@@ -66,6 +66,16 @@ class RecordReader:
         """(where the next sound record from ``pos`` starts, or None and the first offset worth keeping)."""
         raise NotImplementedError
 
+    def _resume(self, pos: int, end: int) -> int:
+        """After damage, where parsing goes on: the next sound record (ending the search), or, while none is
+        found in the bytes at hand, the first offset worth keeping (``self._resync`` stays set). Formats call
+        it only while ``self._resync`` is set, so sound input pays nothing for it."""
+        found, keep = self._resync_at(pos, end)
+        if found is None:
+            return keep
+        self._resync = False
+        return found
+
     def _truncated(self) -> list[Packet | Problem]:
         """What is left when the input ends inside a record: the packet's bytes that are there, and why."""
         raise NotImplementedError
