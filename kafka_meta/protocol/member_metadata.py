@@ -106,36 +106,31 @@ def nested_errors(value: Any, path: str) -> list[str]:
     return nested_errors(value.get("userData"), f"{path}.userData")
 
 
-def nest_join_request(body: dict[str, Any]) -> list[str]:
-    protocol_type = body.get("protocolType")
+def _nest_each(body: dict[str, Any], items: str, field: str, protocol_type: str | None, protocol_name: str | None,
+               *, assignment: bool, name_field: str | None = None) -> list[str]:
+    """Decode ``field`` of every entry of ``body[items]`` in place, by the protocol ``protocol_name`` or, with
+    ``name_field``, the one each entry names; returns the errors, each with its place in the body."""
     errors: list[str] = []
-    for i, protocol in enumerate(body.get("protocols") or ()):
-        protocol["metadata"] = value = decode_member_metadata(protocol.get("metadata"), protocol_type,
-                                                              protocol.get("name"), assignment=False)
-        errors += nested_errors(value, f"protocols[{i}].metadata")
+    for i, item in enumerate(body.get(items) or ()):
+        name = item.get(name_field) if name_field is not None else protocol_name
+        item[field] = value = decode_member_metadata(item.get(field), protocol_type, name, assignment=assignment)
+        errors += nested_errors(value, f"{items}[{i}].{field}")
     return errors
+
+
+def nest_join_request(body: dict[str, Any]) -> list[str]:
+    return _nest_each(body, "protocols", "metadata", body.get("protocolType"), None, assignment=False,
+                      name_field="name")
 
 
 def nest_join_response(body: dict[str, Any], protocol_type: str | None) -> list[str]:
-    protocol_type = body.get("protocolType") or protocol_type
-    name = body.get("protocolName")
-    errors: list[str] = []
-    for i, member in enumerate(body.get("members") or ()):
-        member["metadata"] = value = decode_member_metadata(member.get("metadata"), protocol_type, name,
-                                                            assignment=False)
-        errors += nested_errors(value, f"members[{i}].metadata")
-    return errors
+    return _nest_each(body, "members", "metadata", body.get("protocolType") or protocol_type,
+                      body.get("protocolName"), assignment=False)
 
 
 def nest_sync_request(body: dict[str, Any], protocol_type: str | None, protocol_name: str | None) -> list[str]:
-    protocol_type = body.get("protocolType") or protocol_type
-    protocol_name = body.get("protocolName") or protocol_name
-    errors: list[str] = []
-    for i, item in enumerate(body.get("assignments") or ()):
-        item["assignment"] = value = decode_member_metadata(item.get("assignment"), protocol_type, protocol_name,
-                                                            assignment=True)
-        errors += nested_errors(value, f"assignments[{i}].assignment")
-    return errors
+    return _nest_each(body, "assignments", "assignment", body.get("protocolType") or protocol_type,
+                      body.get("protocolName") or protocol_name, assignment=True)
 
 
 def nest_sync_response(body: dict[str, Any], protocol_type: str | None, protocol_name: str | None) -> list[str]:
