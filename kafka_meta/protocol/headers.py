@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from kafka_meta.errors import DecodeError
 from kafka_meta.protocol.apis import APIS, request_header_version
 from kafka_meta.protocol.produce import PRODUCE, plausible_produce
+from kafka_meta.wire.runtime import Fault, uvarint_tail
 
 MAX_CLIENT_ID = 1024  # librdkafka, the Java client and kafka-python all use short ids; more means noise
 FUTURE_VERSIONS = 2  # versions this far above the newest known still count as Kafka (newer clients)
@@ -53,19 +54,12 @@ def _int32(frame: bytes, at: int, what: str, kind: str) -> int:
 
 
 def _uvarint(frame: bytes, at: int, what: str, kind: str) -> tuple[int, int]:
-    value = shift = 0
-    start = at
-    while True:
-        if at >= len(frame):
-            raise ProtocolError(f"{what}: varint runs past the end", type_name=kind, offset=start)
-        byte = frame[at]
-        at += 1
-        value |= (byte & 0x7F) << shift
-        if not byte & 0x80:
-            return value, at
-        shift += 7
-        if shift > 28:
-            raise ProtocolError(f"{what}: varint longer than 5 bytes", type_name=kind, offset=start)
+    try:
+        return uvarint_tail(frame, at)
+    except IndexError:
+        raise ProtocolError(f"{what}: varint runs past the end", type_name=kind, offset=at) from None
+    except Fault as e:
+        raise ProtocolError(f"{what}: {e.reason}", type_name=kind, offset=at) from None
 
 
 def skip_tagged_fields(frame: bytes, at: int, kind: str) -> int:

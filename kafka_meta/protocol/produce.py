@@ -6,6 +6,8 @@ correlator need not understand record batches to know not to wait.
 
 from __future__ import annotations
 
+from kafka_meta.wire.runtime import Fault, uvarint_tail
+
 PRODUCE = 0
 FIRST_TRANSACTIONAL = 3  # Produce v3 added the transactional id before acks
 FIRST_FLEXIBLE = 9
@@ -20,16 +22,10 @@ def _acks_offset(body: bytes, version: int) -> int | None:
     at = 0
     if version >= FIRST_TRANSACTIONAL:
         if version >= FIRST_FLEXIBLE:
-            size = shift = 0
-            while True:
-                if at >= len(body) or shift > 28:
-                    return None
-                byte = body[at]
-                at += 1
-                size |= (byte & 0x7F) << shift
-                if not byte & 0x80:
-                    break
-                shift += 7
+            found = _uvarint(body, at)
+            if found is None:
+                return None
+            size, at = found
             at += max(size - 1, 0)  # compact nullable string: length + 1, 0 for null
         else:
             if len(body) < 2:
@@ -45,15 +41,11 @@ def produce_acks(body: bytes, version: int) -> int | None:
 
 
 def _uvarint(body: bytes, at: int) -> tuple[int, int] | None:
-    value = shift = 0
-    while at < len(body) and shift <= 28:
-        byte = body[at]
-        at += 1
-        value |= (byte & 0x7F) << shift
-        if not byte & 0x80:
-            return value, at
-        shift += 7
-    return None
+    """(value, offset after it), or None when the body ends inside the varint or it is none Kafka writes."""
+    try:
+        return uvarint_tail(body, at)
+    except (IndexError, Fault):
+        return None
 
 
 def _legal_topic(name: bytes, size: int) -> bool:
