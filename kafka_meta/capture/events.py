@@ -45,11 +45,6 @@ class Problem:
                 "stream": self.stream}
 
     def __str__(self) -> str:
-        where = []
-        if self.frame is not None:
-            where.append(f"packet {self.frame}")
-        if self.stream is not None:
-            where.append(f"stream {self.stream}")
-        if self.offset is not None:
-            where.append(f"byte {self.offset}")
+        places = (("packet", self.frame), ("stream", self.stream), ("byte", self.offset))
+        where = [f"{name} {value}" for name, value in places if value is not None]
         return f"{self.stage}: {', '.join(where)}: {self.message}" if where else f"{self.stage}: {self.message}"
