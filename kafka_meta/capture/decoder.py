@@ -72,8 +72,7 @@ class CaptureDecoder:
                 if found:
                     out.extend(self._frames(found))
             else:
-                self.summary.problems += 1
-                out.append(item)
+                out.append(self._problem(item))
         return out
 
     def _frames(self, items: list[KafkaFrame | Problem]) -> list[Exchange | Problem]:
@@ -95,8 +94,7 @@ class CaptureDecoder:
                 if done:
                     out.extend(self._count(done))
             else:
-                self.summary.problems += 1
-                out.append(item)
+                out.append(self._problem(item))
         return out
 
     def _skip(self, item: KafkaFrame) -> bool:
@@ -116,6 +114,11 @@ class CaptureDecoder:
             self._skipped.discard(skipped)
             return True
         return False
+
+    def _problem(self, problem: Problem) -> Problem:
+        """Every problem a stage below reports passes here on its way out, so the summary counts them all."""
+        self.summary.problems += 1
+        return problem
 
     def _count(self, exchanges: list[Exchange]) -> list[Exchange]:
         self.summary.exchanges += len(exchanges)
