@@ -22,7 +22,7 @@ import json
 import os
 from collections.abc import Iterator
 
-from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
+from pyspark.sql.datasource import DataSourceReader, InputPartition
 from pyspark.sql.types import (
     DoubleType,
     IntegerType,
@@ -31,6 +31,8 @@ from pyspark.sql.types import (
     StructField,
     StructType,
 )
+
+from kafka_meta.spark.sources.base import KafkaMetaSource
 
 NAME = "kafka-meta-capture"
 
@@ -102,20 +104,6 @@ def exchange_rows(path: str, ports: set[int] | None = None) -> Iterator[tuple]:
         yield (*blank, None, None, str(exc), (path, None))
 
 
-class CaptureDataSource(DataSource):
-    """Options: ``ports`` (comma-separated broker ports; default: Kafka found on any port)."""
-
-    @classmethod
-    def name(cls) -> str:
-        return NAME
-
-    def schema(self) -> StructType:
-        return SCHEMA
-
-    def reader(self, schema: StructType) -> DataSourceReader:
-        return CaptureReader(dict(self.options))
-
-
 class CaptureReader(DataSourceReader):
     def __init__(self, options: dict[str, str]) -> None:
         self.files = capture_files(option_paths(options))
@@ -127,3 +115,9 @@ class CaptureReader(DataSourceReader):
 
     def read(self, partition: InputPartition) -> Iterator[tuple]:
         yield from exchange_rows(partition.value, self.ports)
+
+
+class CaptureDataSource(KafkaMetaSource):
+    """Options: ``ports`` (comma-separated broker ports; default: Kafka found on any port)."""
+
+    NAME, SCHEMA, READER = NAME, SCHEMA, CaptureReader

@@ -13,11 +13,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import pyarrow as pa
-from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
+from pyspark.sql.datasource import DataSourceReader, InputPartition
 
 from kafka_meta.log import DEFAULT_LIMIT, Damage, Record, Segment, SegmentReader, find_segments
 from kafka_meta.log.compression import Inflater
 from kafka_meta.log.files import segment_bytes
+from kafka_meta.spark.sources.base import KafkaMetaSource
 
 NAME = "kafka-meta-log"
 SCHEMA = ("topic string, partition int, offset bigint, timestamp timestamp, timestampType int, key binary, "
@@ -123,15 +124,7 @@ class LogReader(DataSourceReader):
             yield columns.batch()
 
 
-class LogDataSource(DataSource):
+class LogDataSource(KafkaMetaSource):
     """Broker log segments: a segment file, a ``<topic>-<partition>`` directory or a log directory."""
 
-    @classmethod
-    def name(cls) -> str:
-        return NAME
-
-    def schema(self) -> str:
-        return SCHEMA
-
-    def reader(self, schema: Any) -> DataSourceReader:
-        return LogReader(self.options)  # case-insensitive: keep it as Spark gives it
+    NAME, SCHEMA, READER = NAME, SCHEMA, LogReader
