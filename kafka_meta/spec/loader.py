@@ -42,6 +42,16 @@ def _as_bool(value: Any, what: str) -> bool:
     raise ValueError(f"{what} must be true or false, not {value!r}")
 
 
+def _non_negative_int(value: Any) -> bool:
+    """An integer of at least 0; JSON's ``true`` is no integer here, though Python's bool is one."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _none_or_open_ended(versions: Versions) -> bool:
+    """Flexible versions, once reached, stay: the only ranges allowed are ``none`` and ``N+``."""
+    return versions.empty or versions.open_ended
+
+
 def _default_text(value: Any) -> str | None:
     """Kafka reads ``default`` as text: ``-1`` and ``"-1"`` mean the same, JSON ``null`` means none given."""
     if value is None:
@@ -61,13 +71,18 @@ class _SpecReader:
     def fail(self, reason: str, path: str = "", rule: str = "") -> SpecError:
         return SpecError(reason, source=self.source, path=path, rule=rule)
 
+    def known_keys(self, raw: dict[str, Any], allowed: frozenset[str], path: str) -> None:
+        """Refuse attributes the dialect does not define: a misspelt one would otherwise be ignored silently."""
+        unknown = set(raw) - allowed
+        if unknown:
+            where = "" if path else "top-level "
+            raise self.fail(f"unknown {where}attribute(s) {sorted(unknown)}", path, "unknown-attribute")
+
     def read(self) -> MessageSpec:
         raw = self.raw
         if not isinstance(raw, dict):
             raise self.fail("a spec must be a JSON object", rule="shape")
-        unknown = set(raw) - MESSAGE_KEYS
-        if unknown:
-            raise self.fail(f"unknown top-level attribute(s) {sorted(unknown)}", rule="unknown-attribute")
+        self.known_keys(raw, MESSAGE_KEYS, "")
         name = raw.get("name")
         if not isinstance(name, str) or not name.isidentifier():
             raise self.fail("'name' must be an identifier such as OffsetCommitValue", rule="name")
@@ -78,10 +93,10 @@ class _SpecReader:
         if valid.empty:
             raise self.fail("validVersions must not be 'none'", name, "valid-versions")
         flexible = self.versions(raw.get("flexibleVersions"), name, "flexibleVersions", required=True)
-        if not flexible.empty and not flexible.open_ended:
+        if not _none_or_open_ended(flexible):
             raise self.fail("flexibleVersions must be 'none' or open-ended like '4+'", name, "flexible-versions")
         api_key = raw.get("apiKey")
-        if api_key is not None and (isinstance(api_key, bool) or not isinstance(api_key, int) or api_key < 0):
+        if api_key is not None and not _non_negative_int(api_key):
             raise self.fail(f"apiKey must be a non-negative integer, not {api_key!r}", name, "api-key")
         self.flexible = flexible
         self.valid = valid
@@ -126,9 +141,7 @@ class _SpecReader:
     def common_struct(self, raw: Any, path: str) -> StructSpec:
         if not isinstance(raw, dict):
             raise self.fail("a common struct must be an object", path, "shape")
-        unknown = set(raw) - STRUCT_KEYS
-        if unknown:
-            raise self.fail(f"unknown attribute(s) {sorted(unknown)}", path, "unknown-attribute")
+        self.known_keys(raw, STRUCT_KEYS, path)
         name = raw.get("name")
         if not isinstance(name, str) or not name[:1].isupper() or not name.isidentifier():
             raise self.fail("a struct name must start with a capital letter", path, "name")
@@ -165,9 +178,7 @@ class _SpecReader:
         path = f"{parent}.{name}"
         if not isinstance(name, str) or not name[:1].isalpha() or not name.isidentifier():
             raise self.fail(f"field name {name!r} must be an identifier", parent, "name")
-        unknown = set(raw) - FIELD_KEYS
-        if unknown:
-            raise self.fail(f"unknown attribute(s) {sorted(unknown)}", path, "unknown-attribute")
+        self.known_keys(raw, FIELD_KEYS, path)
         try:
             ftype = FieldType.parse(raw.get("type"))
         except ValueError as e:
@@ -193,7 +204,7 @@ class _SpecReader:
             raise self.fail(str(e), path, "boolean-attribute") from None
         tag = raw.get("tag")
         if tag is not None:
-            if isinstance(tag, bool) or not isinstance(tag, int) or tag < 0:
+            if not _non_negative_int(tag):
                 raise self.fail(f"tag must be a non-negative integer, not {tag!r}", path, "tag")
             if tagged.empty:
                 raise self.fail("a field with a 'tag' needs 'taggedVersions'", path, "tag-without-versions")
@@ -221,7 +232,7 @@ class _SpecReader:
                 raise self.fail("only string and bytes fields may override flexibleVersions", path,
                                 "field-flexible-versions")
             field_flexible = self.versions(raw["flexibleVersions"], path, "flexibleVersions")
-            if not field_flexible.empty and not field_flexible.open_ended:
+            if not _none_or_open_ended(field_flexible):
                 raise self.fail("a field's flexibleVersions must be 'none' or open-ended", path,
                                 "field-flexible-versions")
         default = _default_text(raw.get("default"))
