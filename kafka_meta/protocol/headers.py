@@ -54,6 +54,9 @@ def _int32(frame: bytes, at: int, what: str, kind: str) -> int:
 
 
 def _uvarint(frame: bytes, at: int, what: str, kind: str) -> tuple[int, int]:
+    """A header's varints are nearly always one byte (no tagged fields): read inline, the rest by the wire's."""
+    if at < len(frame) and frame[at] < 0x80:
+        return frame[at], at + 1
     try:
         return uvarint_tail(frame, at)
     except IndexError:

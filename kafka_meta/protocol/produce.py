@@ -42,6 +42,8 @@ def produce_acks(body: bytes, version: int) -> int | None:
 
 def _uvarint(body: bytes, at: int) -> tuple[int, int] | None:
     """(value, offset after it), or None when the body ends inside the varint or it is none Kafka writes."""
+    if at < len(body) and body[at] < 0x80:
+        return body[at], at + 1
     try:
         return uvarint_tail(body, at)
     except (IndexError, Fault):
