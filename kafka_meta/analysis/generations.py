@@ -19,6 +19,7 @@ from typing import Any
 
 from kafka_meta.analysis.groups import GroupFacts, _classic
 from kafka_meta.analysis.timeline import (
+    LAST_SECOND,
     Commit,
     Evidence,
     GroupTimeline,
@@ -31,7 +32,6 @@ from kafka_meta.errors import KafkaMetaError
 from kafka_meta.offsets.reader import decode_record
 from kafka_meta.offsets.records import CoordinatorRecord
 
-LAST_SECOND = 253_402_300_800  # 10000-01-01
 HEX = re.compile(r"^(?:[0-9a-fA-F]{2})*$")
 COMMITS = (0, 1)
 GROUP_METADATA = 2
@@ -245,8 +245,9 @@ def _triggers(rounds: list[Round]) -> None:
         found += [f"member left or dropped out: {', '.join(sorted(before - now))}"] if before - now else []
         for m in r.members:
             old = previous.member(m.member_id)
-            if old is not None and old.versions != m.versions and "-" not in (old.versions, m.versions):
-                found.append(f"metadata changed: {m.member_id} now sends {m.versions} (was {old.versions})")
+            change = None if old is None else m.metadata_change(old)
+            if change:
+                found.append(change)
         r.triggers = [*r.triggers, *found] if found else r.triggers or ["same members: a member rejoined"]
         r.trigger_member = next(iter(sorted(now - before)), None) or next(iter(sorted(before - now)), None)
 

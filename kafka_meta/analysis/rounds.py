@@ -22,6 +22,7 @@ import kafka_meta as km
 from kafka_meta.analysis.codes import REBALANCE_IN_PROGRESS, error_name
 from kafka_meta.analysis.epochs import EpochBuilder, topic_names
 from kafka_meta.analysis.timeline import (
+    LAST_SECOND,
     Commit,
     Evidence,
     GroupTimeline,
@@ -35,7 +36,6 @@ COOPERATIVE = ("cooperative-sticky",)
 JOIN, SYNC, HEARTBEAT, LEAVE, COMMIT = "JoinGroup", "SyncGroup", "Heartbeat", "LeaveGroup", "OffsetCommit"
 CONSUMER_HEARTBEAT = "ConsumerGroupHeartbeat"  # KIP-848: see kafka_meta.analysis.epochs
 GROUP_APIS = (JOIN, SYNC, HEARTBEAT, LEAVE, COMMIT, CONSUMER_HEARTBEAT)
-LAST_SECOND = 253_402_300_800  # 10000-01-01: epoch seconds beyond it are no time a capture was taken
 
 
 def as_dict(exchange: Any) -> dict[str, Any]:
@@ -264,8 +264,9 @@ class _GroupBuilder:
             if old.topics and m.topics and sorted(old.topics) != sorted(m.topics):
                 r.triggers.append(f"subscription changed: {m.member_id} now subscribes to {', '.join(m.topics)}")
                 culprit = culprit or m.member_id
-            if old.versions != m.versions and "-" not in (old.versions, m.versions):
-                r.triggers.append(f"metadata changed: {m.member_id} now sends {m.versions} (was {old.versions})")
+            change = m.metadata_change(old)
+            if change:
+                r.triggers.append(change)
                 culprit = culprit or m.member_id
         if r.phase == "assign":
             r.triggers.append(f"cooperative follow-up: the partitions round {previous.generation} revoked are "

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 TopicPartition = tuple[str, int]
+LAST_SECOND = 253_402_300_800  # 10000-01-01: epoch seconds from it on are no time a client or broker recorded
 
 
 def tp_label(tp: TopicPartition) -> str:
@@ -76,6 +77,13 @@ class MemberRound:
     reconciled: bool | None = None  # KIP-848: owns exactly its target
     errors: list[str] = field(default_factory=list)  # undecodable metadata, error codes it received
     evidence: Evidence | None = None
+
+    def metadata_change(self, before: MemberRound) -> str | None:
+        """Why a round may have started: this member sends other metadata versions than in ``before`` (its
+        part in the previous round); None when they match or either is unknown. Both builders ask this."""
+        if before.versions == self.versions or "-" in (before.versions, self.versions):
+            return None
+        return f"metadata changed: {self.member_id} now sends {self.versions} (was {before.versions})"
 
     @property
     def versions(self) -> str:
