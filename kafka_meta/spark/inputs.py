@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kafka_meta.errors import InputError
+
 HEX = "^([0-9a-fA-F]{2})*$"
 PROVENANCE = ("topic", "partition", "offset", "timestamp")
 FORMATS = ("auto", "jsonl", "parquet", "kafka")
@@ -35,6 +37,59 @@ def detect_format(source: str) -> str:
     if path.is_dir():
         return "parquet" if any(path.rglob("*.parquet")) else "jsonl"
     return "parquet" if path.suffix == ".parquet" else "jsonl"
+
+
+def _head(path: Path, size: int = 64 * 1024) -> bytes:
+    with path.open("rb") as fh:
+        return fh.read(size)
+
+
+def _first_file(path: Path, pattern: str = "*") -> Path | None:
+    """A directory's first data file in the order Spark lists them (hidden and ``_`` files are Spark's own)."""
+    files = sorted(f for f in path.rglob(pattern) if f.is_file() and not f.name.startswith((".", "_")))
+    return files[0] if files else None
+
+
+def check_source(source: str, fmt: str = "auto") -> str:
+    """The format ``source`` will be read as, after checking, without Spark, that it can be: it exists, is
+    not empty, and starts as that format says (Parquet's ``PAR1``, JSON Lines' text). Spark's own errors
+    for these are long and arrive only after it has started, so the job checks first."""
+    if fmt not in FORMATS:
+        raise InputError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    fmt = detect_format(source) if fmt == "auto" else fmt
+    if fmt not in ("jsonl", "parquet"):
+        return fmt
+    path = Path(source)
+    if not path.exists():
+        raise InputError(f"input {source}: no such file or directory")
+    first = _first_file(path, "*.parquet" if fmt == "parquet" else "*") if path.is_dir() else path
+    if first is None:
+        raise InputError(f"input {source}: an empty directory")
+    head = _head(first)
+    if fmt == "parquet":
+        if head[:4] != b"PAR1":
+            raise InputError(f"input {first}: not a Parquet file (it does not start with PAR1)")
+        return fmt
+    if not head.strip():
+        raise InputError(f"input {first}: empty, no JSON Lines to read")
+    text_end = _text_end(head)
+    if text_end is not None:
+        raise InputError(f"input {first}: binary data at byte {text_end}, not JSON Lines (nor a Parquet file)")
+    whole = first.stat().st_size <= len(head)
+    if whole and not path.is_dir() and not any(line.lstrip().startswith(b"{") for line in head.splitlines()):
+        raise InputError(f"input {first}: no line is a JSON object, so there is nothing to read as JSON Lines")
+    return fmt
+
+
+def _text_end(head: bytes) -> int | None:
+    """Where ``head`` stops being UTF-8 text (a NUL or an invalid sequence not cut by the end), or None."""
+    nul = head.find(b"\0")
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as e:
+        if not (e.reason == "unexpected end of data" and e.start >= len(head) - 3):
+            return e.start if nul < 0 else min(nul, e.start)
+    return None if nul < 0 else nul
 
 
 def _text_bytes(column: Any) -> Any:
@@ -67,6 +122,11 @@ def read_jsonl(spark: Any, source: str) -> Inputs:
 
     df = spark.read.option("mode", "PERMISSIVE").json(source)
     columns = set(df.columns)
+    if columns <= {"_corrupt_record"}:
+        raise InputError(f"input {source}: no line is a JSON object, so there is nothing to read as JSON Lines")
+    if not columns & {"key", "type"}:
+        raise InputError(f"input {source}: no line has a 'key' (a __consumer_offsets record) or a 'type' (a "
+                         f"captured payload); the lines have {', '.join(sorted(columns - {'_corrupt_record'}))}")
 
     def text(name: str) -> Any:
         return F.col(name).cast("string") if name in columns else F.lit(None).cast("string")
@@ -107,11 +167,7 @@ def read_kafka_frame(df: Any) -> Inputs:
 
 
 def read_input(spark: Any, source: str, fmt: str = "auto", bootstrap_servers: str | None = None) -> Inputs:
-    if fmt not in FORMATS:
-        raise ValueError(f"format must be one of {FORMATS}, not {fmt!r}")
-    fmt = detect_format(source) if fmt == "auto" else fmt
+    fmt = check_source(source, fmt)
     if fmt == "kafka":
         return read_kafka(spark, source if source.startswith("kafka://") else f"kafka://{source}", bootstrap_servers)
-    if not Path(source).exists():
-        raise FileNotFoundError(source)
     return read_parquet(spark, source) if fmt == "parquet" else read_jsonl(spark, source)
