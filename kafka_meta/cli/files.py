@@ -10,8 +10,7 @@ from pathlib import Path
 from typing import TextIO
 
 from kafka_meta.errors import InputError
-
-SNIFF_BYTES = 64 * 1024  # enough to tell text from binary; a text file's later bad bytes are per-line errors
+from kafka_meta.sniff import SNIFF_BYTES, binary_offset
 
 
 def existing_file(path: str, what: str = "input") -> Path:
@@ -33,19 +32,6 @@ def existing_directory(path: str, what: str = "directory") -> Path:
     if not p.is_dir():
         raise InputError(f"{what} {path}: not a directory")
     return p
-
-
-def binary_offset(head: bytes) -> int | None:
-    """Where ``head`` (the start of a file) stops being UTF-8 text: the offset of a NUL byte or of the first
-    invalid sequence; None when it is text. A multi-byte character cut by the end of ``head`` is text."""
-    nul = head.find(b"\0")
-    try:
-        head.decode("utf-8")
-    except UnicodeDecodeError as e:
-        cut_at_end = e.reason == "unexpected end of data" and e.start >= len(head) - 3
-        if not cut_at_end:
-            return e.start if nul < 0 else min(nul, e.start)
-    return None if nul < 0 else nul
 
 
 def ensure_text(path: str, head: bytes, expected: str) -> None:

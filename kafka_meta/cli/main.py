@@ -44,10 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    try:
-        args = build_parser().parse_args(argv)
-    except SystemExit as e:  # usage errors (2) and --help (0): argparse has printed what to say
-        return e.code if isinstance(e.code, int) else 2
+    args = build_parser().parse_args(argv)  # usage errors exit with 2 after one line, --help with 0
     try:
         if args.specs:
             import kafka_meta

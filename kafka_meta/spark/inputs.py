@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from kafka_meta.errors import InputError
+from kafka_meta.sniff import binary_offset, head
 
 HEX = "^([0-9a-fA-F]{2})*$"
 PROVENANCE = ("topic", "partition", "offset", "timestamp")
@@ -37,11 +38,6 @@ def detect_format(source: str) -> str:
     if path.is_dir():
         return "parquet" if any(path.rglob("*.parquet")) else "jsonl"
     return "parquet" if path.suffix == ".parquet" else "jsonl"
-
-
-def _head(path: Path, size: int = 64 * 1024) -> bytes:
-    with path.open("rb") as fh:
-        return fh.read(size)
 
 
 def _first_file(path: Path, pattern: str = "*") -> Path | None:
@@ -65,31 +61,20 @@ def check_source(source: str, fmt: str = "auto") -> str:
     first = _first_file(path, "*.parquet" if fmt == "parquet" else "*") if path.is_dir() else path
     if first is None:
         raise InputError(f"input {source}: an empty directory")
-    head = _head(first)
+    start = head(first)
     if fmt == "parquet":
-        if head[:4] != b"PAR1":
+        if start[:4] != b"PAR1":
             raise InputError(f"input {first}: not a Parquet file (it does not start with PAR1)")
         return fmt
-    if not head.strip():
+    if not start.strip():
         raise InputError(f"input {first}: empty, no JSON Lines to read")
-    text_end = _text_end(head)
+    text_end = binary_offset(start)
     if text_end is not None:
         raise InputError(f"input {first}: binary data at byte {text_end}, not JSON Lines (nor a Parquet file)")
-    whole = first.stat().st_size <= len(head)
-    if whole and not path.is_dir() and not any(line.lstrip().startswith(b"{") for line in head.splitlines()):
+    whole = first.stat().st_size <= len(start)
+    if whole and not path.is_dir() and not any(line.lstrip().startswith(b"{") for line in start.splitlines()):
         raise InputError(f"input {first}: no line is a JSON object, so there is nothing to read as JSON Lines")
     return fmt
-
-
-def _text_end(head: bytes) -> int | None:
-    """Where ``head`` stops being UTF-8 text (a NUL or an invalid sequence not cut by the end), or None."""
-    nul = head.find(b"\0")
-    try:
-        head.decode("utf-8")
-    except UnicodeDecodeError as e:
-        if not (e.reason == "unexpected end of data" and e.start >= len(head) - 3):
-            return e.start if nul < 0 else min(nul, e.start)
-    return None if nul < 0 else nul
 
 
 def _text_bytes(column: Any) -> Any:
