@@ -231,3 +231,29 @@ def test_decode_offsets_and_explode_members_argument_checks(spark):
     # the bytes of a key too short for any record: an error value in its row, rows in = rows out
     rows = decode_offsets(raw, key="k").select("_error").collect()
     assert len(rows) == 1 and rows[0]._error
+
+
+# Bad input that code owned elsewhere does not yet answer well: minimal reproductions, expected to fail
+# until their owners fix them.
+
+@pytest.mark.xfail(strict=False, reason="the spec loader lets UnicodeDecodeError out of load_spec for a binary "
+                                        "file instead of a SpecError naming it (the CLI checks first, the API "
+                                        "does not)")
+def test_load_specs_of_a_binary_file_is_a_spec_error(tmp_path):
+    import kafka_meta
+    from kafka_meta.errors import SpecError
+
+    spec = tmp_path / "Bad.json"
+    spec.write_bytes(b"\x88\x00binary")
+    with pytest.raises(SpecError, match=r"Bad\.json"):
+        kafka_meta.load_specs(spec)
+
+
+@pytest.mark.xfail(strict=False, reason="kafka-meta simulate runs for minutes on a large --members (1000 takes "
+                                        "over a minute) instead of refusing it or finishing quickly")
+def test_simulate_with_many_members_finishes_or_refuses_quickly():
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    result = subprocess.run([sys.executable, "-m", "kafka_meta.cli.main", "simulate", "--from", "2.3", "--to",
+                             "3.9", "--members", "100000"], capture_output=True, text=True, env=env, timeout=5,
+                            check=False)
+    assert result.returncode in (0, 2) and "Traceback" not in result.stderr
