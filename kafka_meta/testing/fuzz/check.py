@@ -5,11 +5,14 @@ tracing (which slows Python down); an input over the limit is timed again untrac
 only inputs that are slow by themselves are reported, not the tracer's cost or a neighbour's burst on a
 shared machine. An input over the memory limit is measured once more: decoders are built on a type's (and
 version's) first use and cached, a one-time cost that is not the input's doing; only an input that is
-over the limit again is reported.
+over the limit again is reported. Such caches must stay bounded, though: every ``Limits.retained_every`` inputs
+the memory still held is sampled, and growth beyond ``Limits.retained`` since the first sample is reported
+as a leak (it names the input at hand, which is rarely the only culprit: the statistic is the finding).
 """
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import time
 import traceback
@@ -26,6 +29,8 @@ class Limits:
     seconds: float = 0.050
     memory_factor: int = 64
     memory_slack: int = 1 << 20
+    retained: int = 64 << 20  # growth of what stays allocated between inputs, over a whole run
+    retained_every: int = 2000  # inputs between two samples of it (a sample collects garbage: not too often)
 
     def memory_budget(self, size: int) -> int:
         return self.memory_factor * size + self.memory_slack
@@ -33,7 +38,7 @@ class Limits:
 
 @dataclass
 class Finding:
-    """An input that broke a promise: ``kind`` is exception, slow or memory."""
+    """An input that broke a promise: ``kind`` is exception, slow, memory or leak."""
 
     target: str
     kind: str
@@ -77,6 +82,8 @@ class Checker:
         self.expected = expected
         self.limits = limits or Limits()
         self.stats = Stats()
+        self.baseline: int | None = None  # traced memory held at the first sample...
+        self.carried = 0  # ...and growth counted before tracing was restarted (retiming stops it)
 
     def __enter__(self) -> Checker:
         self._was_tracing = tracemalloc.is_tracing()
@@ -128,13 +135,34 @@ class Checker:
         if seconds > self.limits.seconds:
             return Finding(self.target, "slow", data, f"{seconds * 1000:.1f} ms (limit "
                                                       f"{self.limits.seconds * 1000:.0f} ms)")
+        if stats.inputs % self.limits.retained_every == 0:
+            leak = self._retained_growth(data)
+            if leak is not None:
+                return leak
         if peak > budget:
             limits = self.limits
             return Finding(self.target, "memory", data, f"peak {peak} bytes, over {limits.memory_factor}x the "
                                                         f"input + {limits.memory_slack} bytes ({budget} bytes)")
         return None
 
+    def _retained_growth(self, data: bytes) -> Finding | None:
+        gc.collect()
+        current = tracemalloc.get_traced_memory()[0]
+        if self.baseline is None:
+            self.baseline = current
+            return None
+        growth = self.carried + current - self.baseline
+        if growth <= self.limits.retained:
+            return None
+        self.baseline, self.carried = current, 0  # report each further growth once
+        return Finding(self.target, "leak", data, f"memory kept between inputs grew by {growth >> 20} MiB over "
+                                                  f"{self.stats.inputs} inputs")
+
     def _untraced_seconds(self, data: bytes) -> float:
+        held = tracemalloc.get_traced_memory()[0]
+        if self.baseline is not None:  # stopping forgets every trace: keep the growth so far
+            self.carried += held - self.baseline
+            self.baseline = 0
         tracemalloc.stop()
         try:
             best = float("inf")
