@@ -181,6 +181,19 @@ def test_analyze_rows_of_neither_shape_is_one_line(spark, tmp_path, capsys):
                                     "__consumer_offsets record) or a 'type' (a captured payload); the lines have "
                                     "a, b")
 
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    for name, table, says in (("shapeless", pa.table({"x": [1]}), "no row has a 'key' "),
+                              ("no-bytes", pa.table({"type": ["ConsumerProtocolSubscription"]}),
+                               "rows with a 'type' need their bytes in a 'blob' (or 'value') column")):
+        pq.write_table(table, tmp_path / f"{name}.parquet")
+        args.input = str(tmp_path / f"{name}.parquet")
+        assert execute(args, spark) == 2
+        assert capsys.readouterr().err.splitlines()[-1] == f"kafka-meta analyze: input {args.input}: {says}" + (
+            "(a __consumer_offsets record) or a 'type' (a captured payload); the rows have x"
+            if name == "shapeless" else "")
+
 
 # The Spark functions: wrong arguments said on the driver where the call is.
 

@@ -102,6 +102,12 @@ def _split(df: Any, key_bytes: Any, value_bytes: Any, blob_bytes: Any) -> Inputs
     return inputs
 
 
+def _check_shape(source: str, columns: set[str], what: str) -> None:
+    if not columns & {"key", "type"}:
+        raise InputError(f"input {source}: no {what[:-1]} has a 'key' (a __consumer_offsets record) or a 'type' (a "
+                         f"captured payload); the {what} have {', '.join(sorted(columns)) or 'no columns'}")
+
+
 def read_jsonl(spark: Any, source: str) -> Inputs:
     from pyspark.sql import functions as F
 
@@ -109,9 +115,7 @@ def read_jsonl(spark: Any, source: str) -> Inputs:
     columns = set(df.columns)
     if columns <= {"_corrupt_record"}:
         raise InputError(f"input {source}: no line is a JSON object, so there is nothing to read as JSON Lines")
-    if not columns & {"key", "type"}:
-        raise InputError(f"input {source}: no line has a 'key' (a __consumer_offsets record) or a 'type' (a "
-                         f"captured payload); the lines have {', '.join(sorted(columns - {'_corrupt_record'}))}")
+    _check_shape(source, columns - {"_corrupt_record"}, "lines")
 
     def text(name: str) -> Any:
         return F.col(name).cast("string") if name in columns else F.lit(None).cast("string")
@@ -127,6 +131,9 @@ def read_parquet(spark: Any, source: str) -> Inputs:
     from pyspark.sql import functions as F
 
     df = spark.read.parquet(source)
+    _check_shape(source, set(df.columns), "rows")
+    if "type" in df.columns and not {"blob", "value"} & set(df.columns):
+        raise InputError(f"input {source}: rows with a 'type' need their bytes in a 'blob' (or 'value') column")
     blob = F.col("blob") if "blob" in df.columns else F.col("value")
     return _split(df, F.col("key") if "key" in df.columns else None, F.col("value") if "value" in df.columns
                   else F.lit(None).cast("binary"), blob)
