@@ -1,13 +1,14 @@
 """Running one input through a target and judging it against the readers' promises about bad input.
 
 Memory is tracemalloc's peak during the call, above what was allocated before it. Time is measured while
-tracing (which slows Python down); an input over the limit is timed again untraced, best of three, so
-only inputs that are slow by themselves are reported, not the tracer's cost or a neighbour's burst on a
-shared machine. An input over the memory limit is measured once more: decoders are built on a type's (and
-version's) first use and cached, a one-time cost that is not the input's doing; only an input that is
-over the limit again is reported. Such caches must stay bounded, though: every ``Limits.retained_every`` inputs
-the memory still held is sampled, and growth beyond ``Limits.retained`` since the first sample is reported
-as a leak (it names the input at hand, which is rarely the only culprit: the statistic is the finding).
+tracing (which slows Python down), on the wall clock; an input over the limit is timed again untraced, in
+CPU time, best of three, so only inputs that are slow by themselves are reported, not the tracer's cost or
+the other processes of a busy machine. An input over the memory limit is measured once more: decoders are
+built on a type's (and version's) first use and cached, a one-time cost that is not the input's doing;
+only an input that is over the limit again is reported. Such caches must stay bounded, though: every
+``Limits.retained_every`` inputs the memory still held is sampled, and growth beyond ``Limits.retained``
+since the first sample is reported as a leak (it names the input at hand, which is rarely the only
+culprit: the statistic is the finding).
 """
 
 from __future__ import annotations
@@ -167,9 +168,9 @@ class Checker:
         try:
             best = float("inf")
             for _ in range(RETIMES):
-                started = time.perf_counter()
+                started = time.process_time()
                 self._call(data)
-                best = min(best, time.perf_counter() - started)
+                best = min(best, time.process_time() - started)
             return best
         finally:
             tracemalloc.start()
