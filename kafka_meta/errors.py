@@ -80,3 +80,9 @@ class UnknownTypeError(KafkaMetaError, KeyError):
 
     def __str__(self) -> str:  # KeyError would quote the message
         return str(self.args[0]) if self.args else ""
+
+
+class InputError(KafkaMetaError, ValueError):
+    """A file or argument a command cannot use at all (missing, a directory, binary where text is expected,
+    the wrong format): said in one line naming the path and, where it helps, the byte offset, before any
+    work starts."""

@@ -68,8 +68,8 @@ def test_verify_json_output_and_exit_status(capsys, monkeypatch, tmp_path):
         '    field that differs: data.userData: expected "", got None',
         "1 cases, 1 failed",
     ]
-    code, out, _ = run(capsys, monkeypatch, ["golden", "verify", str(tmp_path / "nothing")])
-    assert code == 1 and "nothing: not a directory" in out
+    code, out, err = run(capsys, monkeypatch, ["golden", "verify", str(tmp_path / "nothing")])
+    assert code == 2 and out == "" and err.endswith("nothing: no such directory\n")
 
 
 def test_add_a_record_and_its_tombstone_from_bytes(capsys, monkeypatch, tmp_path):

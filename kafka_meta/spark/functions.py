@@ -27,7 +27,34 @@ def _options(options: dict[str, Any] | None) -> tuple[str, int | None, bool]:
     mode = str(options.get("mode", PERMISSIVE)).upper()
     version = options.get("version")
     strict = str(options.get("strict", "false")).lower() in ("true", "1", "yes")
-    return mode, None if version is None else int(version), strict
+    if version is not None:
+        try:
+            version = int(version)
+        except (TypeError, ValueError):
+            raise ValueError(f"option version must be an integer, not {version!r}") from None
+    return mode, version, strict
+
+
+def check_arguments(col: Any, type_name: Any) -> None:
+    """Wrong argument kinds said on the driver, where the call is, not as a worker's traceback later."""
+    from pyspark.sql import Column
+
+    if not isinstance(col, (str, Column)):
+        raise TypeError(f"from_kafka_meta: col must be a column or a column name, not {type(col).__name__}")
+    if not isinstance(type_name, str):
+        raise TypeError(f"from_kafka_meta: type_name must be a type name (a str, see kafka_meta.types()), "
+                        f"not {type(type_name).__name__}")
+
+
+def binary_blobs(blobs: pa.Array, type_name: str) -> pa.Array:
+    """The column's values as Arrow binary; any other column type is a mistake in the call, said plainly
+    (Spark cannot check a Python UDF's argument type before the job runs)."""
+    if pa.types.is_binary(blobs.type) or pa.types.is_large_binary(blobs.type):
+        return blobs
+    if pa.types.is_null(blobs.type):
+        return blobs.cast(pa.binary())
+    raise TypeError(f"from_kafka_meta({type_name!r}): the column holds {blobs.type}, not binary; decode text "
+                    f"first (unhex, unbase64) or select the bytes column")
 
 
 def schema_for(type_name: str) -> Any:
@@ -60,13 +87,14 @@ def from_kafka_meta(col: Any, type_name: str, options: dict[str, Any] | None = N
     """
     from pyspark.sql.functions import arrow_udf
 
+    check_arguments(col, type_name)
     mode, version, strict = _options(options)
     batch_decoder(type_name, mode, version, strict)  # fail on the driver for an unknown type or bad option
     portable = portable_spec(type_name)
 
     def decode(blobs: pa.Array) -> pa.Array:
         ensure_registered(type_name, portable)
-        return batch_decoder(type_name, mode, version, strict)(blobs)
+        return batch_decoder(type_name, mode, version, strict)(binary_blobs(blobs, type_name))
 
     udf = arrow_udf(decode, schema_for(type_name))
     return udf(col)

@@ -19,7 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kafka_meta.errors import InputError
 from kafka_meta.log.files import looks_like_log
+from kafka_meta.sniff import binary_offset, head
 
 HEX = "^([0-9a-fA-F]{2})*$"
 PROVENANCE = ("topic", "partition", "offset", "timestamp")
@@ -51,6 +53,45 @@ def detect_format(source: str) -> str:
     return "parquet" if path.suffix == ".parquet" else "jsonl"
 
 
+def _first_file(path: Path, pattern: str = "*") -> Path | None:
+    """A directory's first data file in the order Spark lists them (hidden and ``_`` files are Spark's own)."""
+    files = sorted(f for f in path.rglob(pattern) if f.is_file() and not f.name.startswith((".", "_")))
+    return files[0] if files else None
+
+
+def check_source(source: str, fmt: str = "auto") -> str:
+    """The format ``source`` will be read as, after checking, without Spark, that it can be: it exists, is
+    not empty, and starts as that format says (Parquet's ``PAR1``, JSON Lines' text). Spark's own errors
+    for these are long and arrive only after it has started, so the job checks first."""
+    if fmt not in FORMATS:
+        raise InputError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    fmt = detect_format(source) if fmt == "auto" else fmt
+    if fmt == "kafka":
+        return fmt
+    path = Path(source)
+    if not path.exists():
+        raise InputError(f"input {source}: no such file or directory")
+    if fmt in ("capture", "log"):  # their readers report damage file by file, as rows
+        return fmt
+    first = _first_file(path, "*.parquet" if fmt == "parquet" else "*") if path.is_dir() else path
+    if first is None:
+        raise InputError(f"input {source}: an empty directory")
+    start = head(first)
+    if fmt == "parquet":
+        if start[:4] != b"PAR1":
+            raise InputError(f"input {first}: not a Parquet file (it does not start with PAR1)")
+        return fmt
+    if not start.strip():
+        raise InputError(f"input {first}: empty, no JSON Lines to read")
+    text_end = binary_offset(start)
+    if text_end is not None:
+        raise InputError(f"input {first}: binary data at byte {text_end}, not JSON Lines (nor a Parquet file)")
+    whole = first.stat().st_size <= len(start)
+    if whole and not path.is_dir() and not any(line.lstrip().startswith(b"{") for line in start.splitlines()):
+        raise InputError(f"input {first}: no line is a JSON object, so there is nothing to read as JSON Lines")
+    return fmt
+
+
 def _text_bytes(column: Any) -> Any:
     """Hex text when it is hex, base64 otherwise; null stays null."""
     from pyspark.sql import functions as F
@@ -76,11 +117,20 @@ def _split(df: Any, key_bytes: Any, value_bytes: Any, blob_bytes: Any) -> Inputs
     return inputs
 
 
+def _check_shape(source: str, columns: set[str], what: str) -> None:
+    if not columns & {"key", "type"}:
+        raise InputError(f"input {source}: no {what[:-1]} has a 'key' (a __consumer_offsets record) or a 'type' (a "
+                         f"captured payload); the {what} have {', '.join(sorted(columns)) or 'no columns'}")
+
+
 def read_jsonl(spark: Any, source: str) -> Inputs:
     from pyspark.sql import functions as F
 
     df = spark.read.option("mode", "PERMISSIVE").json(source)
     columns = set(df.columns)
+    if columns <= {"_corrupt_record"}:
+        raise InputError(f"input {source}: no line is a JSON object, so there is nothing to read as JSON Lines")
+    _check_shape(source, columns - {"_corrupt_record"}, "lines")
 
     def text(name: str) -> Any:
         return F.col(name).cast("string") if name in columns else F.lit(None).cast("string")
@@ -96,6 +146,9 @@ def read_parquet(spark: Any, source: str) -> Inputs:
     from pyspark.sql import functions as F
 
     df = spark.read.parquet(source)
+    _check_shape(source, set(df.columns), "rows")
+    if "type" in df.columns and not {"blob", "value"} & set(df.columns):
+        raise InputError(f"input {source}: rows with a 'type' need their bytes in a 'blob' (or 'value') column")
     blob = F.col("blob") if "blob" in df.columns else F.col("value")
     return _split(df, F.col("key") if "key" in df.columns else None, F.col("value") if "value" in df.columns
                   else F.lit(None).cast("binary"), blob)
@@ -141,13 +194,9 @@ def read_log(spark: Any, source: str) -> Inputs:
 
 
 def read_input(spark: Any, source: str, fmt: str = "auto", bootstrap_servers: str | None = None) -> Inputs:
-    if fmt not in FORMATS:
-        raise ValueError(f"format must be one of {FORMATS}, not {fmt!r}")
-    fmt = detect_format(source) if fmt == "auto" else fmt
+    fmt = check_source(source, fmt)
     if fmt == "kafka":
         return read_kafka(spark, source if source.startswith("kafka://") else f"kafka://{source}", bootstrap_servers)
-    if not Path(source).exists():
-        raise FileNotFoundError(source)
     if fmt == "capture":
         return read_captures(spark, source)
     if fmt == "log":

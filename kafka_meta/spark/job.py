@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import time
 from collections.abc import Callable
@@ -19,9 +20,9 @@ from typing import Any
 
 from kafka_meta.analysis import GroupFacts, Report, analyze_groups, render_text
 from kafka_meta.analysis.assemble import build_timeline
-from kafka_meta.errors import KafkaMetaError
+from kafka_meta.errors import InputError, KafkaMetaError
 from kafka_meta.offsets import decode_record
-from kafka_meta.spark.inputs import FORMATS, Inputs, read_input
+from kafka_meta.spark.inputs import FORMATS, Inputs, check_source, read_input
 from kafka_meta.spark.timeline import capture_exchanges, group_exchanges, timeline_of, write_timeline_html
 
 GROUP_RECORD_TYPES = (2, 3, 5, 10, 11, 17, 19)  # the records that describe groups and their members
@@ -196,17 +197,65 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="packet captures (files or directories) whose rebalances join the timeline")
 
 
+def check_output(output: str) -> None:
+    """A local ``--output`` must be a directory that can be made or written, checked before Spark starts."""
+    if "://" in output:
+        return
+    path = Path(output)
+    if path.exists() and not path.is_dir():
+        raise InputError(f"--output {output}: exists and is not a directory")
+    parent = next((p for p in (path, *path.parents) if p.exists()), Path("."))
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise InputError(f"--output {output}: {parent} is not writable")
+
+
+MASTER = re.compile(r"^(local(\[(\*|\d+)(,\d+)?\])?|local-cluster\[\d+,\d+,\d+\]|yarn|"
+                    r"(spark|k8s|mesos)://\S+)$")
+
+
+def check_master(master: str | None) -> None:
+    """The master URL forms Spark accepts, checked before a JVM is started for nothing."""
+    if master is not None and not MASTER.match(master):
+        raise InputError(f"--master {master}: not a Spark master URL (local[*], local[N], spark://host:port, "
+                         "yarn, k8s://...)")
+
+
+def spark_failure(error: BaseException) -> str:
+    """Spark's error in one line: its first line, without the JVM stack that follows."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    return f"{type(error).__name__}: {lines[0] if lines else 'no message'}"
+
+
 def execute(args: argparse.Namespace, session: Any = None) -> int:
+    from py4j.protocol import Py4JError
+    from pyspark.errors import PySparkException
+
     from kafka_meta.spark.session import local_session
 
-    spark = session or local_session("kafka-meta analyze", master=args.master, progress=True)
+    def fail(message: str, code: int) -> int:
+        print(f"kafka-meta analyze: {message}", file=sys.stderr)
+        return code
+
+    try:
+        check_source(args.input, args.format)
+        for capture in getattr(args, "capture", None) or []:
+            check_source(capture, "capture")
+        check_output(args.output)
+        check_master(args.master)
+    except KafkaMetaError as e:
+        return fail(str(e), 2)
+    try:
+        spark = session or local_session("kafka-meta analyze", master=args.master, progress=True)
+    except (PySparkException, Py4JError, OSError) as e:
+        return fail(f"Spark did not start (master {args.master or 'local[*]'}): {spark_failure(e)}", 2)
     try:
         report = run(spark, args.input, args.format, args.output, args.bootstrap_servers,
                      captures=getattr(args, "capture", None))
-    except (FileNotFoundError, ValueError, KafkaMetaError) as e:
-        print(f"kafka-meta analyze: {e}", file=sys.stderr)
-        return 2
-    write_report(report, args.output)
+        write_report(report, args.output)
+    except KafkaMetaError as e:
+        return fail(str(e), 2 if isinstance(e, InputError) else 1)
+    except (PySparkException, Py4JError) as e:
+        return fail(f"Spark failed reading or writing {args.input}: {spark_failure(e)}", 1)
     print(render_text(report))
     return 0
 

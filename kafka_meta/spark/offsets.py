@@ -212,6 +212,27 @@ def decode_batch(keys: pa.Array, values: pa.Array, mode: str = PERMISSIVE, stric
         return pa.array(rows, type=record_columns())
 
 
+def _column_types(df: Any) -> dict[str, str]:
+    return {f.name: f.dataType.simpleString() for f in df.schema.fields}
+
+
+def check_columns(df: Any, key: str, value: str, control: str | None) -> None:
+    """The named columns exist and hold bytes (and booleans for ``control``): said on the driver, naming
+    the columns there are, rather than by Spark's analyzer or a worker's traceback."""
+    types = _column_types(df)
+    for role, name, wanted in (("key", key, ("binary",)), ("value", value, ("binary", "void")),
+                               ("control", control, None)):  # control: anything Spark casts to boolean
+        if name is None:
+            continue
+        if name not in types:
+            raise ValueError(f"decode_offsets: no column {name!r} for the {role}; the DataFrame has "
+                             f"{', '.join(types) or 'no columns'}")
+        if wanted is not None and types[name] not in wanted:
+            hint = " (decode hex or base64 text first: unhex, unbase64)" if types[name] == "string" else ""
+            raise TypeError(f"decode_offsets: the {role} column {name!r} holds {types[name]}, not "
+                            f"{' or '.join(wanted)}{hint}")
+
+
 def decode_offsets(df: Any, key: str = "key", value: str = "value", options: dict[str, Any] | None = None,
                    control: str | None = None) -> Any:
     """Add the typed columns of each ``__consumer_offsets`` record (see the module docstring) to ``df``.
@@ -227,8 +248,11 @@ def decode_offsets(df: Any, key: str = "key", value: str = "value", options: dic
     options = dict(options or {})
     mode = str(options.pop("mode", PERMISSIVE)).upper()
     strict = str(options.pop("strict", "false")).lower() in ("true", "1", "yes")
-    if options or mode not in (PERMISSIVE, FAILFAST):
-        raise ValueError(f"unknown option(s) {sorted(options)} or mode {mode!r}")
+    if options:
+        raise ValueError(f"decode_offsets: unknown option(s) {sorted(options)}; known: mode, strict")
+    if mode not in (PERMISSIVE, FAILFAST):
+        raise ValueError(f"decode_offsets: mode must be {PERMISSIVE} or {FAILFAST}, not {mode!r}")
+    check_columns(df, key, value, control)
 
     def decode(keys: pa.Array, values: pa.Array, controls: pa.Array) -> pa.Array:
         return decode_batch(keys, values, mode, strict, controls)
@@ -244,6 +268,10 @@ def explode_members(df: Any) -> Any:
     assignor user data (null for members of non-consumer groups' opaque protocols)."""
     from pyspark.sql import functions as F
 
+    missing = [c for c in ("recordType", "groupId", "groupMetadata", "members") if c not in df.columns]
+    if missing:
+        raise ValueError(f"explode_members: the DataFrame lacks {', '.join(missing)}; give it decode_offsets' "
+                         "output")
     value = F.col("groupMetadata.value")
     groups = df.where(F.col("recordType") == 2).where(value.isNotNull())
     exploded = groups.select(

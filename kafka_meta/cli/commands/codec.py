@@ -8,9 +8,12 @@ import json
 import sys
 from typing import Any
 
+from pydantic import ValidationError
+
 import kafka_meta
 from kafka_meta.cli.blobs import BlobError, from_base64, from_hex, from_stdin_bytes, read_jsonl_blobs
-from kafka_meta.cli.output import emit_json, fail
+from kafka_meta.cli.files import existing_file, open_text
+from kafka_meta.cli.output import emit_json, fail, validation_summary
 from kafka_meta.errors import KafkaMetaError
 
 
@@ -65,8 +68,7 @@ def run_decode(args: argparse.Namespace) -> int:
         elif args.base64 is not None:
             data = from_base64(args.base64)
         elif args.file:
-            with open(args.file, "rb") as fh:
-                data = fh.read()
+            data = existing_file(args.file).read_bytes()
         else:
             data = from_stdin_bytes(sys.stdin.buffer.read())
     except (BlobError, OSError) as e:
@@ -78,8 +80,7 @@ def run_decode(args: argparse.Namespace) -> int:
 
 def _decode_lines(args: argparse.Namespace) -> int:
     ok = bad = 0
-    stream = sys.stdin if args.input == "-" else open(args.input, encoding="utf-8")  # noqa: SIM115
-    with stream:
+    with open_text(args.input, "JSON Lines of hex or base64 blobs") as stream:
         for line in read_jsonl_blobs(stream):
             out: dict[str, Any] = {"line": line.number, **line.extra}
             if line.error is None:
@@ -95,11 +96,14 @@ def _decode_lines(args: argparse.Namespace) -> int:
             else:
                 ok += 1
             emit_json(out)
+    if ok + bad == 0:
+        return fail(f"{args.input}: no blobs to decode (the input is empty)", 1)
     print(f"decoded {ok}, failed {bad}", file=sys.stderr)
     return 1 if bad else 0
 
 
 def run_encode(args: argparse.Namespace) -> int:
+    cls = kafka_meta.model(args.type)  # fail early on an unknown type
     try:
         payload = json.loads(sys.stdin.read())
     except json.JSONDecodeError as e:
@@ -110,11 +114,10 @@ def run_encode(args: argparse.Namespace) -> int:
             return fail(f"the JSON says type {payload['type']}, not {args.type}")
         version = version if version is not None else payload.get("version")
         payload = payload["data"]
-    cls = kafka_meta.model(args.type)
     try:
         message = cls.model_validate_json(json.dumps(payload))
-    except ValueError as e:
-        return fail(f"the JSON does not fit {args.type}:\n{e}")
+    except ValidationError as e:
+        return fail(f"the JSON does not fit {args.type}: {validation_summary(e)}")
     data = kafka_meta.encode(message, version)
     if args.base64:
         print(base64.b64encode(data).decode())

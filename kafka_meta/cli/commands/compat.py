@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from kafka_meta.cli.files import existing_directory
 from kafka_meta.cli.output import emit_json
 
 
@@ -23,7 +24,7 @@ def run_compat(args: argparse.Namespace) -> int:
 
     checks = None
     if args.verify:
-        m, checks = verify(args.type, args.verify)
+        m, checks = verify(args.type, existing_directory(args.verify, "golden directory"))
     else:
         m = matrix(args.type)
     if args.format == "json":

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from kafka_meta.cli.files import spec_paths
 from kafka_meta.cli.output import emit_json, fail
 
 
@@ -37,6 +38,8 @@ def run_evolution(args: argparse.Namespace) -> int:
         return fail("give OLD and NEW (or --transitive with two or more snapshots)")
     if len(args.paths) < 2:
         return fail("--transitive needs at least two snapshots")
+    for i, path in enumerate(args.paths):
+        spec_paths(path, allow_empty=args.partial and i > 0)  # --partial: a later snapshot may hold nothing new
     if args.transitive:
         reports = transitive(args.paths, args.tagged_only, args.partial)
     else:

@@ -9,8 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from kafka_meta.cli.blobs import BlobError, from_base64, from_hex, from_stdin_bytes
+from kafka_meta.cli.files import existing_directory, existing_file
 from kafka_meta.cli.output import emit_json, fail
 from kafka_meta.golden import CaseBytes, add_from_bytes, add_from_json, subject_for, verify_directory
+from kafka_meta.golden.layout import LayoutError
 
 
 def add_parsers(sub: Any) -> None:
@@ -45,7 +47,7 @@ def add_parsers(sub: Any) -> None:
 
 
 def run_verify(args: argparse.Namespace) -> int:
-    report = verify_directory(Path(args.directory))
+    report = verify_directory(existing_directory(args.directory, "golden directory"))
     if args.format == "json":
         emit_json({
             "ok": report.ok,
@@ -70,7 +72,7 @@ def _key_bytes(args: argparse.Namespace) -> bytes | None:
     if args.key_hex is not None:
         return from_hex(args.key_hex)
     if args.key_file:
-        return Path(args.key_file).read_bytes()
+        return existing_file(args.key_file, "--key-file").read_bytes()
     return None
 
 
@@ -80,7 +82,7 @@ def _body_bytes(args: argparse.Namespace) -> bytes | None:
     if args.base64 is not None:
         return from_base64(args.base64)
     if args.file:
-        return Path(args.file).read_bytes()
+        return existing_file(args.file, "--file").read_bytes()
     if args.stdin_bytes:
         return from_stdin_bytes(sys.stdin.buffer.read())
     return None
@@ -94,14 +96,19 @@ def run_add(args: argparse.Namespace) -> int:
     except (BlobError, OSError) as e:
         return fail(str(e))
     root = Path(args.dir)
-    if body is not None or key is not None:
-        case = add_from_bytes(root, subject, args.name, CaseBytes(body, key), args.version, **metadata)
-    else:
-        try:
-            payload = json.loads(sys.stdin.read())
-        except json.JSONDecodeError as e:
-            return fail(f"stdin is not JSON (give the bytes with --hex, --base64 or --file instead): {e}")
-        case = add_from_json(root, subject, args.name, payload, args.version, **metadata)
+    if root.exists() and not root.is_dir():
+        return fail(f"--dir {args.dir}: not a directory")
+    try:
+        if body is not None or key is not None:
+            case = add_from_bytes(root, subject, args.name, CaseBytes(body, key), args.version, **metadata)
+        else:
+            try:
+                payload = json.loads(sys.stdin.read())
+            except json.JSONDecodeError as e:
+                return fail(f"stdin is not JSON (give the bytes with --hex, --base64 or --file instead): {e}")
+            case = add_from_json(root, subject, args.name, payload, args.version, **metadata)
+    except LayoutError as e:
+        return fail(str(e))
     for path in case.files():
         print(path)
     return 0

@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from kafka_meta.cli.blobs import BlobError, from_base64, from_hex, from_text
+from kafka_meta.cli.files import open_text
 from kafka_meta.cli.output import emit_json, fail
 from kafka_meta.errors import KafkaMetaError
 from kafka_meta.offsets import catalog, decode_record
@@ -72,11 +73,12 @@ def run_offsets(args: argparse.Namespace) -> int:
     except BlobError as e:
         return fail(str(e))
     stats = RecordStats()
-    stream = sys.stdin if args.file == "-" else open(args.file, encoding="utf-8")  # noqa: SIM115
-    with stream:
+    lines = 0
+    with open_text(args.file, "JSON Lines of __consumer_offsets records") as stream:
         for number, line in enumerate(stream, 1):
             if not line.strip() or line.lstrip().startswith("#"):
                 continue
+            lines += 1
             where: dict[str, Any] = {"line": number}
             try:
                 obj = json.loads(line)
@@ -98,5 +100,7 @@ def run_offsets(args: argparse.Namespace) -> int:
             if args.group is not None and record.group_id != args.group:
                 continue
             emit_json({**where, **record_json(record, raw=args.raw)})
+    if not lines:
+        return fail(f"{args.file}: no records (the input is empty)", 1)
     print(stats.summary(), file=sys.stderr)
     return 1 if stats.errors else 0

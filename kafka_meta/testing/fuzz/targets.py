@@ -1,0 +1,198 @@
+"""What is fuzzed: one entry per reader, in ``TARGETS``.
+
+A target turns arbitrary bytes into one call of a reader. Readers with several types or options take them
+from the first bytes of the input, so a mutation can move between types and options as well as within a
+payload; the seeds are real bytes laid out the same way. A reader that is not installed (``kafka_meta.capture``
+and ``kafka_meta.log`` are optional) is left out: ``load`` raises ImportError and ``available()`` skips it.
+Adding a reader is adding one entry.
+"""
+
+from __future__ import annotations
+
+import atexit
+import importlib
+import shutil
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from kafka_meta.errors import KafkaMetaError
+from kafka_meta.testing.fuzz import seeds
+
+Run = Callable[[bytes], object]
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    about: str
+    load: Callable[[], Run]  # the one-input function; ImportError when the reader is not installed
+    seeds: Callable[[], list[bytes]]
+    expected: tuple[type[BaseException], ...] = (KafkaMetaError,)  # what the reader documents it raises
+
+
+# --- decoder families: byte 0 picks the type, byte 1 the options, the rest is the payload --------------
+
+STRICT = 0x01
+HAS_VERSION = 0x02
+
+
+def options_byte(strict: bool, version: int | None) -> int:
+    flags = STRICT if strict else 0
+    return flags | (HAS_VERSION | version << 2 if version is not None and 0 <= version < 64 else 0)
+
+
+def read_options(data: bytes) -> tuple[bool, int | None]:
+    flags = data[1] if len(data) > 1 else 0
+    return bool(flags & STRICT), (flags >> 2 if flags & HAS_VERSION else None)
+
+
+@cache
+def family_types(family: str) -> tuple[str, ...]:
+    import kafka_meta as km
+
+    return tuple(n for n in km.types() if getattr(km.get_format(n), "family", None) == family)
+
+
+def family_seeds(family: str) -> list[bytes]:
+    names = family_types(family)
+    known = set(names)
+    out = []
+    for blob in seeds.blobs():
+        for t in seeds.type_names(blob.name, known):
+            body = blob.key if t.endswith("Key") and blob.key is not None and blob.name != t else blob.value
+            if body is not None:
+                version = None if t.endswith("Key") and blob.name != t else blob.version
+                out.append(bytes([names.index(t), options_byte(False, version)]) + body)
+    return out
+
+
+def family_decoder(family: str) -> Run:
+    import kafka_meta as km
+
+    names = family_types(family)
+
+    def run(data: bytes) -> None:
+        name = names[data[0] % len(names)] if data else names[0]
+        strict, version = read_options(data)
+        km.decode(name, data[2:], version=version, strict=strict)
+        km.decode_plain(name, data[2:], version=version, strict=strict)
+
+    return run
+
+
+def spark_batch_decoder() -> Run:
+    """The Spark workers' decoder, PERMISSIVE: a bad blob is an error value in its row, so nothing at all
+    may escape once the decoder is built (building it checks the options, which may be refused)."""
+    import pyarrow as pa
+
+    from kafka_meta.spark.batch import PERMISSIVE, batch_decoder
+
+    names = family_types("consumer") + family_types("assignors") + family_types("streams") + family_types(
+        "metadata") + family_types("metadata-log")
+
+    def run(data: bytes) -> None:
+        name = names[data[0] % len(names)] if data else names[0]
+        strict, version = read_options(data)
+        try:
+            decoder = batch_decoder(name, PERMISSIVE, version, strict)
+        except KafkaMetaError:
+            return
+        out = decoder(pa.array([data[2:]], pa.binary()))
+        if len(out) != 1:
+            raise AssertionError(f"{len(out)} rows out for 1 in")
+
+    return run
+
+
+def spark_batch_seeds() -> list[bytes]:
+    out = []
+    names = family_types("consumer") + family_types("assignors") + family_types("streams") + family_types(
+        "metadata") + family_types("metadata-log")
+    for family in ("consumer", "assignors", "streams", "metadata", "metadata-log"):
+        offset = names.index(family_types(family)[0]) if family_types(family) else 0
+        out += [bytes([seed[0] + offset]) + seed[1:] for seed in family_seeds(family)]
+    return out
+
+
+# --- __consumer_offsets records: byte 0 flags, bytes 1-2 the key's length, the key, the value ------------
+
+TOMBSTONE, RECORD_STRICT, CONTROL, FLAT = 0x01, 0x02, 0x04, 0x08
+
+
+def record_seeds() -> list[bytes]:
+    return [bytes([TOMBSTONE if b.value is None else 0]) + len(b.key).to_bytes(2, "big") + b.key + (b.value or b"")
+            for b in seeds.blobs() if b.key is not None and len(b.key) < 1 << 16]
+
+
+def record_decoder() -> Run:
+    from kafka_meta.offsets import decode_record
+
+    def run(data: bytes) -> None:
+        flags = data[0] if data else 0
+        size = int.from_bytes(data[1:3], "big")
+        key, value = data[3:3 + size], data[3 + size:]
+        decode_record(key, None if flags & TOMBSTONE else value, strict=bool(flags & RECORD_STRICT),
+                      control=bool(flags & CONTROL), nested=not flags & FLAT)
+
+    return run
+
+
+# --- file readers: the bytes are a file's content ------------------------------------------------------
+
+@cache
+def scratch() -> Path:
+    """One scratch directory per process, in memory where the system has it, removed at exit."""
+    shm = Path("/dev/shm")
+    path = Path(tempfile.mkdtemp(prefix="kafka-meta-fuzz-", dir=shm if shm.is_dir() else None))
+    atexit.register(shutil.rmtree, path, ignore_errors=True)
+    return path
+
+
+def file_reader(module: str, function: str, relative: str) -> Callable[[], Run]:
+    def load() -> Run:
+        read = getattr(importlib.import_module(module), function)
+        path = scratch() / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+
+        def run(data: bytes) -> None:
+            path.write_bytes(data)
+            for _ in read(str(path)):
+                pass
+
+        return run
+
+    return load
+
+
+TARGETS: dict[str, Target] = {
+    t.name: t for t in [
+        *(Target(f, f"kafka_meta.decode and decode_plain of every type of the {f} family",
+                 (lambda f=f: family_decoder(f)), (lambda f=f: family_seeds(f)))
+          for f in ("consumer", "assignors", "streams", "control", "metadata", "metadata-log", "offsets",
+                    "offsets-variants")),
+        Target("spark-batch", "the Spark workers' PERMISSIVE batch decoder (nothing may escape)",
+               spark_batch_decoder, spark_batch_seeds, expected=()),
+        Target("offsets-record", "kafka_meta.offsets.decode_record, nested member metadata included",
+               record_decoder, record_seeds),
+        Target("capture", "kafka_meta.capture.read_capture on a capture file",
+               file_reader("kafka_meta.capture", "read_capture", "input.pcap"),
+               lambda: seeds.files(seeds.CAPTURE_SUFFIXES)),
+        Target("log", "kafka_meta.log.read_log on a __consumer_offsets segment",
+               file_reader("kafka_meta.log", "read_log", "__consumer_offsets-0/00000000000000000000.log"),
+               lambda: seeds.files((".log",))),
+    ]
+}
+
+
+def available() -> dict[str, Run]:
+    """The targets whose reader is installed, loaded."""
+    loaded = {}
+    for name, target in TARGETS.items():
+        try:
+            loaded[name] = target.load()
+        except ImportError:
+            continue
+    return loaded
