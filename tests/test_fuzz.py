@@ -37,9 +37,10 @@ def test_short_pass(name):
     stats = checker.stats
     assert stats.inputs == RUNS
     assert stats.accepted > 0  # the seeds are real bytes the reader takes
-    if target.expected:  # ...and the mutations reach its refusals
+    if target.expected and not target.reads_around_damage:  # ...and the mutations reach its refusals
         assert sum(stats.rejected.values()) > 0
-        assert set(stats.rejected) <= {"DecodeError", "EncodeError", "UnknownTypeError", "SpecError", "InputError"}
+    assert set(stats.rejected) <= {"DecodeError", "EncodeError", "UnknownTypeError", "SpecError", "InputError",
+                                   "CaptureError", "LogError"}
 
 
 def test_the_checker_catches_each_broken_promise():
@@ -110,10 +111,6 @@ def test_command_line_atheris_engine():
     assert "assignors (atheris, " in result.stdout and "500 inputs" in result.stdout
 
 
-@pytest.mark.xfail(strict=False, reason="found by fuzzing offsets-record: a value version newer than known makes "
-                                        "the codec generate and cache a decoder for that version, so every distinct "
-                                        "version in the input keeps ~10-25 KiB and costs ~5-10 ms of code generation "
-                                        "(32767 versions per type: unbounded in the input)")
 def test_unknown_future_versions_do_not_grow_the_decoder_cache():
     import gc
     import tracemalloc

@@ -289,6 +289,9 @@ def load_spec(path: str | Path) -> MessageSpec:
         text = path.read_text(encoding="utf-8")
     except OSError as e:
         raise SpecError(f"cannot read: {e.strerror}", source=str(path), rule="io") from None
+    except UnicodeDecodeError as e:
+        raise SpecError(f"not UTF-8 text (byte {e.start}): a spec is a JSON file", source=str(path),
+                        rule="json") from None
     return load_spec_text(text, str(path))
 
 

@@ -11,6 +11,7 @@ from typing import Any
 from kafka_meta.cli.output import emit_json, fail
 
 PROBLEMS_FOUND = 3
+MAX_MEMBERS = 100  # 100 members simulate in seconds; 1,000 would take tens of minutes
 
 
 def add_parsers(sub: Any) -> None:
@@ -167,8 +168,9 @@ def run_simulate(args: argparse.Namespace) -> int:
         return run_kafka_tests(args)
     if not args.from_release or not args.to_release:
         return fail("simulate needs --from and --to (or --kafka-tests)")
-    if args.members < 1:
-        return fail("--members must be at least 1")
+    if not 1 <= args.members <= MAX_MEMBERS:
+        return fail(f"--members must be between 1 and {MAX_MEMBERS}: every bounce replays a rebalance of every "
+                    "member, so the work grows with the cube of the group's size")
     names = member_names(args.members)
     orders = [_order(spec, names) for spec in args.order] or None
     kind = STREAMS if args.kind == "streams" else CONSUMER
