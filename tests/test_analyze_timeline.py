@@ -59,3 +59,31 @@ def test_captures_given_as_the_input_make_the_timeline(spark, tmp_path, capsys):
     assert [(r["generation"], r["complete"]) for r in rounds] == [(r.generation, r.complete) for r in local.rounds]
     assert saved["groups"]["g-cfk-848"]["kind"] == "consumer (KIP-848)"
     assert (tmp_path / "out" / "report.html").stat().st_size > 1_000_000
+
+
+def test_the_readme_main_command_reads_every_kind_of_input(spark, tmp_path, capsys):
+    """The quick start's inputs, as the README gives them: JSON Lines, a directory of packet captures and a
+    broker log directory in one run; each kind's groups reach the report, with its own evidence."""
+    import re
+
+    readme = (ROOT / "README.md").read_text()
+    start = readme.index("## Quick start")
+    command = re.findall(r"```\n(.*?)\n```", readme[start:], re.S)[0].split("&&")[-1].split()
+    assert command[:2] == ["kafka-meta", "analyze"]
+    inputs = command[2:]
+    assert {Path(p).name for p in inputs} == {"capture.jsonl", "pcap", "kafka-logs"}, inputs
+    assert main(["analyze", *(str(ROOT / p) for p in inputs), "--output", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    saved = json.loads((tmp_path / "report.json").read_text())
+    groups = saved["groups"]
+    assert {"orders", "word-count"} <= set(groups)  # JSON Lines
+    assert {"ledger", "billing"} <= set(groups)  # only in the log segments
+    assert {"g-cfk-storm", "g-upgrade", "g-cfk-848"} <= set(groups)  # only in the captures
+    cited = {e.get("file") for f in saved["findings"] for e in f.get("evidence", [])}
+    assert any(str(c).endswith("kafka-logs") for c in cited) and any(str(c).endswith(".pcap") for c in cited)
+    kinds = {(f["group"], f["kind"]) for f in saved["findings"]}
+    assert ("g-cfk-storm", "storm") in kinds and ("g-upgrade", "stuck-upgrade") in kinds
+    coop = next(name for name in groups if name.startswith("g-cfk-coop"))
+    assert [r["phase"] for r in groups[coop]["rounds"][1:3]] == ["revoke", "assign"]
+    assert "damage" in out or saved["errors"] >= 2  # the log's two damaged batches are reported, not fatal
+    assert (tmp_path / "report.html").exists()

@@ -193,6 +193,40 @@ def read_log(spark: Any, source: str) -> Inputs:
     return Inputs(offsets=df.select("key", "value", *PROVENANCE, "control", F.col("_error").alias("_damage")))
 
 
+def read_inputs(spark: Any, sources: list[str], fmt: str = "auto", bootstrap_servers: str | None = None) -> Inputs:
+    """Several inputs of any kinds as one: each read as :func:`read_input` reads it, its offsets records tagged
+    with where they came from (``_source``, the evidence a finding cites), and rows of one kind unioned by name."""
+    from pyspark.sql import functions as F
+
+    merged = Inputs()
+    for source in sources:
+        inputs = read_input(spark, source, fmt, bootstrap_servers)
+        if inputs.offsets is not None:
+            inputs.offsets = inputs.offsets.withColumn("_source", F.lit(source))
+        for kind in ("offsets", "blobs", "exchanges"):
+            frame, more = getattr(merged, kind), getattr(inputs, kind)
+            if more is not None:
+                setattr(merged, kind, more if frame is None else _union(frame, more))
+        merged.unreadable += inputs.unreadable
+    return merged
+
+
+def _union(first: Any, second: Any) -> Any:
+    """Rows of two inputs of one kind; a ``timestamp`` given as epoch milliseconds by one (JSON Lines) and as
+    Spark's TIMESTAMP by the other (Kafka's source, log segments) becomes a TIMESTAMP in both."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import NumericType, TimestampType
+
+    def kind(frame: Any) -> Any:
+        return frame.schema["timestamp"].dataType if "timestamp" in frame.columns else None
+
+    if isinstance(kind(first), NumericType) and isinstance(kind(second), TimestampType):
+        first = first.withColumn("timestamp", F.timestamp_millis(F.col("timestamp").cast("long")))
+    if isinstance(kind(second), NumericType) and isinstance(kind(first), TimestampType):
+        second = second.withColumn("timestamp", F.timestamp_millis(F.col("timestamp").cast("long")))
+    return first.unionByName(second, allowMissingColumns=True)
+
+
 def read_input(spark: Any, source: str, fmt: str = "auto", bootstrap_servers: str | None = None) -> Inputs:
     fmt = check_source(source, fmt)
     if fmt == "kafka":

@@ -22,7 +22,7 @@ from kafka_meta.analysis import GroupFacts, Report, analyze_groups, render_text
 from kafka_meta.analysis.assemble import build_timeline
 from kafka_meta.errors import InputError, KafkaMetaError
 from kafka_meta.offsets import decode_record
-from kafka_meta.spark.inputs import FORMATS, Inputs, check_source, read_input
+from kafka_meta.spark.inputs import FORMATS, Inputs, check_source, read_inputs
 from kafka_meta.spark.timeline import capture_exchanges, group_exchanges, timeline_of, write_timeline_html
 
 GROUP_RECORD_TYPES = (2, 3, 5, 10, 11, 17, 19)  # the records that describe groups and their members
@@ -143,12 +143,15 @@ def analyze_exchanges(exchanges: Any, output: str, report: Report, progress: Pro
     exchanges.unpersist()
 
 
-def run(spark: Any, source: str, fmt: str = "auto", output: str = "kafka-meta-out",
+def run(spark: Any, source: str | list[str], fmt: str = "auto", output: str = "kafka-meta-out",
         bootstrap_servers: str | None = None, progress: Progress | None = None,
         captures: list[str] | None = None) -> Report:
+    """The job on one input or several (any mix of the kinds :mod:`kafka_meta.spark.inputs` reads)."""
+    sources = [source] if isinstance(source, str) else list(source)
+    source = ", ".join(sources)
     progress = progress or Progress()
     progress.step(f"Spark master {spark.sparkContext.master}; reading {source}")
-    inputs: Inputs = read_input(spark, source, fmt, bootstrap_servers)
+    inputs: Inputs = read_inputs(spark, sources, fmt, bootstrap_servers)
     report = Report(output=output)
     exchanges: list[dict[str, Any]] = []
     if captures:
@@ -183,9 +186,10 @@ def write_report(report: Report, output: str) -> None:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("input", help="a JSON Lines file, a Parquet file or directory, packet captures (pcap/pcapng, "
-                                      "a file or a directory), broker log segments (a segment, partition or log "
-                                      "directory), or kafka://host:port[/topic]")
+    parser.add_argument("input", nargs="+", help="one or more of: a JSON Lines file, a Parquet file or directory, "
+                                                 "packet captures (pcap/pcapng, a file or a directory), broker log "
+                                                 "segments (a segment, partition or log directory), "
+                                                 "kafka://host:port[/topic]")
     parser.add_argument("--format", choices=FORMATS, default="auto",
                         help="input format (default: captures by their magic numbers, log segments by their content, "
                              "others by their name)")
@@ -236,8 +240,10 @@ def execute(args: argparse.Namespace, session: Any = None) -> int:
         print(f"kafka-meta analyze: {message}", file=sys.stderr)
         return code
 
+    sources = [args.input] if isinstance(args.input, str) else list(args.input)
     try:
-        check_source(args.input, args.format)
+        for source in sources:
+            check_source(source, args.format)
         for capture in getattr(args, "capture", None) or []:
             check_source(capture, "capture")
         check_output(args.output)
@@ -249,13 +255,13 @@ def execute(args: argparse.Namespace, session: Any = None) -> int:
     except (PySparkException, Py4JError, OSError) as e:
         return fail(f"Spark did not start (master {args.master or 'local[*]'}): {spark_failure(e)}", 2)
     try:
-        report = run(spark, args.input, args.format, args.output, args.bootstrap_servers,
+        report = run(spark, sources, args.format, args.output, args.bootstrap_servers,
                      captures=getattr(args, "capture", None))
         write_report(report, args.output)
     except KafkaMetaError as e:
         return fail(str(e), 2 if isinstance(e, InputError) else 1)
     except (PySparkException, Py4JError) as e:
-        return fail(f"Spark failed reading or writing {args.input}: {spark_failure(e)}", 1)
+        return fail(f"Spark failed reading or writing {', '.join(sources)}: {spark_failure(e)}", 1)
     print(render_text(report))
     return 0
 

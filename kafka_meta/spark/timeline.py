@@ -66,13 +66,14 @@ def timeline_of(decoded: Any, source: str | None = None, exchanges: list[dict[st
 
     good = decoded.where(F.col("_error").isNull() & ~F.col("unknown") & ~F.col("control"))
     order = [c for c in ORDER if c in decoded.columns]
-    keep = [c for c in ("partition", "offset") if c in decoded.columns]
+    keep = [c for c in ("partition", "offset", "_source") if c in decoded.columns]
     records = (good.where(F.col("recordType").isin(*TIMELINE_RECORD_TYPES))
                .select("key", "value", _ms(decoded).alias("timestamp"), *keep))
     if order:
         records = records.orderBy(*order)
     rows = [{"key": bytes(r.key), "value": None if r.value is None else bytes(r.value), "timestamp": r.timestamp,
-             **{c: r[c] for c in keep}, "_file": source} for r in records.collect()]
+             **{c: r[c] for c in keep if c != "_source"}, "_file": r["_source"] if "_source" in keep else source}
+            for r in records.collect()]
     commits = (good.where(F.col("recordType").isin(0, 1) & ~F.col("tombstone"))
                .groupBy("groupId", F.floor(_ms(decoded) / 1000).alias("second")).count().collect())
     counts = [(r.groupId, None if r.second is None else float(r.second), r["count"]) for r in commits]
