@@ -187,6 +187,10 @@ class DecodeEmitter(CodeWriter):
     def decode(self, con: Any, target: str) -> None:
         con.emit_decode(self, target)
 
+    def fit_check(self, con: Any) -> str:
+        """The name of a :func:`fit_check` function for ``con`` in the generated code's namespace."""
+        return self.const(fit_check(con), "_fits")
+
     def uvarint(self, target: str) -> None:
         self.line(f"{target} = buf[pos]; pos += 1")
         self.line(f"if {target} > 127: {target}, pos = _uvt(buf, pos - 1)")

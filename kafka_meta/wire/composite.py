@@ -15,7 +15,6 @@ from typing import Any
 
 from construct import ConstructError
 
-from kafka_meta.wire.codegen import fit_check
 from kafka_meta.wire.errors import Fault
 from kafka_meta.wire.primitives import Fixed, KafkaConstruct, _Sized
 from kafka_meta.wire.runtime import UNKNOWN_KEY, read_exact, read_uvarint, remaining, write_tagged
@@ -322,8 +321,7 @@ class KStruct(KafkaConstruct):
         holding structs is first checked to fit by a plain reader, and read in that mode only if it does."""
         keep = f"{unk}.append({em.mode.make_unknown(em, self, tag, f'buf[{end} - {size}:{end}]')}); pos = {end}"
         if m.struct is not None and not em.mode.pure:
-            fits = em.const(fit_check(m.con), "_fits")
-            with em.block(f"if {fits}(buf, pos, blen, {end}):"):
+            with em.block(f"if {em.fit_check(m.con)}(buf, pos, blen, {end}):"):
                 em.decode(m.con, target)
             with em.block("else:"):
                 em.line(keep)
