@@ -181,3 +181,18 @@ def test_spark_batches_with_a_tagged_struct_that_does_not_fit():
     assert out[1]["classicMemberMetadata"] == untagged["classicMemberMetadata"] and out[1]["_error"] is None
     assert out[1]["_unknownTaggedFields"] == [{"tag": 0, "data": CLASSIC_PAYLOAD + b"\x07"}]
     assert out[3]["_unknownTaggedFields"] == [{"tag": 0, "data": CLASSIC_PAYLOAD[:-1]}]
+
+
+def test_from_kafka_meta_in_spark(spark):
+    """The same through a real (local) Spark: rows in = rows out, the misfit kept leniently, refused strictly."""
+    from kafka_meta.spark import from_kafka_meta
+
+    blobs = [GOOD, *(data for data, _ in MISFITS.values())]
+    df = spark.createDataFrame([(b,) for b in blobs], "b binary")
+    lenient = df.select(from_kafka_meta("b", "OffsetCommitValue").alias("m")).collect()
+    assert [[(u.tag, bytes(u.data)) for u in row.m._unknownTaggedFields] for row in lenient] == [
+        [], *([(0, payload)] for _, payload in MISFITS.values())]
+    assert all(row.m._error is None and row.m.offset == 42 for row in lenient)
+    strict = df.select(from_kafka_meta("b", "OffsetCommitValue", {"strict": "true"}).alias("m")).collect()
+    assert strict[0].m._error is None
+    assert all("tagged field 0" in row.m._error for row in strict[1:])
