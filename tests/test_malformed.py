@@ -178,8 +178,11 @@ def test_unknown_tag_strict_and_lenient():
 def test_tag_size_lies():
     e = probe_fails("026e" + "01" + "01" + "0309" + "00")  # tag 3 claims 9 bytes, 1 left
     assert "size 9" in e.reason
-    e = probe_fails("026e" + "01" + "01" + "0302" + "0000000000000005")  # int64 in a 2-byte tag
+    e = probe_fails("026e" + "01" + "01" + "0302" + "0000000000000005", strict=True)  # int64 in a 2-byte tag
     assert e.path == "extra" and "declares 2 bytes" in e.reason
+    # read leniently, the 2 bytes that do not fit an int64 are kept as an unknown field (tests/test_tagged_mismatch.py)
+    value, _ = PROBE_FMT.decode_plain(bytes.fromhex("026e" + "01" + "01" + "0302" + "0000"), 1)
+    assert value["extra"] == -1 and value["_unknown_tagged_fields"] == [(3, b"\x00\x00")]
 
 
 def test_null_in_tagged_nullable_and_compact_null():
@@ -197,8 +200,11 @@ def test_encode_errors_name_the_field():
         PROBE_FMT.encode({"name": "n", "items": [], "extra": 4}, 0)
     assert info.value.path == "extra" and "has no field extra" in info.value.reason
     with pytest.raises(km.EncodeError) as info:
-        PROBE_FMT.encode({"name": "n", "items": [], "extra": -1, "_unknown_tagged_fields": [(3, b"")]}, 1)
+        PROBE_FMT.encode({"name": "n", "items": [], "extra": 4, "_unknown_tagged_fields": [(3, b"")]}, 1)
     assert "collides with known field extra" in info.value.reason
+    # while the known field is not written, an unknown field may carry its tag (bytes that did not fit it)
+    unwritten = {"name": "n", "items": [], "extra": -1, "_unknown_tagged_fields": [(3, b"")]}
+    assert PROBE_FMT.encode(unwritten, 1).hex() == "026e" + "01" + "01" + "0300"
 
 
 # ---------------------------------------------------------------- every golden vector, cut short

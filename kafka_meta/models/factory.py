@@ -136,6 +136,7 @@ class TypedMode(ValueMode):
     """Code-generation mode producing and consuming pydantic models (see :class:`ValueMode`)."""
 
     name = "typed"
+    pure = True  # models are built by expressions
 
     def __init__(self, models: ModelSet) -> None:
         self.models = models

@@ -30,6 +30,7 @@ class ArrowRowMode(ValueMode):
     """Plain values keyed by Kafka JSON names, ready for ``pyarrow.array(rows, type=...)``."""
 
     name = "arrow"
+    pure = True  # rows are built by expressions
 
     def make_struct(self, em: CodeWriter, struct: Any, items: list[tuple[str, str]]) -> str:
         names = {m.py: m.json for m in struct.members}

@@ -98,6 +98,10 @@ class ValueMode:
     """How decoded values are represented; the plain mode is the base, typed mode overrides it."""
 
     name = "plain"
+    # Whether a decoded value is an expression that records nothing until assigned, so a read that fails or
+    # does not fit can simply be dropped. False is the safe answer (a mode that appends values to columns as
+    # it reads them); modes that build values say True.
+    pure = False
 
     def make_struct(self, em: CodeWriter, struct: KStruct, items: list[tuple[str, str]]) -> str:
         return "{" + ", ".join(f"{k!r}: {v}" for k, v in items) + "}"
@@ -165,7 +169,13 @@ class ValueMode:
         return f"{expr} == {em.literal(value) if not isinstance(value, (list, dict)) else em.const(value)}"
 
 
-PLAIN = ValueMode()
+class PlainMode(ValueMode):
+    """The plain mode itself: dicts and lists, built by expressions."""
+
+    pure = True
+
+
+PLAIN = PlainMode()
 
 
 class DecodeEmitter(CodeWriter):
@@ -176,6 +186,10 @@ class DecodeEmitter(CodeWriter):
 
     def decode(self, con: Any, target: str) -> None:
         con.emit_decode(self, target)
+
+    def fit_check(self, con: Any) -> str:
+        """The name of a :func:`fit_check` function for ``con`` in the generated code's namespace."""
+        return self.const(fit_check(con), "_fits")
 
     def uvarint(self, target: str) -> None:
         self.line(f"{target} = buf[pos]; pos += 1")
@@ -227,3 +241,17 @@ def compile_encoder(root: Any, mode: ValueMode = PLAIN, name: str = "encode") ->
     em.encode(root, "value")
     src = em.source("def encode(value, out):", "    return out")
     return load_function(src, em.namespace, "encode", f"{mode.name} encoder {name}")
+
+
+def fit_check(con: Any) -> Callable[[bytes, int, int, int], bool]:
+    """``fits(buf, pos, blen, end)``: whether the value of ``con`` at ``pos`` reads and ends exactly at ``end``
+    (read by a plain decoder, which records nothing), for modes that cannot take a read back."""
+    decode = compile_decoder(con, PLAIN, False, name="fit check")
+
+    def fits(buf: bytes, pos: int, blen: int, end: int) -> bool:
+        try:
+            return decode(buf, pos, blen)[1] == end
+        except Exception:  # noqa: BLE001 - any failure to read means the value does not fit
+            return False
+
+    return fits

@@ -199,11 +199,26 @@ class KStruct(KafkaConstruct):
                 unknown.append((tag, stream.read(size)))
                 continue
             begin = stream.tell()
-            out[member.py] = _parse_child(member.con, stream, context, path, member.json)
-            used = stream.tell() - begin
-            if used != size:
-                raise Fault(f"tagged field {tag} declares {size} bytes but its value takes {used}", at).within(
-                    member.json)
+            try:
+                value = _parse_child(member.con, stream, context, path, member.json)
+            except Fault as e:
+                if strict:
+                    fault = Fault(f"tagged field {tag} at byte {at} declares {size} bytes, which do not hold its "
+                                  f"value: {e.reason}", e.offset)
+                    fault.segments = e.segments
+                    raise fault from None
+            else:
+                used = stream.tell() - begin
+                if used == size:
+                    out[member.py] = value
+                    continue
+                if strict:
+                    raise Fault(f"tagged field {tag} declares {size} bytes but its value takes {used}", at).within(
+                        member.json)
+            # lenient: a size that does not fit the known type (a writer whose spec gave this tag another
+            # type) is kept as an unknown field, so the record still reads and is written back unchanged
+            stream.seek(begin)
+            unknown.append((tag, stream.read(size)))
         return unknown
 
     def _build(self, obj: Any, stream: Any, context: Any, path: str) -> Any:
@@ -231,11 +246,14 @@ class KStruct(KafkaConstruct):
                 sub = BytesIO()
                 _build_child(m.con, value, sub, context, path, m.json)
                 entries.append((m.tag, sub.getvalue()))
+            # an unknown field may carry a known tag (its bytes did not fit the known type when read), but
+            # only while the known field is not written too
+            written = {tag for tag, _ in entries}
             for entry in unknown:
                 tag, payload = entry
-                if tag in self.by_tag:
+                if tag in written:
                     raise Fault(f"unknown tagged field {tag} collides with known field "
-                                     f"{self.by_tag[tag].json}").within(UNKNOWN_KEY)
+                                f"{self.by_tag[tag].json}").within(UNKNOWN_KEY)
                 entries.append((int(tag), bytes(payload)))
             section = bytearray()
             try:
@@ -276,8 +294,11 @@ class KStruct(KafkaConstruct):
                 keyword = "if"
                 for m in self.tagged:
                     with em.block(f"{keyword} {tag} == {m.tag}:"):
-                        em.decode(m.con, names[m.py])
-                        em.line(f"if pos != {end}: raise _Bad('tag size mismatch')")
+                        if em.strict:
+                            em.decode(m.con, names[m.py])
+                            em.line(f"if pos != {end}: raise _Bad('tag size mismatch')")
+                        else:
+                            self._emit_lenient_tagged(em, m, names[m.py], unk, tag, size, end)
                     keyword = "elif"
                 with em.block("else:" if self.tagged else "if True:"):
                     if em.strict:
@@ -290,6 +311,28 @@ class KStruct(KafkaConstruct):
         if self.shape.unknown_key:
             items.append((UNKNOWN_KEY, unknown_expr))
         em.line(f"{target} = {em.mode.make_struct(em, self, items)}")
+
+    def _emit_lenient_tagged(self, em: Any, m: Member, target: str, unk: str, tag: str, size: str,
+                             end: str) -> None:
+        """A known tag, read leniently: its value when it takes exactly the declared size, else the raw bytes
+        kept as an unknown field (as :meth:`_parse_tagged`). The value is assigned only once it fits, so a
+        misfit leaves the field as it was. Modes whose values are expressions read first and look after;
+        a mode that records values as it reads them (appends to columns) cannot take a read back, so a value
+        holding structs is first checked to fit by a plain reader, and read in that mode only if it does."""
+        keep = f"{unk}.append({em.mode.make_unknown(em, self, tag, f'buf[{end} - {size}:{end}]')}); pos = {end}"
+        if m.struct is not None and not em.mode.pure:
+            with em.block(f"if {em.fit_check(m.con)}(buf, pos, blen, {end}):"):
+                em.decode(m.con, target)
+            with em.block("else:"):
+                em.line(keep)
+            return
+        value = em.var("tv")
+        with em.block("try:"):
+            em.decode(m.con, value)
+        with em.block("except Exception:"):
+            em.line("pos = -1")
+        em.line(f"if pos == {end}: {target} = {value}")
+        em.line(f"else: {keep}")
 
     def emit_encode(self, em: Any, expr: str) -> None:
         mode = em.mode
@@ -321,10 +364,8 @@ class KStruct(KafkaConstruct):
                 with em.writing_to(sub):
                     em.encode(m.con, x)
                 em.line(f"{entries}.append(({m.tag}, {sub}))")
-        known = em.const(frozenset(self.by_tag), "_tags")
-        with em.block(f"if {unk}:"):
-            em.line(f"{entries}.extend({mode.unknown_pairs(unk)})")
-            em.line(f"if any(e[0] in {known} for e in {entries}[-len({unk}):]): raise _Unwritable('tag clash')")
+        # an unknown field carrying the tag of a written known field appears twice: _wtag refuses it
+        em.line(f"if {unk}: {entries}.extend({mode.unknown_pairs(unk)})")
         em.line(f"if {entries}: _wtag({em.out}, {entries})")
         em.line(f"else: {em.out}.append(0)")
 
