@@ -22,6 +22,7 @@ from typing import Any
 import kafka_meta as km
 from kafka_meta.errors import KafkaMetaError
 from kafka_meta.offsets.nest import ASSIGNOR_USER_DATA, CONSUMER
+from kafka_meta.protocol.bodies import tree_copy, wire_uuids
 
 SUBSCRIPTION = "ConsumerProtocolSubscription"
 ASSIGNMENT = "ConsumerProtocolAssignment"
@@ -58,21 +59,12 @@ def _decoded(type_name: str, data: bytes) -> dict[str, Any]:
         return {"_type": type_name, "_error": str(exc), "_raw": data}
     out = as_dict(message)
     out["_type"] = type_name
-    return out
+    return wire_uuids(out)
 
 
 def clear_cache() -> None:
     """Forget the decoded payloads (benchmarks start each pass cold)."""
     _decoded.cache_clear()
-
-
-def tree_copy(value: Any) -> Any:
-    """A copy of the dicts and lists of a decoded value (the leaves are immutable)."""
-    if type(value) is dict:
-        return {k: tree_copy(v) for k, v in value.items()}
-    if type(value) is list:
-        return [tree_copy(v) for v in value]
-    return value
 
 
 def _with_user_data(decoded: dict[str, Any], user_data_type: str | None) -> dict[str, Any]:
