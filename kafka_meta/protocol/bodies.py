@@ -83,15 +83,6 @@ def build_plan(fields: list[FieldSpec], version: int) -> Plan:
     return plan
 
 
-def tree_copy(value: Any) -> Any:
-    """A copy of the dicts and lists of a decoded value (the leaves, str, int, bytes, UUID, are immutable)."""
-    if type(value) is dict:
-        return {k: tree_copy(v) if type(v) is dict or type(v) is list else v for k, v in value.items()}
-    if type(value) is list:
-        return [tree_copy(v) if type(v) is dict or type(v) is list else v for v in value]
-    return value
-
-
 def rename(plain: dict[str, Any], plan: Plan) -> dict[str, Any]:
     """A plain (snake_case) struct as a dict keyed by Kafka's names, holding only the planned fields."""
     out: dict[str, Any] = {}

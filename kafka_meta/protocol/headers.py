@@ -124,6 +124,8 @@ def read_request_header(frame: bytes) -> RequestHeader:
 
 def read_response_header(frame: bytes, header_version: int) -> ResponseHeader:
     """Read a response header of the given version (from the request's api; see ``response_header_version``)."""
+    if len(frame) >= 5 and (header_version == 0 or not frame[4]):  # the common case: no tagged fields
+        return ResponseHeader(int.from_bytes(frame[:4], "big", signed=True), header_version, 4 + header_version)
     kind = "ResponseHeader"
     correlation_id = _int32(frame, 0, "correlationId", kind)
     at = skip_tagged_fields(frame, 4, kind) if header_version >= 1 else 4
