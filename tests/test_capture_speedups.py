@@ -18,6 +18,7 @@ from kafka_meta.models.values import kafka_uuid_text
 from kafka_meta.protocol import BODIES, api_name, read_request_header
 from kafka_meta.protocol import bodies as bodies_module
 from kafka_meta.protocol.member_metadata import clear_cache
+from kafka_meta.protocol.tree_cache import TreeCache
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "captures" / "pcap"
 CAPTURES = sorted(FIXTURES.glob("*.pcap*"))
@@ -49,9 +50,9 @@ def test_a_warm_cache_reads_a_capture_exactly_as_a_cold_one(path):
     BODIES.clear_cache()
     clear_cache()
     cold = dumped(path)
-    assert BODIES._cached.cache_info().currsize > 0, "bodies of a real capture are cached"
+    assert len(BODIES.cache) > 0, "bodies of a real capture are cached"
     warm = dumped(path)
-    assert BODIES._cached.cache_info().hits > 0
+    assert BODIES.cache.hits > 0
     assert warm == cold and cold
 
 
@@ -73,16 +74,30 @@ def test_the_cache_is_bounded_in_entries_and_skips_big_bodies(monkeypatch):
     small = [b for b in found if len(b[2]) <= bodies_module.CACHED_BODY_BYTES]
     distinct = {(t, v, bytes(b)) for t, v, b in small}
     assert len(distinct) > 8
-    monkeypatch.setattr(BODIES, "_cached", bodies_module.lru_cache(maxsize=8)(BODIES._decode_pickled))
+    monkeypatch.setattr(BODIES, "cache", TreeCache(8))
     for type_name, version, body in small:
         BODIES.decode(type_name, body, version)
-    assert BODIES._cached.cache_info().currsize == 8
+    assert len(BODIES.cache) == 8
     type_name, version, body = small[0]
     monkeypatch.setattr(bodies_module, "CACHED_BODY_BYTES", len(body) - 1)
-    before = BODIES._cached.cache_info()
+    before = (BODIES.cache.hits, BODIES.cache.misses)
     assert BODIES.decode(type_name, body, version) == BODIES._decode_uncached(type_name, bytes(body), version)
-    after = BODIES._cached.cache_info()
-    assert (after.hits, after.misses) == (before.hits, before.misses), "a big body bypasses the cache"
+    assert (BODIES.cache.hits, BODIES.cache.misses) == before, "a big body bypasses the cache"
+
+
+def test_a_miss_and_a_hit_give_independent_trees():
+    cache = TreeCache(2)
+    tree = {"members": [{"metadata": b"\x00\x01", "id": bodies_module.WireUuid(int=5)}]}
+    assert cache.put("k", tree) is tree
+    tree["members"].append("changed after it was kept")
+    first, second = cache.get("k"), cache.get("k")
+    assert first == second == {"members": [{"metadata": b"\x00\x01", "id": uuid.UUID(int=5)}]}
+    assert first is not second and first["members"] is not second["members"]
+    assert type(first["members"][0]["id"]) is bodies_module.WireUuid
+    cache.put("a", {})
+    cache.get("k")  # k is now the most recently used: "a" goes when "b" comes
+    cache.put("b", {})
+    assert cache.get("a") is None and cache.get("k") is not None and len(cache) == 2
 
 
 @pytest.mark.parametrize("path", CAPTURES, ids=lambda p: p.name)

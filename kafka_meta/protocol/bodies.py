@@ -8,24 +8,21 @@ computed once per (type, version) from the spec, so the per-body cost is one dic
 Traffic repeats itself: heartbeats, metadata answers, offset fetches and most group bodies of a connection
 are byte for byte those of the previous round. So decoded bodies are kept in a bounded LRU keyed by (type,
 version, bytes), small bodies only (big ones rarely repeat and would make the cache's memory follow the
-input), and each caller gets its own copy of the tree: the correlator nests member metadata in place.
-The cache holds each tree pickled: ``pickle.loads`` rebuilds a fresh tree in C, about three times faster
-than copying it in Python, and the pickle is a fraction of the tree's memory.
+input), and each caller gets its own copy of the tree (see :mod:`kafka_meta.protocol.tree_cache`).
 """
 
 from __future__ import annotations
 
 import copy
-import pickle
 import threading
 import uuid
-from functools import lru_cache
 from typing import Any
 
 import kafka_meta as km
 from kafka_meta.codec.format import SpecFormat
 from kafka_meta.codec.framing import ForwardPolicy, Unframed
 from kafka_meta.errors import UnknownTypeError
+from kafka_meta.protocol.tree_cache import TreeCache
 from kafka_meta.spec.model import FieldSpec, MessageSpec
 
 UNKNOWN_TAGGED = "_unknown_tagged_fields"
@@ -135,11 +132,11 @@ class BodyReader:
         self._lenient: dict[str, SpecFormat] = {}
         self._known: dict[str, bool] = {}
         self._lock = threading.Lock()
-        self._cached = lru_cache(maxsize=CACHED_BODIES)(self._decode_pickled)
+        self.cache = TreeCache(CACHED_BODIES)
 
     def clear_cache(self) -> None:
         """Forget the decoded bodies (benchmarks start each pass cold)."""
-        self._cached.cache_clear()
+        self.cache.clear()
 
     def has_spec(self, type_name: str) -> bool:
         """Cached: a miss costs the registry a did-you-mean search, and most traffic (Fetch, Metadata...)
@@ -167,12 +164,14 @@ class BodyReader:
     def decode(self, type_name: str, body: bytes, version: int) -> dict[str, Any]:
         """The body as a dict of Kafka's names (the caller's own copy); raises
         :class:`~kafka_meta.errors.DecodeError` (failures are not cached: bad bytes are rare)."""
+        body = bytes(body)
         if len(body) > CACHED_BODY_BYTES:
-            return self._decode_uncached(type_name, bytes(body), version)
-        return pickle.loads(self._cached(type_name, bytes(body), version))
-
-    def _decode_pickled(self, type_name: str, body: bytes, version: int) -> bytes:
-        return pickle.dumps(self._decode_uncached(type_name, body, version), protocol=pickle.HIGHEST_PROTOCOL)
+            return self._decode_uncached(type_name, body, version)
+        key = (type_name, version, body)
+        tree = self.cache.get(key)
+        if tree is None:
+            tree = self.cache.put(key, self._decode_uncached(type_name, body, version))
+        return tree
 
     def _decode_uncached(self, type_name: str, body: bytes, version: int) -> dict[str, Any]:
         plain, wire_version = km.decode_plain(type_name, body, version=version)

@@ -16,14 +16,13 @@ decode become ``{"_type": T, "_error": "...", "_raw": bytes}`` and never stop th
 
 from __future__ import annotations
 
-import pickle
-from functools import lru_cache
 from typing import Any
 
 import kafka_meta as km
 from kafka_meta.errors import KafkaMetaError
 from kafka_meta.offsets.nest import ASSIGNOR_USER_DATA, CONSUMER
 from kafka_meta.protocol.bodies import wire_uuids
+from kafka_meta.protocol.tree_cache import TreeCache
 
 SUBSCRIPTION = "ConsumerProtocolSubscription"
 ASSIGNMENT = "ConsumerProtocolAssignment"
@@ -47,27 +46,29 @@ def decode_nested(type_name: str, data: bytes) -> dict[str, Any]:
 
     Member metadata repeats (a join's subscription comes back in the leader's JoinGroup response, members
     rejoin with the same bytes), and building the dict costs most of an exchange's decoding; so decoded
-    values are cached and each caller gets its own copy of the tree (unpickled: a fresh tree, built in C).
+    values are cached and each caller gets its own copy of the tree (see :mod:`kafka_meta.protocol.tree_cache`).
     """
-    return pickle.loads(_decoded(type_name, data))
+    key = (type_name, bytes(data))
+    tree = _CACHE.get(key)
+    return tree if tree is not None else _CACHE.put(key, _decoded(type_name, key[1]))
 
 
-@lru_cache(maxsize=CACHED_PAYLOADS)
-def _decoded(type_name: str, data: bytes) -> bytes:
-    """The decoded tree, pickled (as the body cache keeps its trees, see ``protocol.bodies``)."""
+_CACHE = TreeCache(CACHED_PAYLOADS)
+
+
+def _decoded(type_name: str, data: bytes) -> dict[str, Any]:
     try:
         message = km.decode(type_name, data)
     except KafkaMetaError as exc:
-        out = {"_type": type_name, "_error": str(exc), "_raw": data}
-    else:
-        out = wire_uuids(as_dict(message))
-        out["_type"] = type_name
-    return pickle.dumps(out, protocol=pickle.HIGHEST_PROTOCOL)
+        return {"_type": type_name, "_error": str(exc), "_raw": data}
+    out = wire_uuids(as_dict(message))
+    out["_type"] = type_name
+    return out
 
 
 def clear_cache() -> None:
     """Forget the decoded payloads (benchmarks start each pass cold)."""
-    _decoded.cache_clear()
+    _CACHE.clear()
 
 
 def _with_user_data(decoded: dict[str, Any], user_data_type: str | None) -> dict[str, Any]:
