@@ -27,7 +27,7 @@ from pathlib import Path
 
 import dpkt
 
-from kafka_meta.protocol import APIS, Connection, Correlator, read_request_header
+from kafka_meta.protocol import APIS, BODIES, Connection, Correlator, read_request_header
 from kafka_meta.protocol.member_metadata import clear_cache
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "captures"
@@ -63,6 +63,7 @@ def read_frames(path: Path, broker_port: int) -> list[Frame]:
 
 def correlate(frames: list[Frame], nested: bool) -> int:
     clear_cache()  # each pass starts cold: only repeats within the captures may hit
+    BODIES.clear_cache()
     correlator = Correlator(nested=nested)
     count = 0
     for is_request, conn, ts, frame in frames:

@@ -101,39 +101,39 @@ class KafkaConnections:
             return [Problem("link", str(exc), frame=pkt.number)]
         if seg is None:
             return []
-        found = self._table.get((seg.src, seg.sport, seg.dst, seg.dport))
-        if found is not None and not seg.payload and not seg.missing and not seg.flags & (SYN | FIN | RST) \
-                and not found[0].halves[1 - found[1]].waiting:
-            return []  # a bare acknowledgement: nothing to deliver, no hole it could close
-        if found is None or (seg.flags & (SYN | ACK) == SYN and found[0].ended):
+        src, sport, dst, dport, seq, ack, flags, payload, missing = seg
+        found = self._table.get((src, sport, dst, dport))
+        if found is not None and not flags & (SYN | FIN | RST) and not missing:
+            conn, side = found
+            if not payload:
+                if not conn.halves[1 - side].waiting:
+                    return []  # a bare acknowledgement: nothing to deliver, no hole it could close
+            elif conn.framers is not None and not conn.halves[1 - side].waiting \
+                    and conn.halves[side].in_order(seq, len(payload)):
+                # the common case: the next bytes of an established Kafka connection, straight to its framer
+                found_frames = conn.framers[side].data(payload, pkt.ts, pkt.number)
+                return self._wrap(conn, side, found_frames) if found_frames else []
+        if found is None or (flags & (SYN | ACK) == SYN and found[0].ended):
             out: list = self._close(found[0]) if found else []
-            conn = self._open(seg.src, seg.sport, seg.dst, seg.dport)
+            conn = self._open(src, sport, dst, dport)
             side = 0
         else:
             out = []
             conn, side = found
         if conn.ignored:
             return out
-        flags = seg.flags
         if flags & (FIN | RST):
             conn.ended = True
         if conn.client is None:
             if flags & SYN:
                 conn.client = side if not flags & ACK else 1 - side
             elif self.ports is not None:
-                conn.client = side if seg.dport in self.ports else 1 - side
-        payload = seg.payload
-        framers = conn.framers
-        if framers is not None and payload and not seg.missing and not flags & (SYN | FIN | RST) \
-                and not conn.halves[1 - side].waiting and conn.halves[side].in_order(seg.seq, len(payload)):
-            # the common case: the next bytes of an established Kafka connection, straight to its framer
-            found_frames = framers[side].data(payload, pkt.ts, pkt.number)
-            return self._wrap(conn, side, found_frames) if found_frames else out
+                conn.client = side if dport in self.ports else 1 - side
         if flags & ACK and conn.halves[1 - side].waiting:
-            acked = conn.halves[1 - side].acked(seg.ack)
+            acked = conn.halves[1 - side].acked(ack)
             if acked:
                 out.extend(self._deliver(conn, 1 - side, acked))
-        events = conn.halves[side].segment(seg.seq, flags, seg.payload, seg.missing, pkt.ts, pkt.number)
+        events = conn.halves[side].segment(seq, flags, payload, missing, pkt.ts, pkt.number)
         if events:
             out.extend(self._deliver(conn, side, events))
         if flags & RST or (flags & FIN and conn.halves[0].complete and conn.halves[1].complete):

@@ -77,22 +77,22 @@ class CaptureDecoder:
 
     def _frames(self, items: list[KafkaFrame | Problem]) -> list[Exchange | Problem]:
         out: list = []
-        correlator, source = self._correlator, self.source_file
+        correlator, source, summary, apis = self._correlator, self.source_file, self.summary, self._apis
         for item in items:
-            if isinstance(item, KafkaFrame):
-                frame = item.frame
-                if self._apis is not None and self._skip(item):
+            if type(item) is KafkaFrame:
+                conn, is_request, frame = item
+                if apis is not None and self._skip(item):
                     continue
-                if item.is_request:
-                    self.summary.requests += 1
-                    done = correlator.on_request(item.conn, frame.ts, frame.payload,
-                                                 {"file": source, "frame": frame.packet})
+                where = {"file": source, "frame": frame.packet}
+                if is_request:
+                    summary.requests += 1
+                    done = correlator.on_request(conn, frame.ts, frame.payload, where)
                 else:
-                    self.summary.responses += 1
-                    done = correlator.on_response(item.conn, frame.ts, frame.payload,
-                                                  {"file": source, "frame": frame.packet})
+                    summary.responses += 1
+                    done = correlator.on_response(conn, frame.ts, frame.payload, where)
                 if done:
-                    out.extend(self._count(done))
+                    summary.exchanges += len(done)
+                    out += done
             else:
                 out.append(self._problem(item))
         return out

@@ -20,7 +20,9 @@ from kafka_meta.capture.decoder import CaptureDecoder, Summary
 from kafka_meta.capture.events import CaptureError, Problem
 from kafka_meta.protocol import Exchange
 
-CHUNK = 1 << 20
+# 64 KiB: each chunk's packets and exchanges are alive together before the caller takes them, and a few
+# hundred at a time stay in the processor's caches (1 MiB chunks read 10% slower)
+CHUNK = 1 << 16
 
 
 def capture_kind(path: str | os.PathLike) -> str | None:

@@ -24,6 +24,7 @@ FIN, SYN, RST, ACK = 0x01, 0x02, 0x04, 0x10
 _H = struct.Struct("!H")
 _TCP = struct.Struct("!HHIIBB")
 _IP4 = struct.Struct("!BxH2xHxB2x4s4s")  # version/ihl, total length, fragment offset, protocol, addresses
+_IP4_TCP = struct.Struct("!BxH2xHxB2x4s4sHHIIBB")  # the two, for an IPv4 header without options
 
 
 class Segment(NamedTuple):
@@ -79,8 +80,20 @@ def network_layer(linktype: int, data: bytes) -> tuple[int, int]:
 def tcp_segment(linktype: int, data: bytes, wire_length: int) -> Segment | None:
     """The TCP segment in a packet, None for other traffic (ARP, UDP, ...). Raises NotTcp for a TCP/IP
     packet too damaged to read."""
+    if linktype == ETHERNET and len(data) >= 54 and data[14] == 0x45 and data[12] == 8 and data[13] == 0:
+        # the common case: Ethernet, IPv4 without options, a whole TCP header; both headers in one unpack
+        _vihl, total, fragment, protocol, src, dst, sport, dport, seq, ack, offset, flags = _IP4_TCP.unpack_from(
+            data, 14)
+        if protocol == TCP and not fragment & 0x1FFF and total >= 40 and offset >= 0x50:
+            start = 34 + (offset >> 4) * 4
+            end = 14 + total
+            if start <= end:
+                payload = data[start:end]
+                available = wire_length  # the captured bytes plus what the snap length cut
+                missing = min(end, available) - start - len(payload)
+                return Segment(src, sport, dst, dport, seq, ack, flags, payload, missing if missing > 0 else 0)
     if linktype == ETHERNET and len(data) >= 34 and data[12] == 8 and data[13] == 0:
-        version, at = 4, 14  # the common case, without the general link-layer walk
+        version, at = 4, 14  # IPv4 over Ethernet, without the general link-layer walk
     else:
         version, at = network_layer(linktype, data)
     cut = wire_length - len(data)  # bytes the snap length removed from the end

@@ -41,14 +41,19 @@ class PcapReader(RecordReader):
     def _parse(self, out: list) -> int:
         buf, pos, end = self._buf, 0, len(self._buf)
         header = struct.Struct(self._order + "IIII")
-        units, linktype = self._units, self._linktype
+        units, linktype, last = self._units, self._linktype, self._last_ts
+        number, append = self._number, out.append
         while end - pos >= 16:
             if self._resync:
+                self._number, self._last_ts = number, last
                 pos = self._resume(pos, end)
                 if self._resync:
                     return pos
             sec, frac, incl, orig = header.unpack_from(buf, pos)
-            if not self._header_ok(pos):
+            # _header_ok, inline: this loop runs once per packet
+            if not (incl <= MAX_PACKET and incl <= orig and frac < units
+                    and (last == 0.0 or -86_400 < sec - last < 86_400)):
+                self._number, self._last_ts = number, last
                 out.append(Problem("container", f"implausible pcap record header: {incl} bytes captured of {orig} "
                                    f"(at most {MAX_PACKET}), time {sec}.{frac} (the previous {int(self._last_ts)}); "
                                    "skipping to the next plausible record", frame=self._number + 1,
@@ -58,11 +63,11 @@ class PcapReader(RecordReader):
                 continue
             if end - pos - 16 < incl:
                 break
-            self._number += 1
-            self._last_ts = sec
-            out.append(Packet(self._number, sec + frac / units, linktype, bytes(buf[pos + 16:pos + 16 + incl]),
-                              max(orig, incl)))
+            number += 1
+            last = sec
+            append(Packet(number, sec + frac / units, linktype, bytes(buf[pos + 16:pos + 16 + incl]), orig))
             pos += 16 + incl
+        self._number, self._last_ts = number, last
         return pos
 
     def _resync_at(self, pos: int, end: int) -> tuple[int | None, int]:

@@ -4,6 +4,11 @@ Bodies are decoded with :func:`kafka_meta.decode_plain` (plain dicts with snake_
 every version) and then renamed to Kafka's JSON names keeping only the fields the version carries, so an
 exchange shows what was on the wire under the names Kafka's documentation uses. The renaming plan is
 computed once per (type, version) from the spec, so the per-body cost is one dict build per struct.
+
+Traffic repeats itself: heartbeats, metadata answers, offset fetches and most group bodies of a connection
+are byte for byte those of the previous round. So decoded bodies are kept in a bounded LRU keyed by (type,
+version, bytes), small bodies only (big ones rarely repeat and would make the cache's memory follow the
+input), and each caller gets its own copy of the tree (see :mod:`kafka_meta.protocol.tree_cache`).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import kafka_meta as km
 from kafka_meta.codec.format import SpecFormat
 from kafka_meta.codec.framing import ForwardPolicy, Unframed
 from kafka_meta.errors import UnknownTypeError
+from kafka_meta.protocol.tree_cache import TreeCache
 from kafka_meta.spec.model import FieldSpec, MessageSpec
 
 UNKNOWN_TAGGED = "_unknown_tagged_fields"
@@ -24,6 +30,33 @@ UNKNOWN_TAGGED_JSON = "_unknownTaggedFields"
 
 # how a value is converted besides its key
 PLAIN, STRUCT, STRUCT_ARRAY, UUID = range(4)
+
+
+class WireUuid(uuid.UUID):
+    """A uuid read from the wire. A plain :class:`uuid.UUID` to every reader; only JSON encoders that write
+    uuids themselves (orjson, in their 8-4-4-4-12 form) see a type they do not know, and so ask the face's
+    ``default`` for it, which writes Kafka's form (URL-safe base64)."""
+
+    __slots__ = ()
+
+
+def wire_uuids(value: Any) -> Any:
+    """``value`` with every plain uuid in its dicts and lists made a :class:`WireUuid` (in place)."""
+    if type(value) is dict:
+        for k, v in value.items():
+            if isinstance(v, (dict, list, uuid.UUID)):
+                value[k] = wire_uuids(v)
+    elif type(value) is list:
+        for i, v in enumerate(value):
+            if isinstance(v, (dict, list, uuid.UUID)):
+                value[i] = wire_uuids(v)
+    elif type(value) is uuid.UUID:
+        return WireUuid(int=value.int)
+    return value
+
+
+CACHED_BODIES = 4096  # distinct bodies kept decoded: a capture's repeating heartbeats, metadata, fetches...
+CACHED_BODY_BYTES = 4096  # bodies bigger than this are decoded every time (memory bounded by count x size)
 
 Plan = list[tuple[str, str, int, Any]]  # (snake name, Kafka name, kind, nested plan)
 
@@ -58,7 +91,7 @@ def rename(plain: dict[str, Any], plan: Plan) -> dict[str, Any]:
             elif kind == STRUCT:
                 value = rename(value, nested)
             elif kind == UUID:
-                value = uuid.UUID(bytes=value)
+                value = WireUuid(bytes=value)
         out[name] = value
     unknown = plain.get(UNKNOWN_TAGGED)
     if unknown:
@@ -99,6 +132,11 @@ class BodyReader:
         self._lenient: dict[str, SpecFormat] = {}
         self._known: dict[str, bool] = {}
         self._lock = threading.Lock()
+        self.cache = TreeCache(CACHED_BODIES)
+
+    def clear_cache(self) -> None:
+        """Forget the decoded bodies (benchmarks start each pass cold)."""
+        self.cache.clear()
 
     def has_spec(self, type_name: str) -> bool:
         """Cached: a miss costs the registry a did-you-mean search, and most traffic (Fetch, Metadata...)
@@ -124,7 +162,18 @@ class BodyReader:
         return plan
 
     def decode(self, type_name: str, body: bytes, version: int) -> dict[str, Any]:
-        """The body as a dict of Kafka's names; raises :class:`~kafka_meta.errors.DecodeError`."""
+        """The body as a dict of Kafka's names (the caller's own copy); raises
+        :class:`~kafka_meta.errors.DecodeError` (failures are not cached: bad bytes are rare)."""
+        body = bytes(body)
+        if len(body) > CACHED_BODY_BYTES:
+            return self._decode_uncached(type_name, body, version)
+        key = (type_name, version, body)
+        tree = self.cache.get(key)
+        if tree is None:
+            tree = self.cache.put(key, self._decode_uncached(type_name, body, version))
+        return tree
+
+    def _decode_uncached(self, type_name: str, body: bytes, version: int) -> dict[str, Any]:
         plain, wire_version = km.decode_plain(type_name, body, version=version)
         return rename(plain, self.plan(type_name, wire_version))
 

@@ -44,9 +44,13 @@ def _ends(conn: Hashable, client: str | None, broker: str | None, stream: int | 
     return client, broker, stream
 
 
+# the spec names of every api's bodies, built once: looked up for every frame
+_SPEC_NAMES: dict[tuple[int, str], str] = {(key, kind): api.name + kind for key, api in APIS.items()
+                                          for kind in ("Request", "Response")}
+
+
 def _spec_name(api_key: int, kind: str) -> str | None:
-    api = APIS.get(api_key)
-    return None if api is None else api.name + kind
+    return _SPEC_NAMES.get((api_key, kind))
 
 
 class Correlator:

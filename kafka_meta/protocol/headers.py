@@ -9,6 +9,7 @@ correlationId int32; v1 adds a tagged-field section.
 
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass
 
 from kafka_meta.errors import DecodeError
@@ -17,6 +18,7 @@ from kafka_meta.protocol.produce import PRODUCE, plausible_produce
 from kafka_meta.wire.runtime import Fault, uvarint_tail
 
 MAX_CLIENT_ID = 1024  # librdkafka, the Java client and kafka-python all use short ids; more means noise
+_FIXED = struct.Struct(">hhih")  # apiKey, apiVersion, correlationId, clientId length: header v1 and v2
 FUTURE_VERSIONS = 2  # versions this far above the newest known still count as Kafka (newer clients)
 
 
@@ -80,6 +82,20 @@ def skip_tagged_fields(frame: bytes, at: int, kind: str) -> int:
 
 def read_request_header(frame: bytes) -> RequestHeader:
     """Read the request header at the start of ``frame``; raises :class:`ProtocolError` on damage."""
+    if len(frame) >= 10:
+        # the common case, once per request of a capture: the fixed fields in one unpack, a sound client id
+        api_key, api_version, correlation_id, size = _FIXED.unpack_from(frame)
+        header_version = request_header_version(api_key, api_version)
+        if header_version and 0 <= size <= len(frame) - 10:
+            try:
+                client_id = frame[10:10 + size].decode()
+            except UnicodeDecodeError:
+                pass  # reported with its offset below
+            else:
+                at = 10 + size
+                if header_version == 2:  # no tagged fields, nearly always: one zero byte
+                    at = at + 1 if at < len(frame) and not frame[at] else skip_tagged_fields(frame, at, "RequestHeader")
+                return RequestHeader(api_key, api_version, correlation_id, client_id, header_version, at)
     kind = "RequestHeader"
     api_key = _int16(frame, 0, "apiKey", kind)
     api_version = _int16(frame, 2, "apiVersion", kind)
@@ -108,6 +124,8 @@ def read_request_header(frame: bytes) -> RequestHeader:
 
 def read_response_header(frame: bytes, header_version: int) -> ResponseHeader:
     """Read a response header of the given version (from the request's api; see ``response_header_version``)."""
+    if len(frame) >= 5 and (header_version == 0 or not frame[4]):  # the common case: no tagged fields
+        return ResponseHeader(int.from_bytes(frame[:4], "big", signed=True), header_version, 4 + header_version)
     kind = "ResponseHeader"
     correlation_id = _int32(frame, 0, "correlationId", kind)
     at = skip_tagged_fields(frame, 4, kind) if header_version >= 1 else 4

@@ -16,12 +16,13 @@ decode become ``{"_type": T, "_error": "...", "_raw": bytes}`` and never stop th
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
 import kafka_meta as km
 from kafka_meta.errors import KafkaMetaError
 from kafka_meta.offsets.nest import ASSIGNOR_USER_DATA, CONSUMER
+from kafka_meta.protocol.bodies import wire_uuids
+from kafka_meta.protocol.tree_cache import TreeCache
 
 SUBSCRIPTION = "ConsumerProtocolSubscription"
 ASSIGNMENT = "ConsumerProtocolAssignment"
@@ -45,34 +46,29 @@ def decode_nested(type_name: str, data: bytes) -> dict[str, Any]:
 
     Member metadata repeats (a join's subscription comes back in the leader's JoinGroup response, members
     rejoin with the same bytes), and building the dict costs most of an exchange's decoding; so decoded
-    values are cached and each caller gets its own copy of the tree.
+    values are cached and each caller gets its own copy of the tree (see :mod:`kafka_meta.protocol.tree_cache`).
     """
-    return tree_copy(_decoded(type_name, data))
+    key = (type_name, bytes(data))
+    tree = _CACHE.get(key)
+    return tree if tree is not None else _CACHE.put(key, _decoded(type_name, key[1]))
 
 
-@lru_cache(maxsize=CACHED_PAYLOADS)
+_CACHE = TreeCache(CACHED_PAYLOADS)
+
+
 def _decoded(type_name: str, data: bytes) -> dict[str, Any]:
     try:
         message = km.decode(type_name, data)
     except KafkaMetaError as exc:
         return {"_type": type_name, "_error": str(exc), "_raw": data}
-    out = as_dict(message)
+    out = wire_uuids(as_dict(message))
     out["_type"] = type_name
     return out
 
 
 def clear_cache() -> None:
     """Forget the decoded payloads (benchmarks start each pass cold)."""
-    _decoded.cache_clear()
-
-
-def tree_copy(value: Any) -> Any:
-    """A copy of the dicts and lists of a decoded value (the leaves are immutable)."""
-    if type(value) is dict:
-        return {k: tree_copy(v) for k, v in value.items()}
-    if type(value) is list:
-        return [tree_copy(v) for v in value]
-    return value
+    _CACHE.clear()
 
 
 def _with_user_data(decoded: dict[str, Any], user_data_type: str | None) -> dict[str, Any]:

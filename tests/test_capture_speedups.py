@@ -1,0 +1,130 @@
+"""What the capture path does to go fast changes nothing it reports: the decoded-body cache hands out
+independent trees and stays bounded, and the CLI's JSON Lines (orjson) read back as the standard library's
+text of the same exchanges, uuids in Kafka's form included. Real captures of real clients throughout."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+
+import pytest
+
+from kafka_meta.capture import read_capture
+from kafka_meta.capture.connections import KafkaConnections, KafkaFrame
+from kafka_meta.capture.containers import ContainerReader
+from kafka_meta.capture.jsonable import json_default, json_line
+from kafka_meta.models.values import kafka_uuid_text
+from kafka_meta.protocol import BODIES, api_name, read_request_header
+from kafka_meta.protocol import bodies as bodies_module
+from kafka_meta.protocol.member_metadata import clear_cache
+from kafka_meta.protocol.tree_cache import TreeCache
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "captures" / "pcap"
+CAPTURES = sorted(FIXTURES.glob("*.pcap*"))
+
+
+def request_bodies(path: Path) -> list[tuple[str, int, bytes]]:
+    """(request type, version, body bytes) of every request frame of a capture whose body we decode."""
+    reader, connections = ContainerReader(), KafkaConnections()
+    frames = []
+    for packet in reader.feed(path.read_bytes()) + reader.close():
+        frames += connections.packet(packet) if hasattr(packet, "linktype") else []
+    frames += connections.finish()
+    out = []
+    for item in frames:
+        if isinstance(item, KafkaFrame) and item.is_request:
+            header = read_request_header(item.frame.payload)
+            type_name = api_name(header.api_key) + "Request"
+            if BODIES.has_spec(type_name):
+                out.append((type_name, header.api_version, item.frame.payload[header.body_offset:]))
+    return out
+
+
+def dumped(path: Path) -> list[str]:
+    return [json.dumps(ex.to_dict(), sort_keys=True, default=json_default) for ex in read_capture(path)]
+
+
+@pytest.mark.parametrize("path", CAPTURES, ids=lambda p: p.name)
+def test_a_warm_cache_reads_a_capture_exactly_as_a_cold_one(path):
+    BODIES.clear_cache()
+    clear_cache()
+    cold = dumped(path)
+    assert len(BODIES.cache) > 0, "bodies of a real capture are cached"
+    warm = dumped(path)
+    assert BODIES.cache.hits > 0
+    assert warm == cold and cold
+
+
+def test_each_caller_gets_its_own_tree():
+    type_name, version, body = next(b for b in request_bodies(FIXTURES / "cfk_storm.pcap")
+                                    if b[0] == "JoinGroupRequest")
+    first = BODIES.decode(type_name, body, version)
+    pristine = json.dumps(first, default=json_default)
+    first["groupId"] = "changed"
+    first["protocols"][0]["metadata"] = {"nested": True}
+    first["protocols"].append({"name": "added"})
+    second = BODIES.decode(type_name, body, version)
+    assert json.dumps(second, default=json_default) == pristine
+    assert second is not first and second["protocols"] is not first["protocols"]
+
+
+def test_the_cache_is_bounded_in_entries_and_skips_big_bodies(monkeypatch):
+    found = [b for path in CAPTURES for b in request_bodies(path)]
+    small = [b for b in found if len(b[2]) <= bodies_module.CACHED_BODY_BYTES]
+    distinct = {(t, v, bytes(b)) for t, v, b in small}
+    assert len(distinct) > 8
+    monkeypatch.setattr(BODIES, "cache", TreeCache(8))
+    for type_name, version, body in small:
+        BODIES.decode(type_name, body, version)
+    assert len(BODIES.cache) == 8
+    type_name, version, body = small[0]
+    monkeypatch.setattr(bodies_module, "CACHED_BODY_BYTES", len(body) - 1)
+    before = (BODIES.cache.hits, BODIES.cache.misses)
+    assert BODIES.decode(type_name, body, version) == BODIES._decode_uncached(type_name, bytes(body), version)
+    assert (BODIES.cache.hits, BODIES.cache.misses) == before, "a big body bypasses the cache"
+
+
+def test_a_miss_and_a_hit_give_independent_trees():
+    cache = TreeCache(2)
+    tree = {"members": [{"metadata": b"\x00\x01", "id": bodies_module.WireUuid(int=5)}]}
+    assert cache.put("k", tree) is tree
+    tree["members"].append("changed after it was kept")
+    first, second = cache.get("k"), cache.get("k")
+    assert first == second == {"members": [{"metadata": b"\x00\x01", "id": uuid.UUID(int=5)}]}
+    assert first is not second and first["members"] is not second["members"]
+    assert type(first["members"][0]["id"]) is bodies_module.WireUuid
+    cache.put("a", {})
+    cache.get("k")  # k is now the most recently used: "a" goes when "b" comes
+    cache.put("b", {})
+    assert cache.get("a") is None and cache.get("k") is not None and len(cache) == 2
+
+
+@pytest.mark.parametrize("path", CAPTURES, ids=lambda p: p.name)
+def test_json_lines_read_back_as_the_standard_librarys(path):
+    exchanges = [ex.to_dict() for ex in read_capture(path)]
+    assert exchanges
+    for ex in exchanges:
+        assert json.loads(json_line(ex)) == json.loads(json.dumps(ex, ensure_ascii=False, default=json_default))
+
+
+def test_uuids_are_written_in_kafkas_form():
+    """Metadata responses v10+ carry topic ids: the line holds Kafka's base64 text, never 8-4-4-4-12."""
+    seen = 0
+    for path in CAPTURES:
+        for ex in read_capture(path):
+            for topic in ((ex.response or {}).get("topics") or []) if ex.api_name == "Metadata" else []:
+                topic_id = topic.get("topicId")
+                if isinstance(topic_id, uuid.UUID):
+                    seen += 1
+                    line = json.loads(json_line(ex.to_dict()))
+                    texts = [t["topicId"] for t in line["response"]["topics"]]
+                    assert kafka_uuid_text(topic_id) in texts
+                    assert str(topic_id) not in texts
+    assert seen, "the fixtures hold Metadata responses with topic ids"
+
+
+def test_what_orjson_refuses_is_written_by_the_standard_library():
+    value = {"clientId": "bad \udcff text", 7: b"\x00\x01", "id": bodies_module.WireUuid(int=1)}
+    assert json.loads(json_line(value)) == {"clientId": "bad \udcff text", "7": "AAE=",
+                                            "id": kafka_uuid_text(uuid.UUID(int=1))}
