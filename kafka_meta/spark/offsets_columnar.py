@@ -1,0 +1,170 @@
+"""``decode_offsets``' fast path: records of one record type decoded a whole group at a time into columns.
+
+A batch of ``__consumer_offsets`` records is split by record type (the key's first two bytes). Each record
+type whose value has a single layout and carries no nested decoding goes through the generated columnar
+batch decoders of its key and value (:mod:`kafka_meta.spark.columnar`, the mechanism ``from_kafka_meta``
+uses), and its header columns (``groupId``, ``valueVersion``, ``readForward``...) are derived from those
+columns by Arrow, not per row. Everything else keeps the row path it had: older or shared layouts (record
+types 0, 11, 15), the nest of GroupMetadata and ConsumerGroupMemberMetadata, unknown record types, control
+records, and every record that does not decode, so its ``_error`` is the full reader's own words.
+
+The groups are then concatenated and put back in input order with one ``take``: rows in = rows out, in
+the same order, with exactly the values the row path gives (``tests/test_offsets_columnar.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from kafka_meta.codec.format import SpecFormat
+from kafka_meta.codec.registry import REGISTRY
+from kafka_meta.offsets import RecordType, catalog
+from kafka_meta.offsets.records import GROUP_JSON_NAMES
+from kafka_meta.spark.columnar import BatchProgram, batch_program
+from kafka_meta.spark.columns import InvalidUtf8
+from kafka_meta.spark.schema import ERROR_FIELD, VERSION_FIELD
+from kafka_meta.spec.naming import json_name
+
+NESTED = frozenset({2, 5})  # record types whose rows carry the decoded nest: the row path builds it
+
+# one slow row: (key, value, control) -> the row's dict (or raises KafkaMetaError, handled by the caller)
+SlowRow = Callable[[bytes | None, bytes | None, bool], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class TypePlan:
+    """How one record type goes columnar: its key and value batch decoders and its output column."""
+
+    rt: RecordType
+    column: str  # e.g. "offsetCommit"
+    key: BatchProgram
+    value: BatchProgram
+    label: str  # the value's variant label, what ``valueVariant`` says
+    newest: int  # the newest value version known: beyond it, ``readForward``
+    group_field: str | None  # the key field holding the group id
+
+
+def columnar_plan(rt: RecordType, strict: bool) -> TypePlan | None:
+    """A record type's plan, or None when it must stay on the row path (see the module docstring)."""
+    if rt.number in NESTED or len(rt.values.variants) != 1:
+        return None
+    variant = rt.values.variants[0]
+    fmt = variant.format
+    if not isinstance(fmt, SpecFormat) or not isinstance(rt.key, SpecFormat):
+        return None
+    key_fields = {m.json for m in rt.key.construct(0).members}
+    group = next((name for name in GROUP_JSON_NAMES if name in key_fields), None)
+    return TypePlan(rt, json_name(rt.name), batch_program(rt.key, False, None, strict),
+                    batch_program(fmt, False, None, strict), variant.label, fmt.newest, group)
+
+
+class ColumnarOffsets:
+    """The columnar decoder of ``decode_offsets`` rows, one per worker process and settings."""
+
+    def __init__(self, strict: bool, columns: pa.StructType) -> None:
+        self.strict = strict
+        self.columns = columns
+        self.plans: dict[bytes, TypePlan | None] = {}
+        for rt in catalog().values():
+            self.plans[rt.number.to_bytes(2, "big", signed=True)] = columnar_plan(rt, strict)
+
+    def decode(self, keys: list[bytes | None], values: list[bytes | None], controls: list[bool],
+               slow_row: SlowRow, on_error: Callable[[Exception], dict[str, Any]]) -> pa.Array:
+        """All rows of a batch, in order. ``slow_row`` decodes a row the row path's way; ``on_error`` turns
+        its KafkaMetaError into an error row (or re-raises it, in FAILFAST mode)."""
+        plans = self.plans
+        groups: dict[bytes, list[int]] = {}
+        slow: list[int] = []
+        for i, key in enumerate(keys):
+            if key is None or controls[i] or plans.get(key[:2]) is None:
+                slow.append(i)
+            else:
+                groups.setdefault(key[:2], []).append(i)
+        parts: list[pa.Array] = []
+        order: list[int] = []
+        for prefix, rows in groups.items():
+            part, failed = self._group(plans[prefix], [keys[i] for i in rows], [values[i] for i in rows])
+            if part is None:
+                slow += rows
+                continue
+            if failed:
+                slow += [rows[j] for j in failed]
+                bad = set(failed)
+                rows = [i for j, i in enumerate(rows) if j not in bad]
+            parts.append(part)
+            order += rows
+        if slow:
+            slow.sort()
+            dicts = []
+            for i in slow:
+                try:
+                    dicts.append(slow_row(keys[i], values[i], controls[i]))
+                except Exception as e:  # noqa: BLE001 - on_error re-raises what is not a KafkaMetaError
+                    dicts.append(on_error(e))
+            parts.append(pa.array(dicts, type=self.columns))
+            order += slow
+        whole = parts[0] if len(parts) == 1 else pa.concat_arrays(parts)
+        if order == list(range(len(order))):
+            return whole
+        where = [0] * len(order)
+        for position, i in enumerate(order):
+            where[i] = position
+        return whole.take(pa.array(where, pa.int32()))
+
+    def _group(self, plan: TypePlan, keys: list[bytes | None],
+               values: list[bytes | None]) -> tuple[pa.StructArray | None, list[int]]:
+        """One record type's rows as output rows, and the positions (in the group) of rows that failed; None
+        when a string column held bytes that are not UTF-8 (the whole group then goes row by row)."""
+        try:
+            key_out = plan.key.decode(keys)
+            value_out = plan.value.decode(values)
+        except InvalidUtf8:
+            return None, []
+        failed_mask = pc.or_(pc.is_valid(key_out.field(ERROR_FIELD)), pc.is_valid(value_out.field(ERROR_FIELD)))
+        failed = [j for j, bad in enumerate(failed_mask.to_pylist()) if bad]
+        if failed:
+            keep = pc.invert(failed_mask)
+            key_out, value_out = key_out.filter(keep), value_out.filter(keep)
+        return self._rows(plan, key_out, value_out), failed
+
+    def _rows(self, plan: TypePlan, key_out: pa.StructArray, value_out: pa.StructArray) -> pa.StructArray:
+        n = len(key_out)
+        column_type = self.columns.field(plan.column).type
+        key_type, value_type = column_type.field("key").type, column_type.field("value").type
+        key = pa.StructArray.from_arrays([key_out.field(f.name) for f in key_type], fields=list(key_type))
+        tombstone = value_out.is_null()
+        value = pa.StructArray.from_arrays([value_out.field(f.name) for f in value_type], fields=list(value_type),
+                                           mask=tombstone if tombstone.true_count else None)
+        version = value_out.field(VERSION_FIELD)
+        no_value = pa.nulls(n, pa.string())
+        known = {
+            "recordType": pa.repeat(pa.scalar(plan.rt.number, pa.int32()), n),
+            "recordName": pa.repeat(pa.scalar(plan.rt.name, pa.string()), n),
+            "groupId": key_out.field(plan.group_field) if plan.group_field else pa.nulls(n, pa.string()),
+            "tombstone": tombstone,
+            "valueVersion": version,
+            "valueVariant": pc.if_else(tombstone, no_value, pa.scalar(plan.label, pa.string())),
+            "readForward": pc.fill_null(pc.greater(version, plan.newest), False),
+            "retired": pa.repeat(pa.scalar(plan.rt.retired, pa.bool_()), n),
+            "unknown": pa.repeat(pa.scalar(False, pa.bool_()), n),
+            ERROR_FIELD: pa.nulls(n, pa.string()),
+            plan.column: pa.StructArray.from_arrays([key, value], fields=list(column_type)),
+        }
+        children = [known[f.name].cast(f.type) if f.name in known else pa.nulls(n, f.type) for f in self.columns]
+        return pa.StructArray.from_arrays(children, fields=list(self.columns))
+
+
+def columnar_offsets(strict: bool, columns: pa.StructType) -> ColumnarOffsets:
+    """One per worker process and registry state (its batch decoders are compiled once)."""
+    return _columnar_offsets(strict, columns, REGISTRY.generation)
+
+
+@cache
+def _columnar_offsets(strict: bool, columns: pa.StructType, generation: int) -> ColumnarOffsets:
+    return ColumnarOffsets(strict, columns)
