@@ -14,7 +14,7 @@ from kafka_meta.errors import KafkaMetaError
 from kafka_meta.offsets import catalog
 from kafka_meta.spark.batch import FAILFAST
 from kafka_meta.spark.offsets import decode_batch, decode_rows, record_columns
-from kafka_meta.spark.offsets_columnar import NESTED, ColumnarOffsets
+from kafka_meta.spark.offsets_columnar import GROUP_METADATA, NESTED, ColumnarOffsets
 
 SAMPLE = Path(__file__).resolve().parents[1] / "fixtures" / "offsets" / "sample.jsonl"
 
@@ -59,7 +59,7 @@ def test_single_layout_record_types_without_nest_have_a_columnar_plan():
     decoder = ColumnarOffsets(False, record_columns())
     for rt in catalog().values():
         plan = decoder.plans[rt.number.to_bytes(2, "big")]
-        simple = rt.number not in NESTED and len(rt.values.variants) == 1
+        simple = (rt.number not in NESTED or rt.number == GROUP_METADATA) and len(rt.values.variants) == 1
         assert (plan is not None) == simple, rt.name
 
 
@@ -76,7 +76,9 @@ def test_sample_records_go_columnar_where_they_can():
     decoder = ColumnarOffsets(False, record_columns())
     out = decoder.decode(keys, values, [False] * len(keys), slow_row, lambda e: {"_error": str(e)})
     assert len(out) == len(RECORDS)
-    expected_slow = [k for k in keys if decoder.plans.get(k[:2]) is None]
+    sticky = [k for k, v in RECORDS if k[:2] == b"\x00\x02" and v and b"sticky" in v]  # user data: row by row
+    assert len(sticky) == 2
+    expected_slow = [k for k in keys if decoder.plans.get(k[:2]) is None or k in sticky]
     assert seen == expected_slow
     assert len(expected_slow) < len(keys) // 2  # most of the sample is single-layout
 
@@ -124,3 +126,23 @@ def test_failfast_raises_the_row_paths_error():
     with pytest.raises(KafkaMetaError) as rows:
         decode_rows(keys, values, FAILFAST)
     assert str(columnar.value) == str(rows.value)
+
+
+def test_a_member_that_does_not_decode_sends_its_group_record_to_the_row_path():
+    """The member's error is the nest's own words; the other rows of the batch stay columnar and in order."""
+    key, value = next((k, v) for k, v in RECORDS if k[:2] == b"\x00\x02" and v and b"range" in v)
+    start = value.index(b"\x00\x03\x00\x00\x00\x02\x00\x06orders")  # the first member's subscription v3
+    broken = value[:start + 5] + b"\x09" + value[start + 6:]  # nine topics announced, two there
+    columnar, rows = _both([(key, value), (key, broken), (key, value)])
+    assert columnar == rows
+    assert columnar[1]["_error"] is None and columnar[1]["members"][0]["subscription"] is None
+    assert columnar[1]["members"][0]["errors"][0].startswith("subscription: ")
+    assert columnar[0]["members"][0]["subscription"]["topics"] == ["orders", "payments"]
+
+
+def test_groups_of_other_protocol_types_have_no_members_column():
+    groups = [(k, v) for k, v in RECORDS if k[:2] == b"\x00\x02"]
+    columnar, rows = _both(groups)
+    assert columnar == rows
+    kinds = {r["groupMetadata"]["value"]["protocolType"]: r["members"] for r in columnar if r["groupMetadata"]["value"]}
+    assert kinds["connect"] is None and kinds[""] is None and kinds["consumer"]

@@ -17,21 +17,25 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
+from itertools import accumulate
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from kafka_meta.api import get_format
 from kafka_meta.codec.format import SpecFormat
 from kafka_meta.codec.registry import REGISTRY
 from kafka_meta.offsets import RecordType, catalog
+from kafka_meta.offsets.nest import ASSIGNOR_USER_DATA, CONSUMER
 from kafka_meta.offsets.records import GROUP_JSON_NAMES
 from kafka_meta.spark.columnar import BatchProgram, batch_program
 from kafka_meta.spark.columns import InvalidUtf8
 from kafka_meta.spark.schema import ERROR_FIELD, VERSION_FIELD
 from kafka_meta.spec.naming import json_name
 
-NESTED = frozenset({2, 5})  # record types whose rows carry the decoded nest: the row path builds it
+NESTED = frozenset({2, 5})  # record types whose rows carry the decoded nest
+GROUP_METADATA = 2  # its nest goes columnar too, for consumer groups whose assignor writes no user data we decode
 
 # one slow row: (key, value, control) -> the row's dict (or raises KafkaMetaError, handled by the caller)
 SlowRow = Callable[[bytes | None, bytes | None, bool], dict[str, Any]]
@@ -52,7 +56,7 @@ class TypePlan:
 
 def columnar_plan(rt: RecordType, strict: bool) -> TypePlan | None:
     """A record type's plan, or None when it must stay on the row path (see the module docstring)."""
-    if rt.number in NESTED or len(rt.values.variants) != 1:
+    if (rt.number in NESTED and rt.number != GROUP_METADATA) or len(rt.values.variants) != 1:
         return None
     variant = rt.values.variants[0]
     fmt = variant.format
@@ -71,6 +75,9 @@ class ColumnarOffsets:
         self.strict = strict
         self.columns = columns
         self.plans: dict[bytes, TypePlan | None] = {}
+        # members' consumer-protocol bytes are read leniently in every mode, as the record reader's nest does
+        self.subscription = batch_program(get_format("ConsumerProtocolSubscription"), False, None, False)
+        self.assignment = batch_program(get_format("ConsumerProtocolAssignment"), False, None, False)
         for rt in catalog().values():
             self.plans[rt.number.to_bytes(2, "big", signed=True)] = columnar_plan(rt, strict)
 
@@ -127,13 +134,74 @@ class ColumnarOffsets:
         except InvalidUtf8:
             return None, []
         failed_mask = pc.or_(pc.is_valid(key_out.field(ERROR_FIELD)), pc.is_valid(value_out.field(ERROR_FIELD)))
-        failed = [j for j, bad in enumerate(failed_mask.to_pylist()) if bad]
-        if failed:
-            keep = pc.invert(failed_mask)
-            key_out, value_out = key_out.filter(keep), value_out.filter(keep)
-        return self._rows(plan, key_out, value_out), failed
+        bad = failed_mask.to_pylist()
+        if plan.rt.number == GROUP_METADATA:
+            bad = [b or need for b, need in zip(bad, self._nest_on_rows(value_out), strict=True)]
+        kept = list(range(len(keys)))
+        while True:
+            if any(bad):
+                keep = pa.array([not b for b in bad], pa.bool_())
+                key_out, value_out = key_out.filter(keep), value_out.filter(keep)
+                kept = [i for i, b in zip(kept, bad, strict=True) if not b]
+            members = None
+            if plan.rt.number == GROUP_METADATA:
+                try:
+                    members, bad = self._members(value_out)
+                except InvalidUtf8:
+                    return None, []
+                if any(bad):
+                    continue
+            break
+        failed = sorted(set(range(len(keys))) - set(kept))
+        return self._rows(plan, key_out, value_out, members), failed
 
-    def _rows(self, plan: TypePlan, key_out: pa.StructArray, value_out: pa.StructArray) -> pa.StructArray:
+    @staticmethod
+    def _nest_on_rows(value_out: pa.StructArray) -> list[bool]:
+        """Consumer groups whose assignor writes user data (sticky, Streams...): their nest goes row by row."""
+        return [kind == CONSUMER and protocol in ASSIGNOR_USER_DATA for kind, protocol in
+                zip(value_out.field("protocolType").to_pylist(), value_out.field("protocol").to_pylist(), strict=True)]
+
+    def _members(self, value_out: pa.StructArray) -> tuple[pa.Array, list[bool]]:
+        """GroupMetadata's ``members`` column: each consumer group member's subscription and assignment
+        decoded a batch at a time; the rows (in ``value_out``) whose members did not decode, to go row by row."""
+        member_type = self.columns.field("members").type
+        kinds = value_out.field("protocolType").to_pylist()
+        raw = value_out.field("members")
+        offsets = raw.offsets.to_pylist()
+        valid = raw.is_valid().to_pylist()
+        picked: list[int] = []
+        lengths: list[int] = []
+        nulls: list[bool] = []
+        owner: list[int] = []
+        for r, kind in enumerate(kinds):
+            consumer = kind == CONSUMER and valid[r]
+            nulls.append(not consumer)
+            count = offsets[r + 1] - offsets[r] if consumer else 0
+            lengths.append(count)
+            picked.extend(range(offsets[r], offsets[r] + count))
+            owner.extend([r] * count)
+        flat = raw.values.take(pa.array(picked, pa.int64()))
+        decoded = []
+        bad = [False] * len(kinds)
+        for field, program in (("subscription", self.subscription), ("assignment", self.assignment)):
+            out = program.decode([blob or None for blob in flat.field(field).to_pylist()])
+            for m in pc.indices_nonzero(pc.is_valid(out.field(ERROR_FIELD))).to_pylist():
+                bad[owner[m]] = True
+            wanted = member_type.value_type.field(field).type
+            decoded.append(pa.StructArray.from_arrays([out.field(f.name) for f in wanted], fields=list(wanted),
+                                                      mask=out.is_null()))
+        n = len(picked)
+        known = {"memberId": flat.field("memberId"), "subscription": decoded[0], "assignment": decoded[1],
+                 "errors": pa.ListArray.from_arrays(pa.array([0] * (n + 1), pa.int32()), pa.array([], pa.string()))}
+        element = member_type.value_type
+        members = pa.StructArray.from_arrays([known[f.name] if f.name in known else pa.nulls(n, f.type)
+                                              for f in element], fields=list(element))
+        list_offsets = pa.array(list(accumulate(lengths, initial=0)), pa.int32())
+        return pa.ListArray.from_arrays(list_offsets, members, type=member_type,
+                                        mask=pa.array(nulls, pa.bool_())), bad
+
+    def _rows(self, plan: TypePlan, key_out: pa.StructArray, value_out: pa.StructArray,
+              members: pa.Array | None = None) -> pa.StructArray:
         n = len(key_out)
         column_type = self.columns.field(plan.column).type
         key_type, value_type = column_type.field("key").type, column_type.field("value").type
@@ -156,6 +224,8 @@ class ColumnarOffsets:
             ERROR_FIELD: pa.nulls(n, pa.string()),
             plan.column: pa.StructArray.from_arrays([key, value], fields=list(column_type)),
         }
+        if members is not None:
+            known["members"] = members
         children = [known[f.name].cast(f.type) if f.name in known else pa.nulls(n, f.type) for f in self.columns]
         return pa.StructArray.from_arrays(children, fields=list(self.columns))
 
