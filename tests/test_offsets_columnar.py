@@ -146,3 +146,8 @@ def test_groups_of_other_protocol_types_have_no_members_column():
     assert columnar == rows
     kinds = {r["groupMetadata"]["value"]["protocolType"]: r["members"] for r in columnar if r["groupMetadata"]["value"]}
     assert kinds["connect"] is None and kinds[""] is None and kinds["consumer"]
+
+
+def test_an_empty_batch_gives_no_rows():
+    columnar, rows = _both([])
+    assert columnar == rows == []

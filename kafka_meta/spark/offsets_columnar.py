@@ -20,6 +20,7 @@ from functools import cache
 from itertools import accumulate
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -93,7 +94,7 @@ class ColumnarOffsets:
                 slow.append(i)
             else:
                 groups.setdefault(key[:2], []).append(i)
-        parts: list[pa.Array] = []
+        parts: list[dict[str, pa.Array]] = []  # per group: the columns it fills (the others are null there)
         order: list[int] = []
         for prefix, rows in groups.items():
             part, failed = self._group(plans[prefix], [keys[i] for i in rows], [values[i] for i in rows])
@@ -114,18 +115,42 @@ class ColumnarOffsets:
                     dicts.append(slow_row(keys[i], values[i], controls[i]))
                 except Exception as e:  # noqa: BLE001 - on_error re-raises what is not a KafkaMetaError
                     dicts.append(on_error(e))
-            parts.append(pa.array(dicts, type=self.columns))
+            rows_array = pa.array(dicts, type=self.columns)
+            parts.append({f.name: rows_array.field(f.name) for f in self.columns})
             order += slow
-        whole = parts[0] if len(parts) == 1 else pa.concat_arrays(parts)
-        if order == list(range(len(order))):
-            return whole
-        where = [0] * len(order)
-        for position, i in enumerate(order):
-            where[i] = position
-        return whole.take(pa.array(where, pa.int32()))
+        return self._assemble(parts, order)
+
+    def _assemble(self, parts: list[dict[str, pa.Array]], order: list[int]) -> pa.StructArray:
+        """The groups' columns as one struct array in input order: per column, only the groups that fill it
+        are concatenated and taken from (a record type's column comes from its one group)."""
+        sizes = [len(next(iter(part.values()))) for part in parts]
+        starts = np.cumsum([0, *sizes])
+        total = int(starts[-1])
+        where = np.empty(total, np.int64)  # input row -> its position in the groups' concatenation
+        where[np.asarray(order, np.int64)] = np.arange(total)
+        in_order = bool((where == np.arange(total)).all())
+        children = []
+        for f in self.columns:
+            fillers = [k for k, part in enumerate(parts) if f.name in part]
+            if not fillers:
+                children.append(pa.nulls(total, f.type))
+                continue
+            pieces = [parts[k][f.name] for k in fillers]
+            joined = pieces[0] if len(pieces) == 1 else pa.concat_arrays(pieces)
+            if len(fillers) == len(parts):
+                children.append(joined if in_order else joined.take(pa.array(where)))
+                continue
+            lookup = np.full(total, -1, np.int64)
+            position = 0
+            for k in fillers:
+                lookup[starts[k]:starts[k + 1]] = np.arange(position, position + sizes[k])
+                position += sizes[k]
+            indices = lookup[where]
+            children.append(joined.take(pa.array(indices, mask=indices < 0)))
+        return pa.StructArray.from_arrays(children, fields=list(self.columns))
 
     def _group(self, plan: TypePlan, keys: list[bytes | None],
-               values: list[bytes | None]) -> tuple[pa.StructArray | None, list[int]]:
+               values: list[bytes | None]) -> tuple[dict[str, pa.Array] | None, list[int]]:
         """One record type's rows as output rows, and the positions (in the group) of rows that failed; None
         when a string column held bytes that are not UTF-8 (the whole group then goes row by row)."""
         try:
@@ -201,7 +226,7 @@ class ColumnarOffsets:
                                         mask=pa.array(nulls, pa.bool_())), bad
 
     def _rows(self, plan: TypePlan, key_out: pa.StructArray, value_out: pa.StructArray,
-              members: pa.Array | None = None) -> pa.StructArray:
+              members: pa.Array | None = None) -> dict[str, pa.Array]:
         n = len(key_out)
         column_type = self.columns.field(plan.column).type
         key_type, value_type = column_type.field("key").type, column_type.field("value").type
@@ -226,8 +251,7 @@ class ColumnarOffsets:
         }
         if members is not None:
             known["members"] = members
-        children = [known[f.name].cast(f.type) if f.name in known else pa.nulls(n, f.type) for f in self.columns]
-        return pa.StructArray.from_arrays(children, fields=list(self.columns))
+        return {f.name: known[f.name].cast(f.type) for f in self.columns if f.name in known}
 
 
 def columnar_offsets(strict: bool, columns: pa.StructType) -> ColumnarOffsets:
