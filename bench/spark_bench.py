@@ -1,6 +1,7 @@
 """Spark throughput of from_kafka_meta and decode_offsets against baselines measured in the same run.
 
-Run: ``python bench/spark_bench.py [--rows 100000 1000000] [--master local[2]] [--contest payloads offsets]``.
+Run: ``python bench/spark_bench.py [--rows 100000 1000000] [--master local[2]] [--contest payloads offsets
+offsets-batches]`` (``offsets-batches``: the offsets contest without Spark, the decoding alone).
 Payload contenders (a consumer subscription v1, see subscription.py):
 
 * builtin ``length()``: Spark without Python, the ceiling;
@@ -38,7 +39,7 @@ from subscription import VALUE, VERSION, hand_decode
 import kafka_meta as km
 from kafka_meta.spark import from_kafka_meta, schema_for
 from kafka_meta.spark.batch import paused_gc
-from kafka_meta.spark.offsets import decode_offsets, decode_rows, record_columns
+from kafka_meta.spark.offsets import decode_batch, decode_offsets, decode_rows, record_columns
 from kafka_meta.spark.schema import message_row_type
 
 TYPE = "ConsumerProtocolSubscription"
@@ -126,6 +127,29 @@ def offsets_frame(spark: SparkSession, rows: int, partitions: int) -> DataFrame:
         F.when(group, F.unhex(F.lit(gv.hex()))).otherwise(F.unhex(F.lit(cv.hex()))).alias("value"))
 
 
+def offsets_batches(rows: int, repeat: int) -> None:
+    """The offsets contest without Spark: one worker's decoding of 10,000-record Arrow batches alone."""
+    (ck, cv), (gk, gv) = records()
+    pairs = ([(ck, cv)] * COMMITS_PER_GROUP_RECORD + [(gk, gv)]) * (10_000 // (COMMITS_PER_GROUP_RECORD + 1))
+    keys, values = pa.array([k for k, _ in pairs], pa.binary()), pa.array([v for _, v in pairs], pa.binary())
+    batch = pa.RecordBatch.from_arrays([keys, values], names=["key", "value"])
+    frames = [("row path: a dict per record", lambda: decode_rows(keys, values)),
+              ("floor: hand decoder + gc paused", lambda: hand_offsets(batch)),
+              ("decode_offsets' batch decoder", lambda: decode_batch(keys, values))]
+    print(f"\ndecode_offsets without Spark: {rows} rows in batches of {len(pairs)} {'rows/s':>10} {'x floor':>9}")
+    results = {}
+    for name, fn in frames:
+        best = float("inf")
+        for _ in range(repeat):
+            start = time.perf_counter()
+            for _ in range(max(1, rows // len(pairs))):
+                fn()
+            best = min(best, time.perf_counter() - start)
+        results[name] = max(1, rows // len(pairs)) * len(pairs) / best
+    for name, rate in results.items():
+        print(f"{name:<46} {rate:>12,.0f} {rate / results['floor: hand decoder + gc paused']:>9.2f}")
+
+
 def contest(title: str, df: DataFrame, rows: int, frames: list[tuple[str, Callable[[], DataFrame]]], repeat: int,
             floor: str, second: str) -> None:
     df.count()
@@ -152,9 +176,14 @@ def main() -> int:
     parser.add_argument("--rows", type=int, nargs="+", default=[100_000, 1_000_000])
     parser.add_argument("--master", default="local[2]")
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--contest", nargs="+", choices=["payloads", "offsets"], default=["payloads", "offsets"])
+    parser.add_argument("--contest", nargs="+", choices=["payloads", "offsets", "offsets-batches"],
+                        default=["payloads", "offsets", "offsets-batches"])
     args = parser.parse_args()
 
+    if args.contest == ["offsets-batches"]:
+        for rows in args.rows:
+            offsets_batches(rows, args.repeat)
+        return 0
     spark = (SparkSession.builder.master(args.master).appName("kafka-meta-bench")
              .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
              .config("spark.sql.shuffle.partitions", "4").getOrCreate())
@@ -178,6 +207,9 @@ def main() -> int:
             contest("decode_offsets", df, rows, offsets_contenders(df), args.repeat, floor,
                     "row path: a dict per record (arrow_udf)")
     spark.stop()
+    if "offsets-batches" in args.contest:
+        for rows in args.rows:
+            offsets_batches(rows, args.repeat)
     return 0
 
 
