@@ -9,12 +9,15 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from kafka_meta.errors import KafkaMetaError
 from kafka_meta.offsets import catalog
 from kafka_meta.spark.batch import FAILFAST
 from kafka_meta.spark.offsets import decode_batch, decode_rows, record_columns
 from kafka_meta.spark.offsets_columnar import GROUP_METADATA, NESTED, ColumnarOffsets
+from kafka_meta.testing.strategies import values_for
 
 SAMPLE = Path(__file__).resolve().parents[1] / "fixtures" / "offsets" / "sample.jsonl"
 
@@ -151,3 +154,22 @@ def test_groups_of_other_protocol_types_have_no_members_column():
 def test_an_empty_batch_gives_no_rows():
     columnar, rows = _both([])
     assert columnar == rows == []
+
+
+LAYOUTS = [(rt.number, v.format, version) for rt in catalog().values() for v in rt.values.variants
+           for version in v.format.versions]
+
+
+@pytest.mark.parametrize("number, fmt, version", LAYOUTS, ids=[f"{n}-{f.name}-v{v}" for n, f, v in LAYOUTS])
+@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_generated_records_of_every_layout_decode_as_on_the_row_path(number, fmt, version, data):
+    """Values drawn from each layout's own constructs (any field values, GroupMetadata members with any bytes):
+    whole, as a tombstone, and cut short, beside a good record of another type."""
+    rt = catalog()[number]
+    key = rt.key.encode(data.draw(values_for(rt.key.construct(0))))
+    value = fmt.encode(data.draw(values_for(fmt.construct(version))), version)
+    other = RECORDS[1]
+    pairs = [(key, value), other, (key, None), (key, value[:len(value) // 2]), other]
+    columnar, rows = _both(pairs)
+    assert len(columnar) == len(pairs) and columnar == rows
