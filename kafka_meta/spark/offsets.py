@@ -32,6 +32,7 @@ from kafka_meta.offsets.records import (
     group_of,
 )
 from kafka_meta.spark.batch import FAILFAST, PERMISSIVE, paused_gc
+from kafka_meta.spark.offsets_columnar import NESTED, columnar_offsets
 from kafka_meta.spark.rows import row_decoder, row_from_model
 from kafka_meta.spark.schema import ERROR_FIELD, VERSION_FIELD, spark_type, struct_type
 from kafka_meta.spec.naming import json_name
@@ -118,9 +119,6 @@ def _protocol_row(nest: ProtocolNest) -> dict[str, Any]:
             **_user_data("subscription", nest.subscription_user_data), "errors": list(nest.errors)}
 
 
-NESTED = frozenset({2, 5})  # record types whose rows carry the decoded nest
-
-
 class FastRows:
     """Rows of the common records straight from the generated row decoders (no models): record types with
     one layout and no nested decoding, whose key and value fill their bytes exactly. Anything else (older
@@ -192,19 +190,45 @@ def header_row(number: int, name: str, group: str | None, retired: bool, key: di
 
 def decode_batch(keys: pa.Array, values: pa.Array, mode: str = PERMISSIVE, strict: bool = False,
                  controls: pa.Array | None = None) -> pa.Array:
+    """A batch of records as rows of :func:`record_columns`: record types with one layout and no nest go
+    columnar (:mod:`kafka_meta.spark.offsets_columnar`), the others through :func:`decode_rows`' rows."""
+    flags = controls.to_pylist() if controls is not None else [False] * len(keys)
+    fast = fast_rows(strict, REGISTRY.generation)
+
+    def slow_row(key: bytes | None, value: bytes | None, control: bool) -> dict[str, Any]:
+        return _row(fast, key, value, strict, control)
+
+    def on_error(exc: Exception) -> dict[str, Any]:
+        if mode == FAILFAST or not isinstance(exc, KafkaMetaError):
+            raise exc
+        return {ERROR_FIELD: str(exc)}
+
+    with paused_gc():
+        decoder = columnar_offsets(strict, record_columns())
+        return decoder.decode(keys.to_pylist(), values.to_pylist(), flags, slow_row, on_error)
+
+
+def _row(fast: FastRows, key: bytes | None, value: bytes | None, strict: bool, control: bool) -> dict[str, Any]:
+    row = None
+    if not control and key is not None:
+        try:
+            row = fast.row(key, value)
+        except Exception:  # noqa: BLE001 - the full reader below explains it
+            row = None
+    return row if row is not None else record_row(key, value, strict, bool(control))
+
+
+def decode_rows(keys: pa.Array, values: pa.Array, mode: str = PERMISSIVE, strict: bool = False,
+                controls: pa.Array | None = None) -> pa.Array:
+    """The row path alone (every record as a dict, then one conversion): the reference the columnar path
+    is checked against."""
     rows = []
     flags = controls.to_pylist() if controls is not None else [False] * len(keys)
     fast = fast_rows(strict, REGISTRY.generation)
     with paused_gc():
         for key, value, control in zip(keys.to_pylist(), values.to_pylist(), flags, strict=True):
             try:
-                row = None
-                if not control and key is not None:
-                    try:
-                        row = fast.row(key, value)
-                    except Exception:  # noqa: BLE001 - the full reader below explains it
-                        row = None
-                rows.append(row if row is not None else record_row(key, value, strict, bool(control)))
+                rows.append(_row(fast, key, value, strict, bool(control)))
             except KafkaMetaError as e:
                 if mode == FAILFAST:
                     raise

@@ -1,0 +1,264 @@
+"""``decode_offsets``' fast path: records of one record type decoded a whole group at a time into columns.
+
+A batch of ``__consumer_offsets`` records is split by record type (the key's first two bytes). Each record
+type whose value has a single layout and carries no nested decoding goes through the generated columnar
+batch decoders of its key and value (:mod:`kafka_meta.spark.columnar`, the mechanism ``from_kafka_meta``
+uses), and its header columns (``groupId``, ``valueVersion``, ``readForward``...) are derived from those
+columns by Arrow, not per row. Everything else keeps the row path it had: older or shared layouts (record
+types 0, 11, 15), the nest of GroupMetadata and ConsumerGroupMemberMetadata, unknown record types, control
+records, and every record that does not decode, so its ``_error`` is the full reader's own words.
+
+The groups are then concatenated and put back in input order with one ``take``: rows in = rows out, in
+the same order, with exactly the values the row path gives (``tests/test_offsets_columnar.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from itertools import accumulate
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from kafka_meta.api import get_format
+from kafka_meta.codec.format import SpecFormat
+from kafka_meta.codec.registry import REGISTRY
+from kafka_meta.offsets import RecordType, catalog
+from kafka_meta.offsets.nest import ASSIGNOR_USER_DATA, CONSUMER
+from kafka_meta.offsets.records import GROUP_JSON_NAMES
+from kafka_meta.spark.columnar import BatchProgram, batch_program
+from kafka_meta.spark.columns import InvalidUtf8
+from kafka_meta.spark.schema import ERROR_FIELD, VERSION_FIELD
+from kafka_meta.spec.naming import json_name
+
+NESTED = frozenset({2, 5})  # record types whose rows carry the decoded nest
+GROUP_METADATA = 2  # its nest goes columnar too, for consumer groups whose assignor writes no user data we decode
+
+# one slow row: (key, value, control) -> the row's dict (or raises KafkaMetaError, handled by the caller)
+SlowRow = Callable[[bytes | None, bytes | None, bool], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class TypePlan:
+    """How one record type goes columnar: its key and value batch decoders and its output column."""
+
+    rt: RecordType
+    column: str  # e.g. "offsetCommit"
+    key: BatchProgram
+    value: BatchProgram
+    label: str  # the value's variant label, what ``valueVariant`` says
+    newest: int  # the newest value version known: beyond it, ``readForward``
+    group_field: str | None  # the key field holding the group id
+
+
+def columnar_plan(rt: RecordType, strict: bool) -> TypePlan | None:
+    """A record type's plan, or None when it must stay on the row path (see the module docstring)."""
+    if (rt.number in NESTED and rt.number != GROUP_METADATA) or len(rt.values.variants) != 1:
+        return None
+    variant = rt.values.variants[0]
+    fmt = variant.format
+    if not isinstance(fmt, SpecFormat) or not isinstance(rt.key, SpecFormat):
+        return None
+    key_fields = {m.json for m in rt.key.construct(0).members}
+    group = next((name for name in GROUP_JSON_NAMES if name in key_fields), None)
+    return TypePlan(rt, json_name(rt.name), batch_program(rt.key, False, None, strict),
+                    batch_program(fmt, False, None, strict), variant.label, fmt.newest, group)
+
+
+class ColumnarOffsets:
+    """The columnar decoder of ``decode_offsets`` rows, one per worker process and settings."""
+
+    def __init__(self, strict: bool, columns: pa.StructType) -> None:
+        self.strict = strict
+        self.columns = columns
+        self.plans: dict[bytes, TypePlan | None] = {}
+        # members' consumer-protocol bytes are read leniently in every mode, as the record reader's nest does
+        self.subscription = batch_program(get_format("ConsumerProtocolSubscription"), False, None, False)
+        self.assignment = batch_program(get_format("ConsumerProtocolAssignment"), False, None, False)
+        for rt in catalog().values():
+            self.plans[rt.number.to_bytes(2, "big", signed=True)] = columnar_plan(rt, strict)
+
+    def decode(self, keys: list[bytes | None], values: list[bytes | None], controls: list[bool],
+               slow_row: SlowRow, on_error: Callable[[Exception], dict[str, Any]]) -> pa.Array:
+        """All rows of a batch, in order. ``slow_row`` decodes a row the row path's way; ``on_error`` turns
+        its KafkaMetaError into an error row (or re-raises it, in FAILFAST mode)."""
+        plans = self.plans
+        groups: dict[bytes, list[int]] = {}
+        slow: list[int] = []
+        for i, key in enumerate(keys):
+            if key is None or controls[i] or plans.get(key[:2]) is None:
+                slow.append(i)
+            else:
+                groups.setdefault(key[:2], []).append(i)
+        parts: list[dict[str, pa.Array]] = []  # per group: the columns it fills (the others are null there)
+        order: list[int] = []
+        for prefix, rows in groups.items():
+            part, failed = self._group(plans[prefix], [keys[i] for i in rows], [values[i] for i in rows])
+            if part is None:
+                slow += rows
+                continue
+            if failed:
+                slow += [rows[j] for j in failed]
+                bad = set(failed)
+                rows = [i for j, i in enumerate(rows) if j not in bad]
+            parts.append(part)
+            order += rows
+        if slow:
+            slow.sort()
+            dicts = []
+            for i in slow:
+                try:
+                    dicts.append(slow_row(keys[i], values[i], controls[i]))
+                except Exception as e:  # noqa: BLE001 - on_error re-raises what is not a KafkaMetaError
+                    dicts.append(on_error(e))
+            rows_array = pa.array(dicts, type=self.columns)
+            parts.append({f.name: rows_array.field(f.name) for f in self.columns})
+            order += slow
+        return self._assemble(parts, order)
+
+    def _assemble(self, parts: list[dict[str, pa.Array]], order: list[int]) -> pa.StructArray:
+        """The groups' columns as one struct array in input order: per column, only the groups that fill it
+        are concatenated and taken from (a record type's column comes from its one group)."""
+        sizes = [len(next(iter(part.values()))) for part in parts]
+        starts = np.cumsum([0, *sizes])
+        total = int(starts[-1])
+        where = np.empty(total, np.int64)  # input row -> its position in the groups' concatenation
+        where[np.asarray(order, np.int64)] = np.arange(total)
+        in_order = bool((where == np.arange(total)).all())
+        children = []
+        for f in self.columns:
+            fillers = [k for k, part in enumerate(parts) if f.name in part]
+            if not fillers:
+                children.append(pa.nulls(total, f.type))
+                continue
+            pieces = [parts[k][f.name] for k in fillers]
+            joined = pieces[0] if len(pieces) == 1 else pa.concat_arrays(pieces)
+            if len(fillers) == len(parts):
+                children.append(joined if in_order else joined.take(pa.array(where)))
+                continue
+            lookup = np.full(total, -1, np.int64)
+            position = 0
+            for k in fillers:
+                lookup[starts[k]:starts[k + 1]] = np.arange(position, position + sizes[k])
+                position += sizes[k]
+            indices = lookup[where]
+            children.append(joined.take(pa.array(indices, mask=indices < 0)))
+        return pa.StructArray.from_arrays(children, fields=list(self.columns))
+
+    def _group(self, plan: TypePlan, keys: list[bytes | None],
+               values: list[bytes | None]) -> tuple[dict[str, pa.Array] | None, list[int]]:
+        """One record type's rows as output rows, and the positions (in the group) of rows that failed; None
+        when a string column held bytes that are not UTF-8 (the whole group then goes row by row)."""
+        try:
+            key_out = plan.key.decode(keys)
+            value_out = plan.value.decode(values)
+        except InvalidUtf8:
+            return None, []
+        failed_mask = pc.or_(pc.is_valid(key_out.field(ERROR_FIELD)), pc.is_valid(value_out.field(ERROR_FIELD)))
+        bad = failed_mask.to_pylist()
+        if plan.rt.number == GROUP_METADATA:
+            bad = [b or need for b, need in zip(bad, self._nest_on_rows(value_out), strict=True)]
+        kept = list(range(len(keys)))
+        while True:
+            if any(bad):
+                keep = pa.array([not b for b in bad], pa.bool_())
+                key_out, value_out = key_out.filter(keep), value_out.filter(keep)
+                kept = [i for i, b in zip(kept, bad, strict=True) if not b]
+            members = None
+            if plan.rt.number == GROUP_METADATA:
+                try:
+                    members, bad = self._members(value_out)
+                except InvalidUtf8:
+                    return None, []
+                if any(bad):
+                    continue
+            break
+        failed = sorted(set(range(len(keys))) - set(kept))
+        return self._rows(plan, key_out, value_out, members), failed
+
+    @staticmethod
+    def _nest_on_rows(value_out: pa.StructArray) -> list[bool]:
+        """Consumer groups whose assignor writes user data (sticky, Streams...): their nest goes row by row."""
+        return [kind == CONSUMER and protocol in ASSIGNOR_USER_DATA for kind, protocol in
+                zip(value_out.field("protocolType").to_pylist(), value_out.field("protocol").to_pylist(), strict=True)]
+
+    def _members(self, value_out: pa.StructArray) -> tuple[pa.Array, list[bool]]:
+        """GroupMetadata's ``members`` column: each consumer group member's subscription and assignment
+        decoded a batch at a time; the rows (in ``value_out``) whose members did not decode, to go row by row."""
+        member_type = self.columns.field("members").type
+        kinds = value_out.field("protocolType").to_pylist()
+        raw = value_out.field("members")
+        offsets = raw.offsets.to_pylist()
+        valid = raw.is_valid().to_pylist()
+        picked: list[int] = []
+        lengths: list[int] = []
+        nulls: list[bool] = []
+        owner: list[int] = []
+        for r, kind in enumerate(kinds):
+            consumer = kind == CONSUMER and valid[r]
+            nulls.append(not consumer)
+            count = offsets[r + 1] - offsets[r] if consumer else 0
+            lengths.append(count)
+            picked.extend(range(offsets[r], offsets[r] + count))
+            owner.extend([r] * count)
+        flat = raw.values.take(pa.array(picked, pa.int64()))
+        decoded = []
+        bad = [False] * len(kinds)
+        for field, program in (("subscription", self.subscription), ("assignment", self.assignment)):
+            out = program.decode([blob or None for blob in flat.field(field).to_pylist()])
+            for m in pc.indices_nonzero(pc.is_valid(out.field(ERROR_FIELD))).to_pylist():
+                bad[owner[m]] = True
+            wanted = member_type.value_type.field(field).type
+            decoded.append(pa.StructArray.from_arrays([out.field(f.name) for f in wanted], fields=list(wanted),
+                                                      mask=out.is_null()))
+        n = len(picked)
+        known = {"memberId": flat.field("memberId"), "subscription": decoded[0], "assignment": decoded[1],
+                 "errors": pa.ListArray.from_arrays(pa.array([0] * (n + 1), pa.int32()), pa.array([], pa.string()))}
+        element = member_type.value_type
+        members = pa.StructArray.from_arrays([known[f.name] if f.name in known else pa.nulls(n, f.type)
+                                              for f in element], fields=list(element))
+        list_offsets = pa.array(list(accumulate(lengths, initial=0)), pa.int32())
+        return pa.ListArray.from_arrays(list_offsets, members, type=member_type,
+                                        mask=pa.array(nulls, pa.bool_())), bad
+
+    def _rows(self, plan: TypePlan, key_out: pa.StructArray, value_out: pa.StructArray,
+              members: pa.Array | None = None) -> dict[str, pa.Array]:
+        n = len(key_out)
+        column_type = self.columns.field(plan.column).type
+        key_type, value_type = column_type.field("key").type, column_type.field("value").type
+        key = pa.StructArray.from_arrays([key_out.field(f.name) for f in key_type], fields=list(key_type))
+        tombstone = value_out.is_null()
+        value = pa.StructArray.from_arrays([value_out.field(f.name) for f in value_type], fields=list(value_type),
+                                           mask=tombstone if tombstone.true_count else None)
+        version = value_out.field(VERSION_FIELD)
+        no_value = pa.nulls(n, pa.string())
+        known = {
+            "recordType": pa.repeat(pa.scalar(plan.rt.number, pa.int32()), n),
+            "recordName": pa.repeat(pa.scalar(plan.rt.name, pa.string()), n),
+            "groupId": key_out.field(plan.group_field) if plan.group_field else pa.nulls(n, pa.string()),
+            "tombstone": tombstone,
+            "valueVersion": version,
+            "valueVariant": pc.if_else(tombstone, no_value, pa.scalar(plan.label, pa.string())),
+            "readForward": pc.fill_null(pc.greater(version, plan.newest), False),
+            "retired": pa.repeat(pa.scalar(plan.rt.retired, pa.bool_()), n),
+            "unknown": pa.repeat(pa.scalar(False, pa.bool_()), n),
+            ERROR_FIELD: pa.nulls(n, pa.string()),
+            plan.column: pa.StructArray.from_arrays([key, value], fields=list(column_type)),
+        }
+        if members is not None:
+            known["members"] = members
+        return {f.name: known[f.name].cast(f.type) for f in self.columns if f.name in known}
+
+
+def columnar_offsets(strict: bool, columns: pa.StructType) -> ColumnarOffsets:
+    """One per worker process and registry state (its batch decoders are compiled once)."""
+    return _columnar_offsets(strict, columns, REGISTRY.generation)
+
+
+@cache
+def _columnar_offsets(strict: bool, columns: pa.StructType, generation: int) -> ColumnarOffsets:
+    return ColumnarOffsets(strict, columns)
