@@ -117,3 +117,22 @@ def test_the_api_table_agrees_with_every_kafka_spec_here():
         assert api.low <= valid.low and valid.high <= api.high, path
         for version in range(valid.low, valid.high + 1):
             assert api.flexible(version) == (version in flexible), (path, version)
+
+
+def test_consumer_group_describe_v1_adds_the_member_type_after_the_target_assignment():
+    """KIP-1099 (Kafka 4.0): a v1 answer is a v0 answer with one int8 per member, MemberType, written after
+    the member's target assignment; -1 when not known."""
+    import kafka_meta as km
+
+    model = km.model("ConsumerGroupDescribeResponse")
+    member = {"member_id": "m-1", "member_epoch": 3, "client_id": "c", "client_host": "/127.0.0.1",
+              "subscribed_topic_names": ["orders"], "member_type": 1}
+    group = {"group_id": "g", "group_state": "Stable", "group_epoch": 3, "assignment_epoch": 3,
+             "assignor_name": "uniform", "members": [member]}
+    message = model.model_validate({"throttle_time_ms": 0, "groups": [group]})
+    v0, v1 = km.encode(message, 0), km.encode(message, 1)
+    assert len(v1) == len(v0) + 1
+    split = len(v0) - 1 - 1 - 4 - 1  # the group's tagged fields, AuthorizedOperations, the member's tags
+    assert v1[:split] == v0[:split] and v1[split] == 1 and v1[split + 1:] == v0[split:]
+    assert km.decode("ConsumerGroupDescribeResponse", v1, version=1).groups[0].members[0].member_type == 1
+    assert km.decode("ConsumerGroupDescribeResponse", v0, version=0).groups[0].members[0].member_type == -1

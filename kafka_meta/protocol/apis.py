@@ -95,7 +95,7 @@ APIS: dict[int, Api] = {api.key: api for api in (
     Api(66, "ListTransactions", 0, 2, 0),
     Api(67, "AllocateProducerIds", 0, 0, 0),
     Api(68, "ConsumerGroupHeartbeat", 0, 1, 0),
-    Api(69, "ConsumerGroupDescribe", 0, 0, 0),
+    Api(69, "ConsumerGroupDescribe", 0, 1, 0),
     Api(70, "ControllerRegistration", 0, 0, 0),
     Api(71, "GetTelemetrySubscriptions", 0, 0, 0),
     Api(72, "PushTelemetry", 0, 0, 0),
