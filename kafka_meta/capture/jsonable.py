@@ -4,12 +4,11 @@ columns, so both print the same text."""
 
 from __future__ import annotations
 
-import base64
 import json
 import uuid
 from typing import Any
 
-from kafka_meta.models.values import kafka_uuid_text
+from kafka_meta.models.values import bytes_to_json, kafka_uuid_text
 
 try:
     import orjson
@@ -23,7 +22,7 @@ def jsonable(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [jsonable(v) for v in value]
     if isinstance(value, (bytes, bytearray, memoryview)):
-        return base64.b64encode(bytes(value)).decode("ascii")
+        return bytes_to_json(bytes(value))
     if isinstance(value, uuid.UUID):
         return kafka_uuid_text(value)
     return value
@@ -33,7 +32,7 @@ def json_default(value: Any) -> Any:
     """``json.dumps(..., default=json_default)``: the same text as ``jsonable`` first, at the C encoder's speed
     (it calls this only for the bytes and uuids it cannot write itself)."""
     if isinstance(value, (bytes, bytearray, memoryview)):
-        return base64.b64encode(bytes(value)).decode("ascii")
+        return bytes_to_json(bytes(value))
     if isinstance(value, uuid.UUID):
         return kafka_uuid_text(value)
     raise TypeError(f"{type(value).__name__} is not JSON serializable")

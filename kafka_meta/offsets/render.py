@@ -7,11 +7,11 @@ with ``raw=True`` the original bytes stay beside them (``subscriptionRaw``...).
 
 from __future__ import annotations
 
-import base64
 from collections import Counter
 from typing import Any
 
 from kafka_meta.models.base import Message
+from kafka_meta.models.values import bytes_to_json
 from kafka_meta.offsets.records import (
     ControlRecord,
     MemberNest,
@@ -21,8 +21,9 @@ from kafka_meta.offsets.records import (
 )
 
 
-def _b64(data: bytes | None) -> str | None:
-    return None if data is None else base64.b64encode(data).decode("ascii")
+def b64_or_none(data: bytes | None) -> str | None:
+    """Bytes as the JSON output prints them (base64), a null (a tombstone's value) as null."""
+    return None if data is None else bytes_to_json(data)
 
 
 def message_json(message: Message | None, user_data: Message | None = None) -> dict[str, Any] | None:
@@ -59,7 +60,7 @@ def _nest_protocol(protocol: dict[str, Any], nest: ProtocolNest, raw: bool) -> N
 def record_json(record: OffsetsRecord, raw: bool = False) -> dict[str, Any]:
     if isinstance(record, UnknownRecord):
         return {"recordType": record.record_type, "unknown": True, "reason": record.reason,
-                "key": _b64(record.key), "value": _b64(record.value)}
+                "key": b64_or_none(record.key), "value": b64_or_none(record.value)}
     if isinstance(record, ControlRecord):
         return {"control": True, "marker": record.marker, "key": message_json(record.key),
                 "value": message_json(record.value)}

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import base64
 import sys
 import time
 from typing import Any
@@ -14,7 +13,7 @@ from kafka_meta.log import DEFAULT_LIMIT, Damage, LogSummary, Record, Segment, S
 from kafka_meta.log.compression import Inflater
 from kafka_meta.log.files import segment_bytes
 from kafka_meta.offsets import decode_record
-from kafka_meta.offsets.render import RecordStats, record_json
+from kafka_meta.offsets.render import RecordStats, b64_or_none, record_json
 
 PROGRESS_EVERY = 2.0  # seconds between progress lines on stderr
 
@@ -38,18 +37,14 @@ def add_parsers(sub: Any) -> None:
     p.set_defaults(run=run_log)
 
 
-def _b64(data: bytes | None) -> str | None:
-    return None if data is None else base64.b64encode(data).decode("ascii")
-
-
 def _where(segment: Segment, offset: int | None) -> dict[str, Any]:
     return {"topic": segment.topic, "partition": segment.partition, "offset": offset}
 
 
 def _plain(segment: Segment, record: Record) -> dict[str, Any]:
     return {**_where(segment, record.offset), "timestamp": record.timestamp, "timestampType": record.timestamp_type,
-            "key": _b64(record.key), "value": _b64(record.value),
-            "headers": [{"key": k, "value": _b64(v)} for k, v in record.headers], "control": record.control}
+            "key": b64_or_none(record.key), "value": b64_or_none(record.value),
+            "headers": [{"key": k, "value": b64_or_none(v)} for k, v in record.headers], "control": record.control}
 
 
 class Progress:
