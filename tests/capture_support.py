@@ -4,6 +4,7 @@ the damaged inputs a capture reader meets."""
 
 from __future__ import annotations
 
+import json
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -214,3 +215,11 @@ def comparable(ex: dict) -> dict:
 def edited(tmp_path: Path, source: Path, edit: Callable[[list[Pkt]], list[Pkt]], name: str = "edited.pcap") -> Path:
     packets = read_packets(source)
     return write_pcap(tmp_path / name, edit(packets), nano=True)
+
+
+def as_json(value):
+    """What the standard library makes of an exchange with the package's rule for bytes and uuids: the
+    reference that the faces' JSON (orjson on the CLI, the Spark source's columns) must read back equal to."""
+    from kafka_meta.capture.jsonable import json_default
+
+    return json.loads(json.dumps(value, default=json_default))

@@ -5,10 +5,9 @@ from __future__ import annotations
 import base64
 import json
 
-from capture_support import FIXTURES, exchanges, read_packets
+from capture_support import FIXTURES, as_json, exchanges, read_packets
 
 import kafka_meta as km
-from kafka_meta.capture.jsonable import jsonable
 from kafka_meta.cli.main import main
 
 STORM = FIXTURES / "cfk_storm.pcap"
@@ -25,7 +24,7 @@ def test_every_exchange_as_json(capsys):
     code, lines, err = run(capsys, ["capture", str(STORM)])
     want = exchanges(STORM)
     assert code == 0 and len(lines) == len(want)
-    assert lines == [json.loads(json.dumps(jsonable(e))) for e in want]
+    assert lines == [as_json(e) for e in want]
     packets = len(read_packets(STORM))
     assert err.count("\n") == 1 and f"{STORM}: {packets} packets" in err and f"{len(want)} exchanges, 0 problems" in err
 
@@ -110,7 +109,7 @@ def test_api_filter_decodes_only_what_it_prints(capsys):
     full = [e for e in exchanges(STORM) if e["apiName"] in ("SyncGroup", "JoinGroup")]
     assert only == full
     _, lines, _ = run(capsys, ["capture", str(STORM), "--api", "SyncGroup"])
-    assert lines == [json.loads(json.dumps(jsonable(e))) for e in full if e["apiName"] == "SyncGroup"]
+    assert lines == [as_json(e) for e in full if e["apiName"] == "SyncGroup"]
 
 
 def test_capture_piped_to_stdin():
@@ -123,7 +122,7 @@ def test_capture_piped_to_stdin():
     from capture_support import ROOT
 
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    want = [json.loads(json.dumps(jsonable(e))) for e in exchanges(HEARTBEATS)]
+    want = [as_json(e) for e in exchanges(HEARTBEATS)]
     for data in (HEARTBEATS.read_bytes(), gzip.compress(HEARTBEATS.read_bytes())):
         result = subprocess.run([sys.executable, "-m", "kafka_meta.cli.main", "capture", "-"], input=data,
                                 capture_output=True, env=env, timeout=120, check=True)

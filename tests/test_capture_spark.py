@@ -7,9 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from capture_support import FIXTURES, everything
-
-from kafka_meta.capture.jsonable import jsonable
+from capture_support import FIXTURES, as_json, everything
 
 pytest.importorskip("pyspark")
 
@@ -37,7 +35,7 @@ def test_a_directory_decodes_one_partition_per_file(captures):
         assert (r.apiName, r.apiVersion, r.clientId, r.groupId, r.memberId, r.errorCode, r.ts, r.latencyMs) == \
             (e["apiName"], e["apiVersion"], e["clientId"], e["groupId"], e["memberId"], e["errorCode"], e["ts"],
              e["latencyMs"])
-        assert json.loads(r.request) == json.loads(json.dumps(jsonable(e["request"])))
+        assert json.loads(r.request) == as_json(e["request"])
 
 
 def test_json_bodies_become_structs(captures):

@@ -1,4 +1,4 @@
-"""An exchange as JSON values, the way ``kafka-meta decode`` prints messages: Kafka's field names, bytes as
+"""An exchange as JSON text, the way ``kafka-meta decode`` prints messages: Kafka's field names, bytes as
 base64, uuids in Kafka's own text form (URL-safe base64). Shared by the CLI and the Spark source's JSON
 columns, so both print the same text."""
 
@@ -14,18 +14,6 @@ try:
     import orjson
 except ImportError:  # a declared dependency; without it the standard library writes the same values
     orjson = None
-
-
-def jsonable(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [jsonable(v) for v in value]
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        return bytes_to_json(bytes(value))
-    if isinstance(value, uuid.UUID):
-        return kafka_uuid_text(value)
-    return value
 
 
 def json_default(value: Any) -> Any:
