@@ -9,7 +9,7 @@ Layers, each sans-IO (bytes or values in, values out) except the file face:
 * ``connections``: the connection table, which side is the client, request/response frames;
 * ``decoder``: all of the above plus the protocol layer's ``Correlator`` -> ``Exchange``s;
 * ``files``: ``read_capture`` / ``iter_capture`` on a file (or a pipe);
-* ``jsonable``: exchanges as JSON values (bytes as base64, uuids as Kafka writes them), for the faces.
+* ``jsonable``: exchanges as JSON text (bytes as base64, uuids as Kafka writes them), for the faces.
 """
 
 from kafka_meta.capture.decoder import CaptureDecoder, Summary
