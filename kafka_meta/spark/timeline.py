@@ -71,9 +71,11 @@ def timeline_of(decoded: Any, source: str | None = None, exchanges: list[dict[st
                .select("key", "value", _ms(decoded).alias("timestamp"), *keep))
     if order:
         records = records.orderBy(*order)
-    rows = [{"key": bytes(r.key), "value": None if r.value is None else bytes(r.value), "timestamp": r.timestamp,
+    # streamed a partition at a time: a storm's worth of group records must not be collected whole (the
+    # driver's result-size limit and heap), and the builder reads them in one pass anyway
+    rows = ({"key": bytes(r.key), "value": None if r.value is None else bytes(r.value), "timestamp": r.timestamp,
              **{c: r[c] for c in keep if c != "_source"}, "_file": r["_source"] if "_source" in keep else source}
-            for r in records.collect()]
+            for r in records.toLocalIterator())
     commits = (good.where(F.col("recordType").isin(0, 1) & ~F.col("tombstone"))
                .groupBy("groupId", F.floor(_ms(decoded) / 1000).alias("second")).count().collect())
     counts = [(r.groupId, None if r.second is None else float(r.second), r["count"]) for r in commits]
