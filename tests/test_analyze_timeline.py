@@ -87,3 +87,17 @@ def test_the_readme_main_command_reads_every_kind_of_input(spark, tmp_path, caps
     assert [r["phase"] for r in groups[coop]["rounds"][1:3]] == ["revoke", "assign"]
     assert "damage" in out or saved["errors"] >= 2  # the log's two damaged batches are reported, not fatal
     assert (tmp_path / "report.html").exists()
+
+
+def test_only_changes_of_a_keys_value_travel_to_the_driver(spark):
+    """Byte-identical rewrites are dropped on the executors; a change back, and a tombstone, are kept."""
+    from kafka_meta.spark.timeline import _changes_only
+
+    a, b = bytearray(b"A"), bytearray(b"B")
+    rows = [(b"k", a, 0), (b"k", a, 1), (b"k", b, 2), (b"k", a, 3), (b"k", None, 4), (b"k", None, 5),
+            (b"j", a, 6), (b"j", a, 7)]
+    df = spark.createDataFrame(rows, "key binary, value binary, offset long")
+    kept = _changes_only(df, ["offset"], ["key"]).orderBy("offset").collect()
+    assert [r.offset for r in kept] == [0, 2, 3, 4, 6]
+    unordered = _changes_only(df.drop("offset"), [], ["key"])
+    assert unordered.columns == ["key", "value"] and unordered.count() == 5

@@ -3,7 +3,8 @@
 The timeline reads every group record in log order (a generation per GroupMetadata record, an epoch per
 ConsumerGroupMetadata record and the member records after it). There are as many of those as there were
 rebalances, few next to the commits, so they are collected and read by the plain-Python builder
-(:func:`kafka_meta.analysis.assemble.build_timeline`). Commits are many: Spark counts them per group and
+(:func:`kafka_meta.analysis.assemble.build_timeline`); byte-identical rewrites of a key's value are dropped
+on the executors first. Commits are many: Spark counts them per group and
 second, and only the counts come back.
 """
 
@@ -69,6 +70,7 @@ def timeline_of(decoded: Any, source: str | None = None, exchanges: list[dict[st
     keep = [c for c in ("partition", "offset", "_source") if c in decoded.columns]
     records = (good.where(F.col("recordType").isin(*TIMELINE_RECORD_TYPES))
                .select("key", "value", _ms(decoded).alias("timestamp"), *keep))
+    records = _changes_only(records, order, ["key", "_source"] if "_source" in keep else ["key"])
     if order:
         records = records.orderBy(*order)
     # streamed a partition at a time: a storm's worth of group records must not be collected whole (the
@@ -80,6 +82,26 @@ def timeline_of(decoded: Any, source: str | None = None, exchanges: list[dict[st
                .groupBy("groupId", F.floor(_ms(decoded) / 1000).alias("second")).count().collect())
     counts = [(r.groupId, None if r.second is None else float(r.second), r["count"]) for r in commits]
     return build_timeline(exchanges or [], offsets_rows=rows, commit_counts=counts)
+
+
+def _changes_only(records: Any, order: list[str], per: list[str]) -> Any:
+    """Drop a record whose value repeats the previous value of its key, byte for byte.
+
+    Such a copy says nothing new to the builder (a generation written again keeps the content and the first
+    time it was seen), and a log can hold millions of them (a coordinator rewriting the same group state, a
+    copied directory, the bench's repeated batches): dropped here, on the executors, they never travel to
+    the driver. A tombstone after a value is a change and stays.
+    """
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    if not order:
+        records = records.withColumn("_order", F.monotonically_increasing_id())
+    in_log_order = Window.partitionBy(*per).orderBy(*(order or ["_order"]))
+    first = F.lag(F.lit(True)).over(in_log_order).isNull()
+    repeat = F.lag("value").over(in_log_order).eqNullSafe(F.col("value"))
+    records = records.withColumn("_change", first | ~repeat).where("_change").drop("_change")
+    return records if order else records.drop("_order")
 
 
 def write_timeline_html(timeline: Timeline, path: Any) -> bool:
