@@ -17,7 +17,7 @@ import struct
 from collections.abc import Iterator
 
 from kafka_meta.log import legacy, v2
-from kafka_meta.log.checksums import crc32, crc32c
+from kafka_meta.log.checksums import crc32c
 from kafka_meta.log.compression import NONE, DecompressionError, Inflater
 from kafka_meta.log.events import CREATE_TIME, LOG_APPEND_TIME, Batch, Damage, Record
 
@@ -25,7 +25,6 @@ ENTRY_HEAD = struct.Struct(">qi")  # offset, length: the first 12 bytes of every
 MIN_LENGTH = {0: legacy.MIN_SIZE[0], 1: legacy.MIN_SIZE[1], 2: v2.HEADER_SIZE - 12}
 CRC = struct.Struct(">I")
 LENGTH = struct.Struct(">i")
-LEGACY_MIN = max(legacy.MIN_SIZE.values())  # a message shorter than the magic 1 minimum takes the slow checks
 
 MAGIC_BYTE = re.compile(rb"[\x00-\x02]")
 
@@ -87,11 +86,14 @@ class SegmentReader:
         pos, end = 0, len(data)
         start = self.from_offset
         unpack_header = v2.HEADER.unpack_from
-        unpack_length, unpack_crc = LENGTH.unpack_from, CRC.unpack_from
         records = v2.records
-        inflate = self.inflater.inflate
+        inflater = self.inflater
+        inflate = inflater.inflate
+        read_legacy = legacy.read
         while pos < end:
-            if end - pos >= v2.HEADER_SIZE and data[pos + 16] == 2:
+            left = end - pos
+            magic = data[pos + 16] if left >= 17 else -1
+            if magic == 2 and left >= v2.HEADER_SIZE:
                 (base_offset, length, leader_epoch, _magic, crc, attributes, last_delta, first_ts, max_ts,
                  producer_id, producer_epoch, base_sequence, count) = unpack_header(data, pos)
                 following = pos + 12 + length
@@ -120,15 +122,19 @@ class SegmentReader:
                         yield batch, found if start is None else self._wanted(found)
                     pos = following
                     continue
-            elif end - pos >= 17 and data[pos + 16] < 2:
-                length = unpack_length(data, pos + 8)[0]
-                following = pos + 12 + length
-                if (length >= LEGACY_MIN and following <= end
-                        and crc32(data[pos + 16:following]) == unpack_crc(data, pos + 12)[0]):
-                    item = self._legacy(data, pos)
-                    if item is not None:
+            elif 0 <= magic < 2 and left >= legacy.WHOLE_HEAD:
+                try:
+                    item = read_legacy(data, pos, end, inflater)
+                except (DecompressionError, legacy.MessageError) as e:
+                    yield self._legacy_damage(data, pos, e)
+                    pos += 12 + LENGTH.unpack_from(data, pos + 8)[0]
+                    continue
+                if item is not None:
+                    if start is None:
                         yield item
-                    pos = following
+                    elif item[0].last_offset >= start:
+                        yield item[0], self._wanted(item[1])
+                    pos += item[0].size
                     continue
             pos = yield from self._slow(data, pos, end)
 
@@ -183,17 +189,23 @@ class SegmentReader:
         """The (CRC-checked) legacy message at ``pos``: its batch and records, damage, or None when it lies
         before ``from_offset``."""
         try:
-            batch, found = legacy.read(data, pos, self.inflater)
-        except DecompressionError as e:
-            kind = "too-big" if e.too_big else "decompression"
-            return Damage(pos, f"magic {data[pos + 16]} wrapper: {e}", kind, None,
-                          struct.unpack_from(">q", data, pos)[0])
-        except legacy.MessageError as e:
-            return Damage(pos, f"magic {data[pos + 16]} message: {e}", "records", None,
-                          struct.unpack_from(">q", data, pos)[0])
+            item = legacy.read(data, pos, len(data), self.inflater)
+        except (DecompressionError, legacy.MessageError) as e:
+            return self._legacy_damage(data, pos, e)
+        assert item is not None, "the caller checked the message's size and CRC"
+        batch, found = item
         if self.from_offset is not None and batch.last_offset < self.from_offset:
             return None
         return batch, self._wanted(found)
+
+    @staticmethod
+    def _legacy_damage(data: bytes | memoryview, pos: int, error: Exception) -> Damage:
+        """Damage for an intact (CRC-checked) legacy message that could not be read."""
+        last = struct.unpack_from(">q", data, pos)[0]
+        if isinstance(error, DecompressionError):
+            kind = "too-big" if error.too_big else "decompression"
+            return Damage(pos, f"magic {data[pos + 16]} wrapper: {error}", kind, None, last)
+        return Damage(pos, f"magic {data[pos + 16]} message: {error}", "records", None, last)
 
     def _wanted(self, found: list[Record]) -> list[Record]:
         start = self.from_offset
