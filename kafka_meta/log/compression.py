@@ -14,6 +14,7 @@ or its block count times its block size), checked before inflating.
 
 from __future__ import annotations
 
+import functools
 import struct
 import zlib
 
@@ -167,5 +168,12 @@ def lz4_frame(data: bytes, magic: int) -> bytes:
     size = 2 + (8 if flags & 0x08 else 0) + (4 if flags & 0x01 else 0)
     if len(data) < 4 + size + 1:
         return data
-    checksum = (xxh32(data[4:4 + size]) >> 8) & 0xFF
-    return data[:4 + size] + bytes([checksum]) + data[4 + size + 1:]
+    return data[:4 + size] + _header_checksum(data[4:4 + size]) + data[4 + size + 1:]
+
+
+@functools.lru_cache(maxsize=256)
+def _header_checksum(descriptor: bytes) -> bytes:
+    """The LZ4 frame header checksum byte of ``descriptor`` (the frame's flags, block size byte and optional
+    fields). Cached: hashing in Python costs more than inflating a small message, and Kafka's writers use a
+    handful of descriptors (those with a content size vary, hence the bound)."""
+    return bytes([(xxh32(descriptor) >> 8) & 0xFF])
