@@ -7,7 +7,8 @@ call); ``cramjam`` for snappy, faster than ``python-snappy`` (which wraps cramja
 4 MB wheel with every codec; lz4 + zstandard add about 30 MB installed, a price paid for speed.
 
 Nothing inflates beyond ``limit`` bytes, so a hostile or corrupt batch (a zip bomb, a damaged length)
-cannot exhaust memory: gzip through zlib's ``max_length``; zstd read in chunks from a stream reader;
+cannot exhaust memory: gzip through zlib's ``max_length`` (or in one call when even deflate's largest ratio
+keeps it under the limit); zstd read in chunks from a stream reader;
 snappy and lz4 by the sizes their framing declares up front (snappy's inflated length; lz4's content size,
 or its block count times its block size), checked before inflating.
 """
@@ -32,6 +33,9 @@ XERIAL_MAGIC = b"\x82SNAPPY\x00"  # the framing of Java's snappy-java SnappyOutp
 XERIAL_HEADER = 16  # magic, int32 version, int32 compatible version
 LZ4_MAGIC = b"\x04\x22\x4d\x18"
 ZSTD_CHUNK = 256 * 1024
+GZIP_WBITS = 16 + zlib.MAX_WBITS  # a gzip header and trailer around the deflate stream
+GZIP_FIRST_BUFFER = 8192
+DEFLATE_MAX_RATIO = 1032  # the most deflate can inflate one byte to: a 258-byte match coded in two bits
 LZ4_BLOCK_SIZES = {4: 64 << 10, 5: 256 << 10, 6: 1 << 20, 7: 4 << 20}  # the BD byte's maximum block size
 
 
@@ -68,7 +72,15 @@ class Inflater:
         return DecompressionError(f"inflates beyond the limit of {self.limit} bytes", too_big=True)
 
     def _gzip(self, data: bytes | memoryview) -> bytes:
-        decompressor = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        if len(data) * DEFLATE_MAX_RATIO <= self.limit:
+            # It cannot inflate beyond the limit, so one call does, with a small first buffer: about half the
+            # cost of the bounded stream below on the small batches of __consumer_offsets, whose set-up (a
+            # 32 KiB first buffer for the limit it is given) outweighs inflating them.
+            try:
+                return zlib.decompress(data, GZIP_WBITS, GZIP_FIRST_BUFFER)
+            except zlib.error:
+                pass  # the bounded stream below says what is wrong, in the same words as for larger data
+        decompressor = zlib.decompressobj(GZIP_WBITS)
         try:
             out = decompressor.decompress(data, self.limit + 1)
         except zlib.error as e:
