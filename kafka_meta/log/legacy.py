@@ -7,7 +7,7 @@ of the last, and a wrapper with LogAppendTime gives its timestamp to every inner
 Every legacy message is its own log entry with its own header and CRC, so a legacy log costs Python work
 per message, not per batch as magic 2 does: the per-message cost is all that matters here. Hence the
 written-out loops below: one ``struct`` unpack reads a message's whole header up to its key length
-(:data:`HEAD0`, :data:`HEAD1`), the CRC-32 runs on a memoryview slice (no copy), records are built
+(:data:`HEAD0`, :data:`HEAD1`), the CRC-32 (zlib-ng's) runs on a memoryview slice (no copy), records are built
 directly from the unpacked fields, and a wrapper is inflated once and its inner messages read in one
 pass, their offsets made absolute afterwards in bulk (a magic 1 wrapper's base is known only from its
 last inner message).
@@ -16,8 +16,8 @@ last inner message).
 from __future__ import annotations
 
 import struct
-import zlib
 
+from kafka_meta.log.checksums import crc32
 from kafka_meta.log.compression import NONE, DecompressionError, Inflater
 from kafka_meta.log.events import CREATE_TIME, LOG_APPEND_TIME, NO_TIMESTAMP_TYPE, Batch, Record
 
@@ -38,7 +38,7 @@ class MessageError(Exception):
 def check(data: bytes | memoryview, pos: int, size: int) -> bool:
     """Whether the CRC-32 of the message at ``pos`` (``size`` from its length field) is right."""
     (stored,) = struct.unpack_from(">I", data, pos + 12)
-    return zlib.crc32(data[pos + CRC_START:pos + 12 + size]) == stored
+    return crc32(data[pos + CRC_START:pos + 12 + size]) == stored
 
 
 def read(data: bytes | memoryview, pos: int, end: int, inflater: Inflater) -> tuple[Batch, list[Record]] | None:
@@ -60,7 +60,7 @@ def read(data: bytes | memoryview, pos: int, end: int, inflater: Inflater) -> tu
         timestamp = -1
         ts_type = NO_TIMESTAMP_TYPE
     following = pos + 12 + size
-    if size < MIN_SIZE[magic] or following > end or zlib.crc32(data[pos + CRC_START:following]) != crc:
+    if size < MIN_SIZE[magic] or following > end or crc32(data[pos + CRC_START:following]) != crc:
         return None
     if n == -1:
         key = None
@@ -107,7 +107,6 @@ def _inner(body: bytes) -> list[Record]:
     out: list[Record] = []
     append = out.append
     make = Record
-    crc32 = zlib.crc32
     unpack0, unpack1, unpack_length = HEAD0.unpack_from, HEAD1.unpack_from, LENGTH.unpack_from
     view = memoryview(body)  # CRC-32 over slices of it without copying
     pos, end = 0, len(body)
