@@ -64,3 +64,34 @@ def test_repaired_lz4_header_checksum_is_cached_per_descriptor():
         assert lz4.frame.decompress(repaired_lz4_frame(frame, 0)) == payload
         assert lz4.frame.decompress(repaired_lz4_frame(frame, 0)) == payload  # from the cache
         assert Inflater().inflate(3, frame, magic=0) == payload
+
+
+@pytest.mark.parametrize("size", [30, 2000, 300_000])
+def test_zstd_in_one_call_agrees_with_the_chunked_reading(size):
+    """A frame declaring its size (as kafka-python's and the Java client's do) inflates in one call; the
+    chunked reading, taken for frames without a size (librdkafka's), must give the same bytes and errors."""
+    import zstandard
+
+    rng = random.Random(size)
+    plain = bytes(rng.choice(b"xyz\x00") for _ in range(size))
+    sized = kafka_codec.zstd_encode(plain)
+    assert zstandard.frame_content_size(sized) == size
+    unsized = zstandard.ZstdCompressor(write_content_size=False).compress(plain)
+    inflater = Inflater()
+
+    def chunked(data: bytes) -> bytes | str:
+        try:
+            return inflater._zstd_chunks(data)
+        except DecompressionError as e:
+            return str(e)
+
+    def ours(data: bytes) -> bytes | str:
+        try:
+            return inflater.inflate(4, data)
+        except DecompressionError as e:
+            return str(e)
+
+    assert ours(sized) == ours(unsized) == chunked(sized) == plain
+    assert ours(sized + unsized) == plain + plain  # two frames: read across, as the chunked reading does
+    copies = damaged_copies(sized, rng)[1:]
+    assert all(ours(d) == chunked(d) for d in copies)

@@ -17,9 +17,9 @@ crc32 = zlib_ng.crc32
 (unsigned). The C function itself, not a wrapper: it runs once per legacy message."""
 
 
-def crc32c(data: bytes | memoryview) -> int:
-    """CRC-32C of ``data``, as Kafka's ``Crc32C`` computes it for record batches."""
-    return _crc32c.crc32c(data)
+crc32c = _crc32c.crc32c
+"""CRC-32C of a bytes-like object, as Kafka's ``Crc32C`` computes it for record batches; the C function
+itself, as :data:`crc32`."""
 
 
 def xxh32(data: bytes, seed: int = 0) -> int:

@@ -9,7 +9,8 @@ every codec; lz4 + zstandard add about 30 MB installed, a price paid for speed.
 
 Nothing inflates beyond ``limit`` bytes, so a hostile or corrupt batch (a zip bomb, a damaged length)
 cannot exhaust memory: gzip through zlib's ``max_length`` (or in one call when even deflate's largest ratio
-keeps it under the limit); zstd read in chunks from a stream reader;
+keeps it under the limit); zstd in one call when its frame declares a size within the limit, else
+read in chunks from a stream reader;
 snappy and lz4 by the sizes their framing declares up front (snappy's inflated length; lz4's content size,
 or its block count times its block size), checked before inflating.
 """
@@ -38,6 +39,7 @@ ZSTD_CHUNK = 256 * 1024
 GZIP_WBITS = 16 + zlib.MAX_WBITS  # a gzip header and trailer around the deflate stream
 GZIP_FIRST_BUFFER = 8192
 DEFLATE_MAX_RATIO = 1032  # the most deflate can inflate one byte to: a 258-byte match coded in two bits
+ZSTD_MAX_RATIO = 1 << 15  # the most zstd can inflate one byte to: a 128 KiB run-length block from 4 bytes
 LZ4_BLOCK_SIZES = {4: 64 << 10, 5: 256 << 10, 6: 1 << 20, 7: 4 << 20}  # the BD byte's maximum block size
 
 
@@ -67,7 +69,7 @@ class Inflater:
         if codec == LZ4:
             return self._lz4(lz4_frame(bytes(data), magic))
         if codec == ZSTD:
-            return self._zstd_chunks(data)
+            return self._zstd_frame(data)
         raise DecompressionError(f"unknown compression codec {codec}")
 
     def _too_big(self) -> DecompressionError:
@@ -92,6 +94,22 @@ class Inflater:
         if not decompressor.eof:
             raise DecompressionError("gzip: the stream ends before its end marker")
         return out
+
+    def _zstd_frame(self, data: bytes | memoryview) -> bytes:
+        """One call for a single frame that declares a size within the limit (what kafka-python and the Java
+        client write): a buffer of that size is all it allocates, where the chunked reading costs a 256 KiB
+        buffer per batch. A declared size beyond what the data could inflate to is a lie not worth a buffer.
+        Anything else, or any error, goes the chunked way, which says what is wrong."""
+        try:
+            size = zstandard.frame_content_size(data)
+        except zstandard.ZstdError:
+            size = -1
+        if 0 < size <= self.limit and size <= len(data) * ZSTD_MAX_RATIO:
+            try:
+                return self._zstd.decompress(data, allow_extra_data=False)
+            except zstandard.ZstdError:
+                pass
+        return self._zstd_chunks(data)
 
     def _zstd_chunks(self, data: bytes | memoryview) -> bytes:
         parts, total = [], 0
