@@ -52,38 +52,46 @@ def read(data: bytes | memoryview, pos: int, end: int, inflater: Inflater) -> tu
     """
     if data[pos + 16]:
         offset, size, crc, magic, attributes, timestamp, n = HEAD1.unpack_from(data, pos)
-        p = pos + 30
+        p = 14  # in the message from its magic byte on: after magic, attributes, timestamp and key length
         ts_type = LOG_APPEND_TIME if attributes & TIMESTAMP_TYPE_BIT else CREATE_TIME
+        smallest = 22
     else:
         offset, size, crc, magic, attributes, n = HEAD0.unpack_from(data, pos)
-        p = pos + 22
+        p = 6
         timestamp = -1
         ts_type = NO_TIMESTAMP_TYPE
+        smallest = 14
     following = pos + 12 + size
-    if size < MIN_SIZE[magic] or following > end or crc32(data[pos + CRC_START:following]) != crc:
+    if size < smallest or following > end:
         return None
+    # One copy of the message (from its magic byte on, as its CRC covers it): the CRC runs over it and the
+    # key and value are slices of it, fewer objects than a view and a copy for each.
+    message = bytes(data[pos + CRC_START:following])
+    if crc32(message) != crc:
+        return None
+    last = size - 4
     if n == -1:
         key = None
-    elif 0 <= n <= following - p - 4:
-        key = bytes(data[p:p + n])
+    elif 0 <= n <= last - p - 4:
+        key = message[p:p + n]
         p += n
     else:
-        raise MessageError(f"the key length {n} at byte {p - 4} runs past the message")
-    (n,) = LENGTH.unpack_from(data, p)
+        raise MessageError(f"the key length {n} at byte {pos + 12 + p} runs past the message")
+    (n,) = LENGTH.unpack_from(message, p)
     p += 4
     if n == -1:
         value = None
-    elif 0 <= n <= following - p:
-        value = data[p:p + n]
+    elif 0 <= n <= last - p:
+        value = message[p:p + n]
         p += n
     else:
-        raise MessageError(f"the value length {n} at byte {p - 4} runs past the message")
-    if p != following:
-        raise MessageError(f"{following - p} bytes after the value of the message at byte {pos}")
+        raise MessageError(f"the value length {n} at byte {pos + 12 + p} runs past the message")
+    if p != last:
+        raise MessageError(f"{last - p} bytes after the value of the message at byte {pos}")
     codec = attributes & CODEC_MASK
     if codec == NONE:
         return (Batch(pos, size + 12, magic, offset, offset, NONE, 1, False, False, ts_type),
-                [Record(offset, timestamp, ts_type, key, None if value is None else bytes(value), [])])
+                [Record(offset, timestamp, ts_type, key, value, [])])
     if value is None:
         raise MessageError("a compressed wrapper message without a value")
     out = _inner(inflater.inflate(codec, value, magic))
