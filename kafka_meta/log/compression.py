@@ -34,6 +34,7 @@ DEFAULT_LIMIT = 128 * 1024 * 1024  # bytes one batch may inflate to, unless the 
 
 XERIAL_MAGIC = b"\x82SNAPPY\x00"  # the framing of Java's snappy-java SnappyOutputStream, used by Kafka
 XERIAL_HEADER = 16  # magic, int32 version, int32 compatible version
+XERIAL_BLOCK = struct.Struct(">I")  # the length before each block
 LZ4_MAGIC = b"\x04\x22\x4d\x18"
 ZSTD_CHUNK = 256 * 1024
 GZIP_WBITS = 16 + zlib.MAX_WBITS  # a gzip header and trailer around the deflate stream
@@ -61,13 +62,24 @@ class Inflater:
         self._zstd = zstandard.ZstdDecompressor()
 
     def inflate(self, codec: int, data: bytes | memoryview, magic: int = 2) -> bytes:
-        """The inflated bytes of ``data`` compressed with ``codec`` (Kafka's attribute numbering)."""
+        """The inflated bytes of ``data`` compressed with ``codec`` (Kafka's attribute numbering).
+
+        Called once per compressed batch or wrapper, which in ``__consumer_offsets`` inflate to a few hundred
+        bytes: the common cases are dispatched here with as few Python steps as possible."""
         if codec == GZIP:
+            if len(data) * DEFLATE_MAX_RATIO <= self.limit:
+                # It cannot inflate beyond the limit, so one call does, with a small first buffer, through
+                # zlib-ng: a third of the cost of the bounded stream on the small batches of
+                # __consumer_offsets, whose set-up (a 32 KiB first buffer for the limit given) outweighs them.
+                try:
+                    return zlib_ng.decompress(data, GZIP_WBITS, GZIP_FIRST_BUFFER)
+                except zlib_ng.error:
+                    pass  # the bounded stream says what is wrong, in the same words as for larger data
             return self._gzip(data)
         if codec == SNAPPY:
             return self._snappy(bytes(data))
         if codec == LZ4:
-            return self._lz4(lz4_frame(bytes(data), magic))
+            return self._lz4(lz4_frame(bytes(data), 0) if magic == 0 else bytes(data))
         if codec == ZSTD:
             return self._zstd_frame(data)
         raise DecompressionError(f"unknown compression codec {codec}")
@@ -76,14 +88,6 @@ class Inflater:
         return DecompressionError(f"inflates beyond the limit of {self.limit} bytes", too_big=True)
 
     def _gzip(self, data: bytes | memoryview) -> bytes:
-        if len(data) * DEFLATE_MAX_RATIO <= self.limit:
-            # It cannot inflate beyond the limit, so one call does, with a small first buffer, through zlib-ng:
-            # a third of the cost of the bounded stream below on the small batches of __consumer_offsets,
-            # whose set-up (a 32 KiB first buffer for the limit it is given) outweighs inflating them.
-            try:
-                return zlib_ng.decompress(data, GZIP_WBITS, GZIP_FIRST_BUFFER)
-            except zlib_ng.error:
-                pass  # the bounded stream below says what is wrong, in the same words as for larger data
         decompressor = zlib.decompressobj(GZIP_WBITS)
         try:
             out = decompressor.decompress(data, self.limit + 1)
@@ -137,6 +141,9 @@ class Inflater:
     def _snappy(self, data: bytes) -> bytes:
         if not data.startswith(XERIAL_MAGIC):
             return self._raw_snappy(data, 0)
+        first = XERIAL_HEADER + 4  # where the first block starts
+        if len(data) > first and XERIAL_BLOCK.unpack_from(data, XERIAL_HEADER)[0] == len(data) - first:
+            return self._raw_snappy(data[first:], 0)  # a single block: what small batches are
         if len(data) < XERIAL_HEADER:
             raise DecompressionError("snappy: the xerial header is cut off")
         parts, total, pos = [], 0, XERIAL_HEADER
