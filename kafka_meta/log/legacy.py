@@ -7,10 +7,10 @@ of the last, and a wrapper with LogAppendTime gives its timestamp to every inner
 Every legacy message is its own log entry with its own header and CRC, so a legacy log costs Python work
 per message, not per batch as magic 2 does: the per-message cost is all that matters here. Hence the
 written-out loops below: one ``struct`` unpack reads a message's whole header up to its key length
-(:data:`HEAD0`, :data:`HEAD1`), the CRC-32 (zlib-ng's) runs on a memoryview slice (no copy), records are built
-directly from the unpacked fields, and a wrapper is inflated once and its inner messages read in one
-pass, their offsets made absolute afterwards in bulk (a magic 1 wrapper's base is known only from its
-last inner message).
+(:data:`HEAD0`, :data:`HEAD1`); a top-level message is copied once, its CRC-32 (zlib-ng's) computed over
+the copy and its key and value sliced from it; records are built directly from the unpacked fields; and a
+wrapper is inflated once and its inner messages read in one pass, their offsets made absolute afterwards
+in bulk (a magic 1 wrapper's base is known only from its last inner message).
 """
 
 from __future__ import annotations
@@ -116,28 +116,27 @@ def _inner(body: bytes) -> list[Record]:
     append = out.append
     make = Record
     unpack0, unpack1, unpack_length = HEAD0.unpack_from, HEAD1.unpack_from, LENGTH.unpack_from
-    view = memoryview(body)  # CRC-32 over slices of it without copying
     pos, end = 0, len(body)
     while pos < end:
         magic = body[pos + 16] if pos + 18 <= end else -1
         if magic == 1 and pos + 30 <= end:
             offset, size, crc, magic, attributes, timestamp, n = unpack1(body, pos)
             p = pos + 30
-            ts_type = LOG_APPEND_TIME if attributes & 8 else CREATE_TIME
+            ts_type = LOG_APPEND_TIME if attributes & TIMESTAMP_TYPE_BIT else CREATE_TIME
             smallest = 22
         elif magic == 0 and pos + 22 <= end:
             offset, size, crc, magic, attributes, n = unpack0(body, pos)
             p = pos + 22
-            timestamp = ts_type = -1  # NO_TIMESTAMP_TYPE
+            timestamp, ts_type = -1, NO_TIMESTAMP_TYPE
             smallest = 14
         else:
             raise MessageError(_misfit(body, pos, len(out)))
         following = pos + 12 + size
         if size < smallest or following > end:
             raise MessageError(f"inner message {len(out)} at byte {pos}: magic {magic}, size {size} do not fit")
-        if crc32(view[pos + 16:following]) != crc:
+        if crc32(body[pos + CRC_START:following]) != crc:
             raise MessageError(f"inner message {len(out)} at byte {pos}: CRC mismatch")
-        if attributes & 7:
+        if attributes & CODEC_MASK:
             raise MessageError(f"inner message {len(out)} at byte {pos} is compressed again")
         if n == -1:
             key = None
