@@ -90,10 +90,11 @@ class SegmentReader:
         inflater = self.inflater
         inflate = inflater.inflate
         read_legacy = legacy.read
+        batch_header, legacy_header = v2.HEADER_SIZE, legacy.WHOLE_HEAD
         while pos < end:
             left = end - pos
             magic = data[pos + 16] if left >= 17 else -1
-            if magic == 2 and left >= v2.HEADER_SIZE:
+            if magic == 2 and left >= batch_header:
                 (base_offset, length, leader_epoch, _magic, crc, attributes, last_delta, first_ts, max_ts,
                  producer_id, producer_epoch, base_sequence, count) = unpack_header(data, pos)
                 following = pos + 12 + length
@@ -107,7 +108,7 @@ class SegmentReader:
                     batch = Batch(pos, length + 12, 2, base_offset, last, codec, count, bool(attributes & 0x20),
                                   bool(attributes & 0x10), LOG_APPEND_TIME if attributes & 8 else CREATE_TIME,
                                   producer_id, producer_epoch, base_sequence, leader_epoch)
-                    section = data[pos + v2.HEADER_SIZE:following]
+                    section = data[pos + batch_header:following]
                     try:
                         body = bytes(section) if codec == NONE else inflate(codec, section)
                         found = records(body, batch, first_ts, max_ts)
@@ -122,7 +123,7 @@ class SegmentReader:
                         yield batch, found if start is None else self._wanted(found)
                     pos = following
                     continue
-            elif 0 <= magic < 2 and left >= legacy.WHOLE_HEAD:
+            elif 0 <= magic < 2 and left >= legacy_header:
                 try:
                     item = read_legacy(data, pos, end, inflater)
                 except (DecompressionError, legacy.MessageError) as e:
