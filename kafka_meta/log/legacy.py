@@ -54,13 +54,13 @@ def read(data: bytes | memoryview, pos: int, end: int, inflater: Inflater) -> tu
         offset, size, crc, magic, attributes, timestamp, n = HEAD1.unpack_from(data, pos)
         p = 14  # in the message from its magic byte on: after magic, attributes, timestamp and key length
         ts_type = LOG_APPEND_TIME if attributes & TIMESTAMP_TYPE_BIT else CREATE_TIME
-        smallest = 22
+        smallest = 22  # MIN_SIZE[1], spelled out: this runs once per message
     else:
         offset, size, crc, magic, attributes, n = HEAD0.unpack_from(data, pos)
         p = 6
         timestamp = -1
         ts_type = NO_TIMESTAMP_TYPE
-        smallest = 14
+        smallest = 14  # MIN_SIZE[0]
     following = pos + 12 + size
     if size < smallest or following > end:
         return None
@@ -69,7 +69,7 @@ def read(data: bytes | memoryview, pos: int, end: int, inflater: Inflater) -> tu
     message = bytes(data[pos + CRC_START:following])
     if crc32(message) != crc:
         return None
-    last = size - 4
+    last = size - 4  # the length of the copy: the size field counts the CRC too
     if n == -1:
         key = None
     elif 0 <= n <= last - p - 4:
