@@ -7,7 +7,8 @@ for a plausible header whose CRC is right), so one bad batch loses only itself.
 
 The loop yields a batch together with its records (a list), not record by record: a generator resumes
 once per batch, which is most of what makes this faster than a per-record reader. An intact magic 2
-batch, the common case, is read inline in the loop; anything else goes through the slower checks.
+batch, the common case, is read inline in the loop, an intact legacy message by ``legacy.read`` in one
+call; anything else goes through the slower checks, which say what is wrong.
 """
 
 from __future__ import annotations
