@@ -3,24 +3,23 @@
 Record batches (magic 2) carry a CRC-32C (Castagnoli) of everything after the CRC field; legacy messages
 (magic 0 and 1) carry a plain CRC-32 (zlib's polynomial). Both run over every byte of a segment, so they
 must be native code: ``crc32c`` (hardware-accelerated where the CPU has it; it reads memory maps without a
-copy, and is what kafka-python uses too) and ``zlib``.
+copy, and is what kafka-python uses too) and zlib-ng's CRC-32 (vector instructions: five times the standard
+library's zlib on a legacy message of 100 bytes, where the CRC was a fifth of the cost of reading it).
 """
 
 from __future__ import annotations
 
-import zlib
-
 import crc32c as _crc32c
+from zlib_ng import zlib_ng
+
+crc32 = zlib_ng.crc32
+"""CRC-32 of a bytes-like object (a memoryview slice: no copy), as Kafka's legacy messages store it
+(unsigned). The C function itself, not a wrapper: it runs once per legacy message."""
 
 
-def crc32c(data: bytes | memoryview) -> int:
-    """CRC-32C of ``data``, as Kafka's ``Crc32C`` computes it for record batches."""
-    return _crc32c.crc32c(data)
-
-
-def crc32(data: bytes | memoryview) -> int:
-    """CRC-32 of ``data``, as Kafka's legacy messages store it (unsigned)."""
-    return zlib.crc32(data)
+crc32c = _crc32c.crc32c
+"""CRC-32C of a bytes-like object, as Kafka's ``Crc32C`` computes it for record batches; the C function
+itself, as :data:`crc32`."""
 
 
 def xxh32(data: bytes, seed: int = 0) -> int:

@@ -7,7 +7,8 @@ for a plausible header whose CRC is right), so one bad batch loses only itself.
 
 The loop yields a batch together with its records (a list), not record by record: a generator resumes
 once per batch, which is most of what makes this faster than a per-record reader. An intact magic 2
-batch, the common case, is read inline in the loop; anything else goes through the slower checks.
+batch, the common case, is read inline in the loop, an intact legacy message by ``legacy.read`` in one
+call; anything else goes through the slower checks, which say what is wrong.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import struct
 from collections.abc import Iterator
 
 from kafka_meta.log import legacy, v2
-from kafka_meta.log.checksums import crc32, crc32c
+from kafka_meta.log.checksums import crc32c
 from kafka_meta.log.compression import NONE, DecompressionError, Inflater
 from kafka_meta.log.events import CREATE_TIME, LOG_APPEND_TIME, Batch, Damage, Record
 
@@ -25,7 +26,6 @@ ENTRY_HEAD = struct.Struct(">qi")  # offset, length: the first 12 bytes of every
 MIN_LENGTH = {0: legacy.MIN_SIZE[0], 1: legacy.MIN_SIZE[1], 2: v2.HEADER_SIZE - 12}
 CRC = struct.Struct(">I")
 LENGTH = struct.Struct(">i")
-LEGACY_MIN = max(legacy.MIN_SIZE.values())  # a message shorter than the magic 1 minimum takes the slow checks
 
 MAGIC_BYTE = re.compile(rb"[\x00-\x02]")
 
@@ -87,11 +87,15 @@ class SegmentReader:
         pos, end = 0, len(data)
         start = self.from_offset
         unpack_header = v2.HEADER.unpack_from
-        unpack_length, unpack_crc = LENGTH.unpack_from, CRC.unpack_from
         records = v2.records
-        inflate = self.inflater.inflate
+        inflater = self.inflater
+        inflate = inflater.inflate
+        read_legacy = legacy.read
+        batch_header, legacy_header = v2.HEADER_SIZE, legacy.WHOLE_HEAD
         while pos < end:
-            if end - pos >= v2.HEADER_SIZE and data[pos + 16] == 2:
+            left = end - pos
+            magic = data[pos + 16] if left >= 17 else -1
+            if magic == 2 and left >= batch_header:
                 (base_offset, length, leader_epoch, _magic, crc, attributes, last_delta, first_ts, max_ts,
                  producer_id, producer_epoch, base_sequence, count) = unpack_header(data, pos)
                 following = pos + 12 + length
@@ -105,7 +109,7 @@ class SegmentReader:
                     batch = Batch(pos, length + 12, 2, base_offset, last, codec, count, bool(attributes & 0x20),
                                   bool(attributes & 0x10), LOG_APPEND_TIME if attributes & 8 else CREATE_TIME,
                                   producer_id, producer_epoch, base_sequence, leader_epoch)
-                    section = data[pos + v2.HEADER_SIZE:following]
+                    section = data[pos + batch_header:following]
                     try:
                         body = bytes(section) if codec == NONE else inflate(codec, section)
                         found = records(body, batch, first_ts, max_ts)
@@ -120,15 +124,19 @@ class SegmentReader:
                         yield batch, found if start is None else self._wanted(found)
                     pos = following
                     continue
-            elif end - pos >= 17 and data[pos + 16] < 2:
-                length = unpack_length(data, pos + 8)[0]
-                following = pos + 12 + length
-                if (length >= LEGACY_MIN and following <= end
-                        and crc32(data[pos + 16:following]) == unpack_crc(data, pos + 12)[0]):
-                    item = self._legacy(data, pos)
-                    if item is not None:
+            elif 0 <= magic < 2 and left >= legacy_header:
+                try:
+                    item = read_legacy(data, pos, end, inflater)
+                except (DecompressionError, legacy.MessageError) as e:
+                    yield self._legacy_damage(data, pos, e)
+                    pos += 12 + LENGTH.unpack_from(data, pos + 8)[0]
+                    continue
+                if item is not None:
+                    if start is None:
                         yield item
-                    pos = following
+                    elif item[0].last_offset >= start:
+                        yield item[0], self._wanted(item[1])
+                    pos += item[0].size
                     continue
             pos = yield from self._slow(data, pos, end)
 
@@ -183,17 +191,23 @@ class SegmentReader:
         """The (CRC-checked) legacy message at ``pos``: its batch and records, damage, or None when it lies
         before ``from_offset``."""
         try:
-            batch, found = legacy.read(data, pos, self.inflater)
-        except DecompressionError as e:
-            kind = "too-big" if e.too_big else "decompression"
-            return Damage(pos, f"magic {data[pos + 16]} wrapper: {e}", kind, None,
-                          struct.unpack_from(">q", data, pos)[0])
-        except legacy.MessageError as e:
-            return Damage(pos, f"magic {data[pos + 16]} message: {e}", "records", None,
-                          struct.unpack_from(">q", data, pos)[0])
+            item = legacy.read(data, pos, len(data), self.inflater)
+        except (DecompressionError, legacy.MessageError) as e:
+            return self._legacy_damage(data, pos, e)
+        assert item is not None, "the caller checked the message's size and CRC"
+        batch, found = item
         if self.from_offset is not None and batch.last_offset < self.from_offset:
             return None
         return batch, self._wanted(found)
+
+    @staticmethod
+    def _legacy_damage(data: bytes | memoryview, pos: int, error: Exception) -> Damage:
+        """Damage for an intact (CRC-checked) legacy message that could not be read."""
+        last = struct.unpack_from(">q", data, pos)[0]
+        if isinstance(error, DecompressionError):
+            kind = "too-big" if error.too_big else "decompression"
+            return Damage(pos, f"magic {data[pos + 16]} wrapper: {error}", kind, None, last)
+        return Damage(pos, f"magic {data[pos + 16]} message: {error}", "records", None, last)
 
     def _wanted(self, found: list[Record]) -> list[Record]:
         start = self.from_offset

@@ -131,12 +131,24 @@ def records(buf: bytes, batch: Batch, first_timestamp: int, max_timestamp: int) 
 
 
 def _headers(buf: bytes, pos: int, end: int) -> tuple[list[tuple[str, bytes | None]], int]:
-    count, pos = varint(buf, pos)
+    """The headers of a record at ``pos``: their count, then each key and value, every length a varint
+    (of one byte, read inline, but for long keys or values)."""
+    b = buf[pos]
+    if b < 0x80:
+        count = (b >> 1) ^ -(b & 1)
+        pos += 1
+    else:
+        count, pos = varint(buf, pos)
     if count < 0 or count > end - pos:
         raise ValueError(f"{count} headers cannot fit at byte {pos}")
     headers = []
     for _ in range(count):
-        n, pos = varint(buf, pos)
+        b = buf[pos]
+        if b < 0x80:
+            n = (b >> 1) ^ -(b & 1)
+            pos += 1
+        else:
+            n, pos = varint(buf, pos)
         if n < 0 or pos + n > end:
             raise ValueError(f"header key length {n} at byte {pos}")
         try:
@@ -144,7 +156,12 @@ def _headers(buf: bytes, pos: int, end: int) -> tuple[list[tuple[str, bytes | No
         except UnicodeDecodeError:
             raise ValueError(f"header key at byte {pos} is not UTF-8") from None
         pos += n
-        n, pos = varint(buf, pos)
+        b = buf[pos]
+        if b < 0x80:
+            n = (b >> 1) ^ -(b & 1)
+            pos += 1
+        else:
+            n, pos = varint(buf, pos)
         if n < -1 or pos + n > end:
             raise ValueError(f"header value length {n} at byte {pos}")
         headers.append((name, None if n == -1 else bytes(buf[pos:pos + n])))
