@@ -102,6 +102,9 @@ class _Log:
         self.topic_names: dict[str, dict[str, str]] = {}  # group -> topic id -> name
         self.target_epoch: dict[str, int] = {}
         self.errors: list[str] = []
+        # group -> generation -> its round: a months-long log holds a group's every generation, and looking
+        # each new record's generation up in the list of rounds would make reading it quadratic
+        self.by_generation: dict[str, dict[int | None, model.Round]] = {}
 
     def timeline(self, group: str, kind: str | None = None) -> model.GroupTimeline:
         tl = self.groups.setdefault(group, model.GroupTimeline(group))
@@ -160,15 +163,19 @@ class _Log:
             tl.kind = "streams"
         self.add(tl, r)
 
-    @staticmethod
-    def add(tl: model.GroupTimeline, r: model.Round) -> None:
+    def add(self, tl: model.GroupTimeline, r: model.Round) -> None:
         """A generation written again (a member's metadata changed, a compaction copy) is one round: the
         newest content, from the first time it was seen."""
-        same = next((i for i, x in enumerate(tl.rounds) if x.generation == r.generation), None)
-        if same is None:
+        known = self.by_generation.setdefault(tl.group, {})
+        old = known.get(r.generation)
+        known[r.generation] = r
+        if old is None:
             tl.rounds.append(r)
             return
-        old = tl.rounds.pop(same)
+        if tl.rounds[-1] is old:  # the usual case: the generation being written again is the newest
+            tl.rounds.pop()
+        else:
+            del tl.rounds[next(i for i, x in enumerate(tl.rounds) if x is old)]
         if old.start is not None and (r.start is None or old.start < r.start):
             r.start = old.start
         r.commits += old.commits
