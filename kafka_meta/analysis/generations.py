@@ -17,17 +17,8 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from kafka_meta.analysis import timeline as model
 from kafka_meta.analysis.groups import GroupFacts, _classic
-from kafka_meta.analysis.timeline import (
-    LAST_SECOND,
-    Commit,
-    Evidence,
-    GroupTimeline,
-    MemberRound,
-    Round,
-    TopicPartition,
-    sort_rounds,
-)
 from kafka_meta.errors import KafkaMetaError
 from kafka_meta.offsets.reader import decode_record
 from kafka_meta.offsets.records import CoordinatorRecord
@@ -66,11 +57,11 @@ def _seconds(ts: Any) -> float | None:
     if not isinstance(ts, int | float) or isinstance(ts, bool):
         return None  # not a time: the record still counts, without one
     seconds = float(ts) / 1000
-    return seconds if 0 <= seconds < LAST_SECOND else None  # -1: no timestamp (magic 0 messages)
+    return seconds if 0 <= seconds < model.LAST_SECOND else None  # -1: no timestamp (magic 0 messages)
 
 
-def _tps(groups: Any, names: Mapping[str, str] | None = None) -> set[TopicPartition]:
-    out: set[TopicPartition] = set()
+def _tps(groups: Any, names: Mapping[str, str] | None = None) -> set[model.TopicPartition]:
+    out: set[model.TopicPartition] = set()
     for g in groups or []:
         topic = getattr(g, "topic", None)
         if topic is None:  # KIP-848 records name topics by id
@@ -80,8 +71,8 @@ def _tps(groups: Any, names: Mapping[str, str] | None = None) -> set[TopicPartit
     return out
 
 
-def _classic_member(nest: Any, meta: Any) -> MemberRound:
-    m = MemberRound(nest.member_id, client_id=getattr(meta, "client_id", None),
+def _classic_member(nest: Any, meta: Any) -> model.MemberRound:
+    m = model.MemberRound(nest.member_id, client_id=getattr(meta, "client_id", None),
                     client=getattr(meta, "client_host", None))
     sub, asg = nest.subscription, nest.assignment
     if sub is not None:
@@ -107,29 +98,32 @@ class _Log:
     """Reads records in log order, keeping each group's timeline and what the KIP-848 records said last."""
 
     def __init__(self) -> None:
-        self.groups: dict[str, GroupTimeline] = {}
+        self.groups: dict[str, model.GroupTimeline] = {}
         self.topic_names: dict[str, dict[str, str]] = {}  # group -> topic id -> name
         self.target_epoch: dict[str, int] = {}
         self.errors: list[str] = []
+        # group -> generation -> its round: a months-long log holds a group's every generation, and looking
+        # each new record's generation up in the list of rounds would make reading it quadratic
+        self.by_generation: dict[str, dict[int | None, model.Round]] = {}
 
-    def timeline(self, group: str, kind: str | None = None) -> GroupTimeline:
-        tl = self.groups.setdefault(group, GroupTimeline(group))
+    def timeline(self, group: str, kind: str | None = None) -> model.GroupTimeline:
+        tl = self.groups.setdefault(group, model.GroupTimeline(group))
         if kind:
             tl.kind = kind
         return tl
 
-    def last_round(self, group: str) -> Round | None:
+    def last_round(self, group: str) -> model.Round | None:
         tl = self.groups.get(group)
         return tl.rounds[-1] if tl and tl.rounds else None
 
-    def read(self, record: CoordinatorRecord, ts: float | None, where: Evidence) -> None:
+    def read(self, record: CoordinatorRecord, ts: float | None, where: model.Evidence) -> None:
         group, number, value = record.group_id, record.record_type, record.value
         if not group:
             return
         if number in COMMITS:
             if value is not None:
                 current = self.last_round(group)
-                commit = Commit(group, ts, generation=current.generation if current else None, partitions=1,
+                commit = model.Commit(group, ts, generation=current.generation if current else None, partitions=1,
                                 evidence=where)
                 self.timeline(group).commits.append(commit)
                 if current is not None:
@@ -141,7 +135,7 @@ class _Log:
             self.generation(group, record, ts, where)
         elif number == CONSUMER_GROUP_METADATA:
             tl = self.timeline(group, "consumer (KIP-848)")
-            self.add(tl, Round(group, "offsets", generation=value.epoch, start=ts, protocol_type="consumer",
+            self.add(tl, model.Round(group, "offsets", generation=value.epoch, start=ts, protocol_type="consumer",
                                evidence=where, triggers=[f"group epoch bumped to {value.epoch}"]))
         elif number == PARTITION_METADATA:
             self.topic_names.setdefault(group, {}).update(
@@ -151,16 +145,17 @@ class _Log:
         elif number in (MEMBER_METADATA, TARGET_MEMBER, CURRENT_MEMBER):
             self.member_record(group, record, where)
 
-    def generation(self, group: str, record: CoordinatorRecord, ts: float | None, where: Evidence) -> None:
+    def generation(self, group: str, record: CoordinatorRecord, ts: float | None, where: model.Evidence) -> None:
         value, tl = record.value, self.timeline(group)
         last = tl.rounds[-1] if tl.rounds else None
         facts = GroupFacts(group, "classic")
         _classic(facts, record)
         metas = {m.member_id: m for m in value.members}
-        r = Round(group, "offsets", generation=value.generation, start=ts,
+        r = model.Round(group, "offsets", generation=value.generation, start=ts,
                   protocol_type=value.protocol_type or None, protocol=value.protocol, leader=value.leader,
                   members=[_classic_member(n, metas.get(n.member_id)) for n in record.members or []]
-                  or [MemberRound(m.member_id, client_id=m.client_id, client=m.client_host) for m in value.members],
+                  or [model.MemberRound(m.member_id, client_id=m.client_id, client=m.client_host)
+                      for m in value.members],
                   explanation=facts.explanation, evidence=where)
         if last is not None and last.generation is not None and value.generation > last.generation + 1:
             r.triggers.append(f"generations {last.generation + 1}-{value.generation - 1} were not recorded here")
@@ -168,29 +163,33 @@ class _Log:
             tl.kind = "streams"
         self.add(tl, r)
 
-    @staticmethod
-    def add(tl: GroupTimeline, r: Round) -> None:
+    def add(self, tl: model.GroupTimeline, r: model.Round) -> None:
         """A generation written again (a member's metadata changed, a compaction copy) is one round: the
         newest content, from the first time it was seen."""
-        same = next((i for i, x in enumerate(tl.rounds) if x.generation == r.generation), None)
-        if same is None:
+        known = self.by_generation.setdefault(tl.group, {})
+        old = known.get(r.generation)
+        known[r.generation] = r
+        if old is None:
             tl.rounds.append(r)
             return
-        old = tl.rounds.pop(same)
+        if tl.rounds[-1] is old:  # the usual case: the generation being written again is the newest
+            tl.rounds.pop()
+        else:
+            del tl.rounds[next(i for i, x in enumerate(tl.rounds) if x is old)]
         if old.start is not None and (r.start is None or old.start < r.start):
             r.start = old.start
         r.commits += old.commits
         r.triggers = r.triggers or old.triggers
         tl.rounds.append(r)
 
-    def member_record(self, group: str, record: CoordinatorRecord, where: Evidence) -> None:
+    def member_record(self, group: str, record: CoordinatorRecord, where: model.Evidence) -> None:
         r = self.last_round(group)
         if r is None or r.source != "offsets":
             return
         member_id = getattr(record.key, "member_id", None) or ""
         m = r.member(member_id)
         if m is None:
-            m = MemberRound(member_id, evidence=where)
+            m = model.MemberRound(member_id, evidence=where)
             r.members.append(m)
         value, names = record.value, self.topic_names.get(group)
         if record.record_type == MEMBER_METADATA:
@@ -207,14 +206,14 @@ class _Log:
             m.reconciled = m.assigned == m.target and m.epoch == self.target_epoch.get(group, m.epoch)
 
 
-def build_generations(rows: Iterable[Mapping[str, Any]], file: str | None = None) -> tuple[dict[str, GroupTimeline],
-                                                                                            list[str]]:
+def build_generations(rows: Iterable[Mapping[str, Any]],
+                      file: str | None = None) -> tuple[dict[str, model.GroupTimeline], list[str]]:
     """Timelines from ``__consumer_offsets`` rows in log order (``key``, ``value`` and, when known,
     ``timestamp`` in ms, ``offset``, ``partition``, ``_file``/``_line`` where it was read), and the records that could
     not be read."""
     log = _Log()
     for n, row in enumerate(rows, 1):
-        where = Evidence(file=row.get("_file", file), offset=row.get("offset"),
+        where = model.Evidence(file=row.get("_file", file), offset=row.get("offset"),
                          line=row.get("_line", n if row.get("offset") is None else None),
                          ts=_seconds(row.get("timestamp")))
         try:
@@ -228,12 +227,12 @@ def build_generations(rows: Iterable[Mapping[str, Any]], file: str | None = None
         if isinstance(record, CoordinatorRecord):
             log.read(record, where.ts, where)
     for tl in log.groups.values():
-        tl.rounds = sort_rounds(tl.rounds)
+        tl.rounds = model.sort_rounds(tl.rounds)
         _triggers(tl.rounds)
     return dict(sorted(log.groups.items())), log.errors
 
 
-def _triggers(rounds: list[Round]) -> None:
+def _triggers(rounds: list[model.Round]) -> None:
     """What changed from one recorded generation to the next (the log does not say why; the members do)."""
     for i, r in enumerate(rounds):
         previous = rounds[i - 1] if i else None
@@ -252,15 +251,15 @@ def _triggers(rounds: list[Round]) -> None:
         r.trigger_member = next(iter(sorted(now - before)), None) or next(iter(sorted(before - now)), None)
 
 
-def add_commit_counts(groups: dict[str, GroupTimeline], counts: Iterable[tuple[str, float | None, int]]) -> None:
+def add_commit_counts(groups: dict[str, model.GroupTimeline], counts: Iterable[tuple[str, float | None, int]]) -> None:
     """Commits counted elsewhere (Spark counts them per group and second): each count goes to the
     generation in force at its time, the group's last one when the time is unknown."""
     for group, ts, n in counts:
         if not group:
             continue
-        tl = groups.setdefault(group, GroupTimeline(group, kind="offsets only"))
+        tl = groups.setdefault(group, model.GroupTimeline(group, kind="offsets only"))
         timed = [r for r in tl.rounds if r.start is not None and (ts is None or r.start <= ts)]
         current = timed[-1] if timed else (tl.rounds[-1] if tl.rounds and ts is None else None)
-        tl.commits.append(Commit(group, ts, generation=current.generation if current else None, partitions=n))
+        tl.commits.append(model.Commit(group, ts, generation=current.generation if current else None, partitions=n))
         if current is not None:
             current.commits += n

@@ -11,6 +11,8 @@ client apis, the October 2024 definitions for broker-internal ones, 4.4 for the 
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import NamedTuple
 
 
@@ -25,101 +27,30 @@ class Api(NamedTuple):
         return self.first_flexible is not None and version >= self.first_flexible
 
 
-APIS: dict[int, Api] = {api.key: api for api in (
-    Api(0, "Produce", 0, 13, 9),
-    Api(1, "Fetch", 0, 18, 12),
-    Api(2, "ListOffsets", 0, 11, 6),
-    Api(3, "Metadata", 0, 13, 9),
-    Api(4, "LeaderAndIsr", 0, 7, 4),
-    Api(5, "StopReplica", 0, 4, 2),
-    Api(6, "UpdateMetadata", 0, 8, 6),
-    Api(7, "ControlledShutdown", 0, 3, 3),
-    Api(8, "OffsetCommit", 0, 10, 8),
-    Api(9, "OffsetFetch", 0, 10, 6),
-    Api(10, "FindCoordinator", 0, 6, 3),
-    Api(11, "JoinGroup", 0, 9, 6),
-    Api(12, "Heartbeat", 0, 4, 4),
-    Api(13, "LeaveGroup", 0, 5, 4),
-    Api(14, "SyncGroup", 0, 5, 4),
-    Api(15, "DescribeGroups", 0, 6, 5),
-    Api(16, "ListGroups", 0, 5, 3),
-    Api(17, "SaslHandshake", 0, 1, None),
-    Api(18, "ApiVersions", 0, 4, 3),
-    Api(19, "CreateTopics", 0, 7, 5),
-    Api(20, "DeleteTopics", 0, 6, 4),
-    Api(21, "DeleteRecords", 0, 2, 2),
-    Api(22, "InitProducerId", 0, 6, 2),
-    Api(23, "OffsetForLeaderEpoch", 0, 4, 4),
-    Api(24, "AddPartitionsToTxn", 0, 5, 3),
-    Api(25, "AddOffsetsToTxn", 0, 4, 3),
-    Api(26, "EndTxn", 0, 5, 3),
-    Api(27, "WriteTxnMarkers", 0, 2, 1),
-    Api(28, "TxnOffsetCommit", 0, 5, 3),
-    Api(29, "DescribeAcls", 0, 3, 2),
-    Api(30, "CreateAcls", 0, 3, 2),
-    Api(31, "DeleteAcls", 0, 3, 2),
-    Api(32, "DescribeConfigs", 0, 4, 4),
-    Api(33, "AlterConfigs", 0, 2, 2),
-    Api(34, "AlterReplicaLogDirs", 0, 2, 2),
-    Api(35, "DescribeLogDirs", 0, 5, 2),
-    Api(36, "SaslAuthenticate", 0, 2, 2),
-    Api(37, "CreatePartitions", 0, 3, 2),
-    Api(38, "CreateDelegationToken", 0, 3, 2),
-    Api(39, "RenewDelegationToken", 0, 2, 2),
-    Api(40, "ExpireDelegationToken", 0, 2, 2),
-    Api(41, "DescribeDelegationToken", 0, 3, 2),
-    Api(42, "DeleteGroups", 0, 2, 2),
-    Api(43, "ElectLeaders", 0, 2, 2),
-    Api(44, "IncrementalAlterConfigs", 0, 1, 1),
-    Api(45, "AlterPartitionReassignments", 0, 1, 0),
-    Api(46, "ListPartitionReassignments", 0, 0, 0),
-    Api(47, "OffsetDelete", 0, 0, None),
-    Api(48, "DescribeClientQuotas", 0, 1, 1),
-    Api(49, "AlterClientQuotas", 0, 1, 1),
-    Api(50, "DescribeUserScramCredentials", 0, 0, 0),
-    Api(51, "AlterUserScramCredentials", 0, 0, 0),
-    Api(52, "Vote", 0, 1, 0),
-    Api(53, "BeginQuorumEpoch", 0, 1, 1),
-    Api(54, "EndQuorumEpoch", 0, 1, 1),
-    Api(55, "DescribeQuorum", 0, 2, 0),
-    Api(56, "AlterPartition", 0, 3, 0),
-    Api(57, "UpdateFeatures", 0, 2, 0),
-    Api(58, "Envelope", 0, 0, 0),
-    Api(59, "FetchSnapshot", 0, 1, 0),
-    Api(60, "DescribeCluster", 0, 2, 0),
-    Api(61, "DescribeProducers", 0, 0, 0),
-    Api(62, "BrokerRegistration", 0, 4, 0),
-    Api(63, "BrokerHeartbeat", 0, 1, 0),
-    Api(64, "UnregisterBroker", 0, 0, 0),
-    Api(65, "DescribeTransactions", 0, 0, 0),
-    Api(66, "ListTransactions", 0, 2, 0),
-    Api(67, "AllocateProducerIds", 0, 0, 0),
-    Api(68, "ConsumerGroupHeartbeat", 0, 1, 0),
-    Api(69, "ConsumerGroupDescribe", 0, 1, 0),
-    Api(70, "ControllerRegistration", 0, 0, 0),
-    Api(71, "GetTelemetrySubscriptions", 0, 0, 0),
-    Api(72, "PushTelemetry", 0, 0, 0),
-    Api(73, "AssignReplicasToDirs", 0, 0, 0),
-    Api(74, "ListConfigResources", 0, 1, 0),
-    Api(75, "DescribeTopicPartitions", 0, 0, 0),
-    Api(76, "ShareGroupHeartbeat", 0, 0, 0),
-    Api(77, "ShareGroupDescribe", 0, 0, 0),
-    Api(78, "ShareFetch", 0, 0, 0),
-    Api(79, "ShareAcknowledge", 0, 0, 0),
-    Api(80, "AddRaftVoter", 0, 0, 0),
-    Api(81, "RemoveRaftVoter", 0, 0, 0),
-    Api(82, "UpdateRaftVoter", 0, 0, 0),
-    Api(83, "InitializeShareGroupState", 0, 0, 0),
-    Api(84, "ReadShareGroupState", 0, 0, 0),
-    Api(85, "WriteShareGroupState", 0, 0, 0),
-    Api(86, "DeleteShareGroupState", 0, 0, 0),
-    Api(87, "ReadShareGroupStateSummary", 0, 0, 0),
-    Api(88, "StreamsGroupHeartbeat", 0, 1, 0),
-    Api(89, "StreamsGroupDescribe", 0, 0, 0),
-    Api(90, "DescribeShareGroupOffsets", 0, 0, 0),
-    Api(91, "AlterShareGroupOffsets", 0, 0, 0),
-    Api(92, "DeleteShareGroupOffsets", 0, 0, 0),
-)}
+TABLE = Path(__file__).with_name("api_keys.json")
+
+
+def _versions(text: str) -> tuple[int, int]:
+    low, _, high = text.partition("-")
+    return int(low), int(high or low)
+
+
+def _first_flexible(text: str) -> int | None:
+    return None if text == "none" else int(text.rstrip("+"))
+
+
+def load_apis(path: Path = TABLE) -> dict[int, Api]:
+    """The api table, kept as data beside this module in the spec dialect's words (``validVersions`` as
+    ``"0-13"``, ``flexibleVersions`` as ``"9+"`` or ``"none"``): a new api or version is a line of data."""
+    apis = {}
+    for row in json.loads(path.read_text(encoding="utf-8")):
+        low, high = _versions(row["validVersions"])
+        api = Api(row["apiKey"], row["name"], low, high, _first_flexible(row["flexibleVersions"]))
+        apis[api.key] = api
+    return apis
+
+
+APIS: dict[int, Api] = load_apis()
 
 API_KEYS: dict[str, int] = {api.name: api.key for api in APIS.values()}
 

@@ -110,18 +110,8 @@ class _SpecReader:
             if struct_name not in self.structs:
                 raise self.fail(f"type {f.type} names a struct that is not defined", f.path, "undefined-struct")
             f.struct = self.structs[struct_name]
-        return MessageSpec(
-            name=name,
-            type=mtype,
-            valid_versions=valid,
-            flexible_versions=flexible,
-            fields=fields,
-            api_key=api_key,
-            common_structs=common,
-            structs=dict(self.structs),
-            source=self.source,
-            raw=raw,
-        )
+        return MessageSpec(name, mtype, valid, flexible, fields, api_key=api_key, common_structs=common,
+                           structs=dict(self.structs), source=self.source, raw=raw)
 
     def versions(self, value: Any, path: str, attr: str, required: bool = False) -> Versions:
         if value is None:
@@ -240,22 +230,9 @@ class _SpecReader:
             parse_default(ftype, default, nullable=not nullable.empty)
         except ValueError as e:
             raise self.fail(f"invalid default: {e}", path, "default") from None
-        f = FieldSpec(
-            name=name,
-            type=ftype,
-            versions=versions,
-            nullable_versions=nullable,
-            tagged_versions=tagged,
-            tag=tag,
-            default=default,
-            ignorable=ignorable,
-            map_key=map_key,
-            entity_type=raw.get("entityType"),
-            about=raw.get("about"),
-            zero_copy=zero_copy,
-            flexible_versions=field_flexible,
-            path=path,
-        )
+        f = FieldSpec(name, ftype, versions, nullable_versions=nullable, tagged_versions=tagged, tag=tag,
+                      default=default, ignorable=ignorable, map_key=map_key, entity_type=raw.get("entityType"),
+                      about=raw.get("about"), zero_copy=zero_copy, flexible_versions=field_flexible, path=path)
         struct_name = ftype.struct_ref
         if "fields" in raw:
             if struct_name is None:

@@ -16,14 +16,14 @@ from kafka_meta.offsets import decode_record
 from kafka_meta.offsets.render import RecordStats, b64_or_none, record_json
 
 PROGRESS_EVERY = 2.0  # seconds between progress lines on stderr
+DESCRIPTION = ("Print every record of Kafka log segments as JSON Lines: topic, partition, offset, timestamp, "
+               "timestampType, key and value (base64), headers, control. Damage (CRC mismatches, batches cut off, "
+               "failed decompression) is printed as a line with 'error' and read around. A summary goes to stderr.")
 
 
 def add_parsers(sub: Any) -> None:
     p = sub.add_parser("log", help="read records from broker log segments (files, partition or log directories)",
-                       description="Print every record of Kafka log segments as JSON Lines: topic, partition, "
-                                   "offset, timestamp, timestampType, key and value (base64), headers, control. "
-                                   "Damage (CRC mismatches, batches cut off, failed decompression) is printed as "
-                                   "a line with 'error' and read around. A summary goes to stderr.")
+                       description=DESCRIPTION)
     p.add_argument("paths", nargs="+", metavar="PATH", help="a segment file, a <topic>-<partition> directory or a "
                                                             "broker log directory")
     p.add_argument("--decode", action="store_true",
