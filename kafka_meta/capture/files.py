@@ -42,7 +42,7 @@ def iter_capture(path: str | os.PathLike, ports: set[int] | frozenset[int] | Non
     Raises ``CaptureError`` (before yielding anything) when the file is not a pcap or pcapng capture or
     cannot be opened; damage inside a capture is yielded as ``Problem``s. ``apis`` (api keys) decodes only
     those apis (see ``CaptureDecoder``). ``summary``, when given, is filled in as the file is read;
-    ``progress(bytes read, file size)`` is called after each chunk.
+    ``progress(bytes read, file size)`` is called after each chunk (the size is 0 when unknown: stdin).
     """
     name = str(path)
     if name == "-":  # a capture piped in (``tcpdump -U -w - ... | kafka-meta capture -``), read as it comes
@@ -80,7 +80,7 @@ def iter_capture(path: str | os.PathLike, ports: set[int] | frozenset[int] | Non
                 yield from decoder.feed(chunk)
             except CaptureError as exc:
                 raise CaptureError(f"{name}: {exc}") from None
-            if progress is not None and size:
+            if progress is not None:
                 progress(source.consumed, size)
         try:
             yield from decoder.close()

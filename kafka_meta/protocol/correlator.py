@@ -172,7 +172,9 @@ class Correlator:
         try:
             return self.bodies.decode(type_name, body, ex.api_version)
         except KafkaMetaError as exc:
-            failure = exc
+            # its text only: the exception itself, kept in this frame, would form a cycle with its traceback
+            # (exception -> traceback -> this frame -> exception) that only the cyclic collector frees
+            failure = str(exc)
         if ex.api_key == API_VERSIONS and what == "response" and ex.api_version:
             # a broker that does not speak the requested version answers with a v0 body (KIP-511)
             try:
