@@ -103,6 +103,27 @@ def test_a_miss_and_a_hit_give_independent_trees():
     assert cache.get("a") is None and cache.get("k") is not None and len(cache) == 2
 
 
+def test_trees_come_back_with_the_very_types_they_were_kept_with():
+    """Trees of built-in types are kept by marshal, the rest by pickle: either way every value comes back as
+    the same type (a bytearray or a uuid subclass is never turned into its base)."""
+    cache = TreeCache(8)
+    plain = {"a": [1, -2**70, 1.5, True, None, "t\udcff", b"\x00"], "b": ({"c": False},), "": []}
+    odd = {"raw": bytearray(b"\x01"), "id": bodies_module.WireUuid(int=9), "ids": [uuid.UUID(int=3)]}
+    for key, tree in (("plain", plain), ("odd", odd)):
+        cache.put(key, tree)
+        back = cache.get(key)
+        assert back == tree and back is not tree
+
+        def types(value):
+            if isinstance(value, dict):
+                return {k: types(v) for k, v in value.items()}
+            if isinstance(value, (list, tuple)):
+                return [type(value), *(types(v) for v in value)]
+            return type(value)
+
+        assert types(back) == types(tree)
+
+
 @pytest.mark.parametrize("path", CAPTURES, ids=lambda p: p.name)
 def test_json_lines_read_back_as_the_standard_librarys(path):
     exchanges = [ex.to_dict() for ex in read_capture(path)]
