@@ -5,6 +5,7 @@ text of the same exchanges, uuids in Kafka's form included. Real captures of rea
 from __future__ import annotations
 
 import gc
+import ipaddress
 import json
 import random
 import uuid
@@ -13,9 +14,12 @@ from pathlib import Path
 import pytest
 
 from kafka_meta.capture import Problem, iter_capture, read_capture
-from kafka_meta.capture.connections import KafkaConnections, KafkaFrame
+from kafka_meta.capture.connections import KafkaConnections, KafkaFrame, _finds_request, _request_head, address
 from kafka_meta.capture.containers import ContainerReader
+from kafka_meta.capture.framing import Frame, Framer
 from kafka_meta.capture.jsonable import json_default, json_line
+from kafka_meta.capture.links import tcp_segment
+from kafka_meta.capture.tcp import Data, Gap
 from kafka_meta.cli.main import main
 from kafka_meta.models.values import kafka_uuid_text
 from kafka_meta.protocol import BODIES, api_name, read_request_header
@@ -219,3 +223,49 @@ def test_the_command_prints_the_librarys_exchanges_byte_for_byte(tmp_path, capsy
         assert out == expected and out
         problems = [f"{path}: {p}" for p in items if isinstance(p, Problem)]
         assert err.splitlines()[:-1] == problems
+
+
+def test_addresses_are_written_as_ipaddress_writes_them():
+    rng = random.Random(7)
+    raws = [bytes(4), b"\xff" * 4, b"\x0a\x00\x00\x01", *(rng.randbytes(4) for _ in range(200)),
+            bytes(15) + b"\x01", b"\x00" * 10 + b"\xff\xff\x7f\x00\x00\x01", *(rng.randbytes(16) for _ in range(50))]
+    for raw in raws:
+        ip = ipaddress.ip_address(raw)
+        assert address(raw, 9092) == (f"[{ip}]:9092" if ip.version == 6 else f"{ip}:9092")
+
+
+def probe_only(events: list) -> bool:
+    """The reference: a framer sliding over the held bytes, as the connection table does without shortcut."""
+    probe = Framer(_request_head, synced=False)
+    for event in events:
+        if isinstance(event, Gap):
+            break
+        if any(isinstance(item, Frame) for item in probe.feed(event)):
+            return True
+    return False
+
+
+def test_the_first_bytes_shortcut_agrees_with_the_probe():
+    """A connection is Kafka once its client's bytes hold a plausible request; its first whole frame is
+    judged without a probe. On real first bytes and on their damaged, cut and shifted forms, the verdict is
+    the probe's."""
+    firsts = []
+    for path in CAPTURES:
+        reader = ContainerReader()
+        for packet in reader.feed(path.read_bytes()):
+            seg = tcp_segment(packet.linktype, packet.data, packet.wire_length) if hasattr(packet, "data") else None
+            if seg is not None and seg.payload and len(firsts) < 400:
+                firsts.append(seg.payload)
+    rng = random.Random(11)
+    cases = []
+    for payload in firsts:
+        cases += [payload, payload[:rng.randrange(len(payload) + 1)], b"\x00" + payload, payload[1:],
+                  (len(payload) - 3).to_bytes(4, "big") + payload[4:], bytes([rng.randrange(256)]) + payload[1:],
+                  payload[:8] + bytes([rng.randrange(256)]) + payload[9:]]
+    verdicts = set()
+    for payload in cases:
+        for events in ([Data(payload, 0.0, 1)], [Data(payload, 0.0, 1), Data(b"\x00\x00\x00\x0c" + bytes(12), 0.0, 2)]):
+            verdict = _finds_request(events)
+            assert verdict == probe_only(events), payload[:32].hex()
+            verdicts.add(verdict)
+    assert verdicts == {True, False}
