@@ -9,6 +9,7 @@ import ipaddress
 import json
 import random
 import uuid
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -269,3 +270,34 @@ def test_the_first_bytes_shortcut_agrees_with_the_probe():
             assert verdict == probe_only(events), payload[:32].hex()
             verdicts.add(verdict)
     assert verdicts == {True, False}
+
+
+def test_shared_bodies_are_read_only_views_of_the_same_exchanges():
+    """The command reads with ``shared_bodies``: repeated bodies are one tree, never copied, except those the
+    correlator nests member metadata into. The exchanges are the library's, value for value."""
+    path = FIXTURES / "cfk_storm.pcap"
+    BODIES.clear_cache()
+    clear_cache()
+    own = [ex for ex in iter_capture(path) if not isinstance(ex, Problem)]
+    shared = [ex for ex in iter_capture(path, shared_bodies=True) if not isinstance(ex, Problem)]
+    assert [ex.to_dict() for ex in shared] == [ex.to_dict() for ex in own]
+    trees = [(ex.api_name, tree) for ex in shared for tree in (ex.request, ex.response) if tree]
+    uses = Counter(id(tree) for _name, tree in trees)
+    reused = {name for name, tree in trees if uses[id(tree)] > 1}
+    assert {"Heartbeat", "Metadata", "ApiVersions"} <= reused, "repeated bodies are one tree"
+    nested_apis = [tree for name, tree in trees if name in ("JoinGroup", "SyncGroup")]
+    assert nested_apis and len({id(tree) for tree in nested_apis}) == len(nested_apis), "nested trees are never shared"
+    own_ids = [id(tree) for ex in own for tree in (ex.request, ex.response) if tree]
+    assert len(set(own_ids)) == len(own_ids), "without shared_bodies every exchange has its own trees"
+
+
+def test_shared_trees_are_kept_apart_and_bounded():
+    cache = TreeCache(8, maxshared=2)
+    for key in "abc":
+        cache.put(key, {"key": key, "items": [1, 2]})
+    first = cache.get_shared("a")
+    assert cache.get_shared("a") is first and cache.get("a") is not first and cache.get("a") == first
+    cache.get_shared("b")
+    cache.get_shared("c")  # "a" leaves the shared trees, not the cache
+    assert cache.get_shared("a") is not first and cache.get_shared("a") == first
+    assert cache.get_shared("missing") is None

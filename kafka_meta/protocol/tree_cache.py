@@ -6,6 +6,9 @@ place), so the cache keeps each tree serialized: loading builds a fresh tree in 
 faster than copying one in Python, and the serialized form is a fraction of the tree's memory. A miss hands
 back the tree just decoded and keeps its serialized form, so input that never repeats pays one dump a value.
 
+A reader that only reads its trees (a face that serializes each exchange and drops it) can take the
+cache's own tree instead (``get_shared``): no copy at all. Those trees are kept in a second, smaller LRU.
+
 Trees of the built-in types only (most bodies: ints, strings, bytes, lists, dicts) are kept by ``marshal``,
 whose loads is nearly twice as fast as ``pickle``'s (no class lookups, no memo); the others (uuids are of
 the protocol layer's own class) by ``pickle``, which restores every class exactly.
@@ -51,9 +54,11 @@ def dumped(tree: Any) -> tuple[Callable[[bytes], Any], bytes]:
 class TreeCache:
     """At most ``maxsize`` trees; the least recently used goes first. Safe to share between threads."""
 
-    def __init__(self, maxsize: int) -> None:
+    def __init__(self, maxsize: int, maxshared: int = 512) -> None:
         self.maxsize = maxsize
+        self.maxshared = maxshared  # trees kept whole for get_shared (a tree takes several times its dump)
         self._dumps: OrderedDict[Hashable, tuple[Callable[[bytes], Any], bytes]] = OrderedDict()
+        self._shared: OrderedDict[Hashable, Any] = OrderedDict()
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
@@ -73,6 +78,23 @@ class TreeCache:
         load, data = kept
         return load(data)
 
+    def get_shared(self, key: Hashable) -> Any | None:
+        """The cache's own tree kept under ``key`` (the same object on every call: the caller must not change
+        it), or None."""
+        with self._lock:
+            tree = self._shared.get(key)
+            if tree is not None:
+                self._shared.move_to_end(key)
+                self.hits += 1
+                return tree
+        tree = self.get(key)
+        if tree is not None:
+            with self._lock:
+                self._shared[key] = tree
+                while len(self._shared) > self.maxshared:
+                    self._shared.popitem(last=False)
+        return tree
+
     def put(self, key: Hashable, tree: Any) -> Any:
         """Keep a copy of ``tree`` under ``key``; returns ``tree`` itself, which stays the caller's."""
         kept = dumped(tree)
@@ -86,4 +108,5 @@ class TreeCache:
     def clear(self) -> None:
         with self._lock:
             self._dumps.clear()
+            self._shared.clear()
             self.hits = self.misses = 0

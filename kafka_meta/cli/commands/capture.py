@@ -100,7 +100,9 @@ def _read_all(args: argparse.Namespace, apis: set[int] | None, ports: set[int] |
         printed = 0
         started = time.perf_counter()
         try:
-            for item in iter_capture(name, ports, apis=apis, summary=summary, progress=Progress(name)):
+            # each exchange is printed and dropped, never changed: bodies may be shared between exchanges
+            for item in iter_capture(name, ports, apis=apis, summary=summary, progress=Progress(name),
+                                     shared_bodies=True):
                 if isinstance(item, Problem):
                     if not args.quiet:
                         print(f"{name}: {item}", file=sys.stderr)
