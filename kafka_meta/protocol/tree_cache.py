@@ -10,7 +10,7 @@ A reader that only reads its trees (a face that serializes each exchange and dro
 cache's own tree instead (``get_shared``): no copy at all. Those trees are kept in a second, smaller LRU.
 
 Trees of the built-in types only (most bodies: ints, strings, bytes, lists, dicts) are kept by ``marshal``,
-whose loads is nearly twice as fast as ``pickle``'s (no class lookups, no memo); the others (uuids are of
+whose loads is faster than ``pickle``'s (no class lookups, no memo); the others (uuids are of
 the protocol layer's own class) by ``pickle``, which restores every class exactly.
 """
 
@@ -25,7 +25,6 @@ from typing import Any
 
 # the types marshal writes and reads back as themselves (exactly these: a subclass would come back as its base)
 MARSHALLED = frozenset({dict, list, tuple, str, bytes, int, float, bool, type(None)})
-CONTAINERS = (dict, list, tuple)
 
 
 def marshallable(tree: Any) -> bool:
