@@ -8,28 +8,31 @@ that many more connections of real group traffic. Both tools read the same file:
 * ``tshark -r FILE -d tcp.port==P,kafka -Y kafka -T json`` (Wireshark's Kafka dissector, which leaves
   member metadata as bytes), to /dev/null.
 
-Prints MB/s and exchanges/s of each and the ratio, and the time of ``kafka-meta capture --api`` with the
-group membership apis only (what a rebalance investigation reads; the rest is framed, not decoded), for
-each size (default 10 and 100 MB; tshark at the
-sizes in --tshark-sizes, default 10 MB only, since it needs minutes per 100 MB on a small machine).
+For each size (default 10 and 100 MB, tshark at every one of them) it prints the CPU time, MB/s and
+exchanges/s of each tool, the ratio, the peak memory of each, and the time of ``kafka-meta capture --api``
+with the group membership apis only (what a rebalance investigation reads; the rest is framed, not
+decoded); then each size's throughput against the first, for both tools (linear in the file's size: 1.0).
 
 Our command runs as an installed tool does: from compiled bytecode (pip compiles it at install; here a
 warm-up run writes it under a temporary ``PYTHONPYCACHEPREFIX``, whatever ``PYTHONDONTWRITEBYTECODE`` says),
 so the timings do not include compiling the package's source on every start.
 
-Run: ``python bench/capture_bench.py [--sizes 10,100] [--tshark-sizes 10,100]``.
+Run: ``python bench/capture_bench.py [--sizes 10,100] [--tshark-sizes 10,100]`` (tshark needs about a
+minute of CPU per 100 MB), alone on the machine if it is shared: the ratios hold under some load.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import struct
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT / "fixtures" / "captures" / "pcap" / "cfk_storm.pcap"
@@ -79,28 +82,37 @@ def build(path: Path, megabytes: int, header: bytes, packets: list, port: int) -
     return reps
 
 
-def timed(argv: list[str], env: dict[str, str] | None = None) -> float:
-    """CPU seconds (user + system) the command used: on a shared machine wall time mostly measures the
-    neighbours, while CPU time is what the tool itself costs."""
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-    _pid, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode:
-        raise SystemExit(f"{argv[0]} failed with exit code {proc.returncode}")
-    return usage.ru_utime + usage.ru_stime
+class Run(NamedTuple):
+    """What one command cost: CPU seconds (user + system; on a shared machine wall time mostly measures
+    the neighbours, while CPU time is what the tool itself costs), peak memory, and what it said on stderr."""
+
+    cpu: float
+    peak_mb: float
+    stderr: str
 
 
-def count_exchanges(path: Path) -> int:
-    sys.path.insert(0, str(ROOT))
-    from kafka_meta.capture import read_capture
+def timed(argv: list[str], env: dict[str, str] | None = None) -> Run:
+    with tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=err, env=env)
+        _pid, status, usage = os.wait4(proc.pid, 0)
+        if os.waitstatus_to_exitcode(status):
+            raise SystemExit(f"{argv[0]} failed with exit code {os.waitstatus_to_exitcode(status)}")
+        err.seek(0)
+        return Run(usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, err.read().decode(errors="replace"))
 
-    return sum(1 for _ in read_capture(path))
+
+def exchanges_read(run: Run) -> int:
+    """The exchanges our command counted, from its summary line (no second pass over the file)."""
+    found = re.search(r"(\d+) exchanges, ", run.stderr)
+    if found is None:
+        raise SystemExit(f"no summary line from kafka-meta capture: {run.stderr[-300:]!r}")
+    return int(found.group(1))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="10,100", help="file sizes in MB (default 10,100)")
-    parser.add_argument("--tshark-sizes", default="10", help="sizes at which tshark runs too (default 10)")
+    parser.add_argument("--tshark-sizes", default="10,100", help="sizes at which tshark runs too (default 10,100)")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     tshark_sizes = {int(s) for s in args.tshark_sizes.split(",") if s}
@@ -108,33 +120,40 @@ def main() -> None:
     header, packets = records(SOURCE)
     port = broker_port(packets)
     ours_cmd = [sys.executable, "-m", "kafka_meta.cli.main", "capture", "--quiet"]
+    print(f"{os.cpu_count()} CPUs, load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
                    PYTHONPYCACHEPREFIX=str(Path(tmp) / "pycache"))
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         timed([*ours_cmd, str(SOURCE)], env)  # the warm-up: writes the bytecode
-        base_rate = None
+        first: dict[str, float] = {}
         for size in sizes:
             path = Path(tmp) / f"storm-{size}mb.pcap"
             reps = build(path, size, header, packets, port)
             mb = path.stat().st_size / 1e6
-            exchanges = count_exchanges(path)
             ours = timed([*ours_cmd, str(path)], env)
-            line = (f"{mb:6.1f} MB ({reps} x {SOURCE.name}, {exchanges} exchanges): kafka-meta capture "
-                    f"{ours:6.2f} CPU s "
-                    f"= {mb / ours:5.2f} MB/s, {exchanges / ours:8.0f} exchanges/s")
+            exchanges = exchanges_read(ours)
+            print(f"{mb:6.1f} MB ({reps} x {SOURCE.name}, {exchanges} exchanges):", flush=True)
+            print(f"    kafka-meta capture  {ours.cpu:6.2f} CPU s = {mb / ours.cpu:5.2f} MB/s, "
+                  f"{exchanges / ours.cpu:6.0f} exchanges/s, peak {ours.peak_mb:4.0f} MB", flush=True)
+            rates = {"kafka-meta capture": mb / ours.cpu}
+            theirs = None
             if tshark and size in tshark_sizes:
                 theirs = timed([tshark, "-r", str(path), "-d", f"tcp.port=={port},kafka", "-Y", "kafka", "-T", "json"])
-                line += (f"; tshark -T json {theirs:6.2f} CPU s = {mb / theirs:5.2f} MB/s, {exchanges / theirs:8.0f} "
-                         f"exchanges/s; ratio {theirs / ours:4.1f}x")
+                rates["tshark -T json"] = mb / theirs.cpu
+                print(f"    tshark -T json      {theirs.cpu:6.2f} CPU s = {mb / theirs.cpu:5.2f} MB/s, "
+                      f"{exchanges / theirs.cpu:6.0f} exchanges/s, peak {theirs.peak_mb:4.0f} MB; "
+                      f"ratio {theirs.cpu / ours.cpu:4.2f}x", flush=True)
             group_only = timed([*ours_cmd, "--api", GROUP_APIS, str(path)], env)
-            line += f"; with --api {GROUP_APIS} {group_only:6.2f} CPU s = {mb / group_only:5.2f} MB/s"
-            if tshark and size in tshark_sizes:
-                line += f" ({theirs / group_only:4.1f}x tshark)"
-            rate = mb / ours
-            base_rate = base_rate or rate
-            line += f"; throughput vs the first size {rate / base_rate:4.2f}"
+            line = (f"    with --api {GROUP_APIS}  {group_only.cpu:6.2f} CPU s = "
+                    f"{mb / group_only.cpu:5.2f} MB/s")
+            if theirs is not None:
+                line += f" ({theirs.cpu / group_only.cpu:4.2f}x tshark)"
             print(line, flush=True)
+            for tool, rate in rates.items():
+                first.setdefault(tool, rate)
+            print("    throughput vs the first size: " + ", ".join(
+                f"{tool} {rate / first[tool]:4.2f}" for tool, rate in rates.items()), flush=True)
             path.unlink()
 
 

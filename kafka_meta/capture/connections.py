@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import ipaddress
 from dataclasses import dataclass, field
+from socket import AF_INET, inet_ntop
 from typing import NamedTuple
 
 from kafka_meta.capture.events import Packet, Problem
-from kafka_meta.capture.framing import HEAD, Frame, Framer
+from kafka_meta.capture.framing import HEAD, MAX_FRAME, Frame, Framer
 from kafka_meta.capture.links import ACK, FIN, RST, SYN, NotTcp, tcp_segment
 from kafka_meta.capture.tcp import Data, Gap, HalfStream
 from kafka_meta.protocol import Connection, looks_like_request
@@ -35,9 +36,14 @@ class KafkaFrame(NamedTuple):
     frame: Frame
 
 
+_new_tuple = tuple.__new__  # builds a KafkaFrame per frame without the NamedTuple's Python-level __new__
+
+
 def address(raw: bytes, port: int) -> str:
-    ip = ipaddress.ip_address(raw)
-    return f"[{ip}]:{port}" if ip.version == 6 else f"{ip}:{port}"
+    """``ip:port``, ``[ip]:port`` for IPv6 (in ipaddress's text: IPv4-mapped addresses as ``::ffff:7f00:1``)."""
+    if len(raw) == 4:
+        return f"{inet_ntop(AF_INET, raw)}:{port}"  # the same dotted quad as ipaddress, ten times faster
+    return f"[{ipaddress.ip_address(raw)}]:{port}"
 
 
 @dataclass(eq=False)
@@ -249,7 +255,7 @@ class KafkaConnections:
                         conn.outstanding.add(int.from_bytes(head[4:8], "big", signed=True))
                 elif len(head) >= 4:
                     conn.outstanding.discard(int.from_bytes(head[:4], "big", signed=True))
-                out.append(KafkaFrame(conn.endpoints, is_request, item))  # type: ignore[arg-type]
+                out.append(_new_tuple(KafkaFrame, (conn.endpoints, is_request, item)))
             else:
                 out.append(item)
         return out
@@ -275,6 +281,14 @@ def _client_side(conn: _Connection, final: bool) -> int | None:
 
 def _finds_request(events: list) -> bool:
     """Whether held bytes of one direction hold a plausible request frame (at a frame start we can see)."""
+    first = events[0] if events else None
+    if type(first) is Data:
+        # the usual case, answered without a probe: the first bytes are a whole plausible request, which is
+        # the first candidate the probe below would try and accept
+        payload = first.payload
+        size = int.from_bytes(payload[:4], "big", signed=True) if len(payload) >= 4 else 0
+        if 8 <= size <= MAX_FRAME and len(payload) - 4 >= size and _request_head(payload[4:4 + min(size, HEAD)], size):
+            return True
     probe = Framer(_request_head, synced=False)
     for event in events:
         if isinstance(event, Gap):

@@ -39,16 +39,17 @@ class CaptureDecoder:
     completed and the problems found so far. ``source_file`` names the file in each exchange's ``source``;
     ``ports`` limits Kafka to connections with a side on one of them; ``apis`` (api keys) limits the
     exchanges decoded to those apis: the others are framed and counted but never decoded, which is most of
-    the work (JoinGroup is always decoded: SyncGroup assignments are read by the protocol it chose)."""
+    the work (JoinGroup is always decoded: SyncGroup assignments are read by the protocol it chose).
+    ``shared_bodies``: see the protocol layer's ``Correlator`` (for callers that never change an exchange)."""
 
     def __init__(self, source_file: str = "", ports: set[int] | frozenset[int] | None = None,
-                 apis: set[int] | frozenset[int] | None = None) -> None:
+                 apis: set[int] | frozenset[int] | None = None, *, shared_bodies: bool = False) -> None:
         self.source_file = source_file
         self._apis = None if apis is None else frozenset(apis) | {JOIN_GROUP}
         self._skipped: set[tuple[object, int]] = set()  # (connection, correlation id) of requests not decoded
         self._container = ContainerReader()
         self._connections = KafkaConnections(ports)
-        self._correlator = Correlator()
+        self._correlator = Correlator(shared_bodies=shared_bodies)
         self.summary = Summary()
 
     def feed(self, data: bytes) -> list[Exchange | Problem]:

@@ -36,13 +36,16 @@ def capture_kind(path: str | os.PathLike) -> str | None:
 
 def iter_capture(path: str | os.PathLike, ports: set[int] | frozenset[int] | None = None, *,
                  apis: set[int] | frozenset[int] | None = None, summary: Summary | None = None,
-                 progress: Callable[[int, int], None] | None = None) -> Iterator[Exchange | Problem]:
+                 progress: Callable[[int, int], None] | None = None, shared_bodies: bool = False
+                 ) -> Iterator[Exchange | Problem]:
     """Exchanges and problems of one capture file, in the order the capture completes them.
 
     Raises ``CaptureError`` (before yielding anything) when the file is not a pcap or pcapng capture or
     cannot be opened; damage inside a capture is yielded as ``Problem``s. ``apis`` (api keys) decodes only
     those apis (see ``CaptureDecoder``). ``summary``, when given, is filled in as the file is read;
-    ``progress(bytes read, file size)`` is called after each chunk.
+    ``progress(bytes read, file size)`` is called after each chunk (the size is 0 when unknown: stdin).
+    With ``shared_bodies`` the exchanges are read-only: bodies with the same bytes may be one tree, shared
+    (much cheaper than a copy each; for callers that serialize or count exchanges, never change them).
     """
     name = str(path)
     if name == "-":  # a capture piped in (``tcpdump -U -w - ... | kafka-meta capture -``), read as it comes
@@ -60,7 +63,7 @@ def iter_capture(path: str | os.PathLike, ports: set[int] | frozenset[int] | Non
             raise CaptureError(f"{name}: not a pcap or pcapng capture (no known magic number)")
         source = _Prefixed(head, raw)
         stream: Any = gzip.GzipFile(fileobj=source, mode="rb") if kind == "gzip" else source
-        decoder = CaptureDecoder(name, ports, apis)
+        decoder = CaptureDecoder(name, ports, apis, shared_bodies=shared_bodies)
         if summary is not None:
             decoder.summary = summary
         first = True
@@ -80,7 +83,7 @@ def iter_capture(path: str | os.PathLike, ports: set[int] | frozenset[int] | Non
                 yield from decoder.feed(chunk)
             except CaptureError as exc:
                 raise CaptureError(f"{name}: {exc}") from None
-            if progress is not None and size:
+            if progress is not None:
                 progress(source.consumed, size)
         try:
             yield from decoder.close()

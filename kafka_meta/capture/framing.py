@@ -24,6 +24,7 @@ from kafka_meta.capture.tcp import Data, Gap
 MAX_FRAME = 100 << 20  # the broker's socket.request.max.bytes default; a bigger size is damage
 HEAD = 1200  # bytes of a frame's start shown to the plausibility check: a header with the longest client id
 _mark_offset = itemgetter(0)
+_new_tuple = tuple.__new__  # builds a Frame on the hot path without the NamedTuple's Python-level __new__
 
 
 class Frame(NamedTuple):
@@ -85,7 +86,7 @@ class Framer:
             size = int.from_bytes(payload[pos:pos + 4], "big", signed=True)
             if size < 4 or size > limit or end - pos - 4 < size:
                 break
-            out.append(Frame(payload[pos + 4:pos + 4 + size], ts, packet, start + pos))
+            out.append(_new_tuple(Frame, (payload[pos + 4:pos + 4 + size], ts, packet, start + pos)))
             pos += 4 + size
         self.frames += len(out)
         self._start = start + pos

@@ -42,6 +42,11 @@ class Segment(NamedTuple):
     missing: int
 
 
+# a Segment built by the tuple constructor itself: a NamedTuple's own __new__ is a Python function, which
+# costs more than the rest of the common case's work on a packet
+_new_tuple = tuple.__new__
+
+
 class NotTcp(Exception):
     """Raised inside this module for a packet that carries no readable TCP segment; the reason is its text."""
 
@@ -91,7 +96,8 @@ def tcp_segment(linktype: int, data: bytes, wire_length: int) -> Segment | None:
                 payload = data[start:end]
                 available = wire_length  # the captured bytes plus what the snap length cut
                 missing = min(end, available) - start - len(payload)
-                return Segment(src, sport, dst, dport, seq, ack, flags, payload, missing if missing > 0 else 0)
+                return _new_tuple(Segment, (src, sport, dst, dport, seq, ack, flags, payload,
+                                            missing if missing > 0 else 0))
     if linktype == ETHERNET and len(data) >= 34 and data[12] == 8 and data[13] == 0:
         version, at = 4, 14  # IPv4 over Ethernet, without the general link-layer walk
     else:

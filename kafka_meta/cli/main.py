@@ -12,7 +12,8 @@ import os
 import sys
 import traceback
 from collections.abc import Sequence
-from typing import NoReturn
+from types import ModuleType
+from typing import Any, NoReturn
 
 from kafka_meta.cli.commands import command_modules
 from kafka_meta.cli.files import spec_paths
@@ -30,7 +31,18 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command; with ``command`` (the command a run names), only that command's when
+    its module is named after it, so a run imports what its own command needs and no other's (``capture``
+    does not load Spark's job, the analysis or the golden files). Anything else gets the whole parser."""
+    if command is not None:
+        parser, sub = _parser(command_modules(command))
+        if command in sub.choices:
+            return parser
+    return _parser(command_modules())[0]
+
+
+def _parser(groups: list[ModuleType]) -> tuple[argparse.ArgumentParser, Any]:
     parser = Parser(
         prog="kafka-meta",
         description="Decode, encode and check the metadata Kafka exchanges during group rebalances.",
@@ -38,13 +50,26 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--specs", action="append", default=[], metavar="PATH",
                         help="also load message specs (Kafka's JSON dialect) from a file or directory")
     sub = parser.add_subparsers(dest="command", required=True)
-    for group in command_modules():
+    for group in groups:
         group.add_parsers(sub)
-    return parser
+    return parser, sub
+
+
+def command_word(argv: Sequence[str]) -> str | None:
+    """The command a command line names: its first word after the global options (``--specs PATH``);
+    None for anything else (``--help``, an abbreviated option), which the whole parser then reads."""
+    words = iter(argv)
+    for word in words:
+        if word == "--specs":
+            next(words, None)
+        elif not word.startswith("--specs="):
+            return None if word.startswith("-") else word
+    return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)  # usage errors exit with 2 after one line, --help with 0
+    argv = sys.argv[1:] if argv is None else argv
+    args = build_parser(command_word(argv)).parse_args(argv)  # usage errors exit with 2 after one line, --help with 0
     try:
         if args.specs:
             import kafka_meta

@@ -161,14 +161,15 @@ class BodyReader:
                 self._plans[key] = plan
         return plan
 
-    def decode(self, type_name: str, body: bytes, version: int) -> dict[str, Any]:
-        """The body as a dict of Kafka's names (the caller's own copy); raises
-        :class:`~kafka_meta.errors.DecodeError` (failures are not cached: bad bytes are rare)."""
+    def decode(self, type_name: str, body: bytes, version: int, *, shared: bool = False) -> dict[str, Any]:
+        """The body as a dict of Kafka's names, the caller's own copy; with ``shared``, possibly the cache's
+        own tree, which the caller must not change. Raises :class:`~kafka_meta.errors.DecodeError`
+        (failures are not cached: bad bytes are rare)."""
         body = bytes(body)
         if len(body) > CACHED_BODY_BYTES:
             return self._decode_uncached(type_name, body, version)
         key = (type_name, version, body)
-        tree = self.cache.get(key)
+        tree = self.cache.get_shared(key) if shared else self.cache.get(key)
         if tree is None:
             tree = self.cache.put(key, self._decode_uncached(type_name, body, version))
         return tree

@@ -32,6 +32,7 @@ from kafka_meta.protocol.summary import group_facts
 JOIN_GROUP = 11
 SYNC_GROUP = 14
 DESCRIBE_GROUPS = 15
+NESTED_IN_PLACE = frozenset({JOIN_GROUP, SYNC_GROUP, DESCRIBE_GROUPS})  # apis whose trees get member metadata
 
 Protocol = tuple[str | None, str | None]  # (protocol type, protocol name)
 
@@ -56,9 +57,13 @@ def _spec_name(api_key: int, kind: str) -> str | None:
 class Correlator:
     """See the module docstring. ``on_request``/``on_response``/``finish`` return finished exchanges."""
 
-    def __init__(self, bodies: BodyReader = BODIES, nested: bool = True) -> None:
+    def __init__(self, bodies: BodyReader = BODIES, nested: bool = True, *, shared_bodies: bool = False) -> None:
         self.bodies = bodies
         self.nested = nested
+        # the bodies of apis whose trees are not changed here (member metadata is nested into JoinGroup,
+        # SyncGroup and DescribeGroups in place) may be the body cache's own trees, the same object in every
+        # exchange with those bytes: for callers that only read the exchanges (serialize them, count them)
+        self.shared_bodies = shared_bodies
         # per connection, correlation id -> (arrival number, exchange), in arrival order
         self._pending: dict[Hashable, dict[int, tuple[int, Exchange]]] = {}
         self._arrivals = 0
@@ -170,9 +175,12 @@ class Correlator:
         if type_name is None or not self.bodies.has_spec(type_name):
             return {"_raw": bytes(body)}
         try:
-            return self.bodies.decode(type_name, body, ex.api_version)
+            return self.bodies.decode(type_name, body, ex.api_version,
+                                      shared=self.shared_bodies and ex.api_key not in NESTED_IN_PLACE)
         except KafkaMetaError as exc:
-            failure = exc
+            # its text only: the exception itself, kept in this frame, would form a cycle with its traceback
+            # (exception -> traceback -> this frame -> exception) that only the cyclic collector frees
+            failure = str(exc)
         if ex.api_key == API_VERSIONS and what == "response" and ex.api_version:
             # a broker that does not speak the requested version answers with a v0 body (KIP-511)
             try:

@@ -15,6 +15,7 @@ from kafka_meta.protocol import APIS
 
 PROGRESS_FROM = 32 << 20  # files at least this big report progress
 PROGRESS_EVERY = 2.0  # seconds
+COLLECT_EVERY = 64 << 20  # bytes read between passes of the cyclic garbage collector
 
 
 def add_parsers(sub: Any) -> None:
@@ -49,13 +50,19 @@ def wanted_apis(specs: list[str]) -> set[int] | None:
 
 
 class Progress:
-    """Progress of a big file on stderr, at most every PROGRESS_EVERY seconds."""
+    """Called after each chunk read: the progress of a big file on stderr, at most every PROGRESS_EVERY
+    seconds, and a pass of the cyclic garbage collector every COLLECT_EVERY bytes (the automatic one is off
+    while a capture is read, see ``run_capture``)."""
 
     def __init__(self, name: str) -> None:
         self.name = name
         self.last = time.monotonic()
+        self.collect_at = COLLECT_EVERY
 
     def __call__(self, done: int, size: int) -> None:
+        if done >= self.collect_at:
+            gc.collect()
+            self.collect_at = done + COLLECT_EVERY
         now = time.monotonic()
         if size >= PROGRESS_FROM and now - self.last >= PROGRESS_EVERY:
             self.last = now
@@ -69,17 +76,33 @@ def run_capture(args: argparse.Namespace) -> int:
         print(f"kafka-meta capture: {exc}", file=sys.stderr)
         return 2
     ports = set(args.port) or None
-    out = sys.stdout
     # the heap built so far (specs, generated codecs, models) lives as long as the process: frozen, the
-    # cyclic collector's full passes no longer walk it for every few thousand short-lived exchange trees
+    # cyclic collector's full passes no longer walk it for every few thousand short-lived exchange trees.
+    # Reading a capture makes no reference cycles (its trees, frames and connections are freed by their
+    # reference counts; tests/test_capture_speedups.py checks it), so the automatic collector, which would
+    # walk the young trees after every few hundred allocations, is off while reading; Progress still runs
+    # it every COLLECT_EVERY bytes, bounding what an unforeseen cycle could hold.
     gc.freeze()
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _read_all(args, apis, ports)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _read_all(args: argparse.Namespace, apis: set[int] | None, ports: set[int] | None) -> int:
+    out = sys.stdout
     failed = False
     for name in args.files:
         summary = Summary()
         printed = 0
         started = time.perf_counter()
         try:
-            for item in iter_capture(name, ports, apis=apis, summary=summary, progress=Progress(name)):
+            # each exchange is printed and dropped, never changed: bodies may be shared between exchanges
+            for item in iter_capture(name, ports, apis=apis, summary=summary, progress=Progress(name),
+                                     shared_bodies=True):
                 if isinstance(item, Problem):
                     if not args.quiet:
                         print(f"{name}: {item}", file=sys.stderr)
@@ -97,4 +120,5 @@ def run_capture(args: argparse.Namespace) -> int:
         seconds = time.perf_counter() - started
         print(f"{name}: {summary}; {printed} printed; {summary.bytes / 1e6:.1f} MB in {seconds:.2f} s",
               file=sys.stderr)
+        gc.collect()  # what the file left, before the next one
     return 1 if failed else 0
