@@ -9,10 +9,12 @@ first release speaking it), and the account says so.
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from kafka_meta.negotiation.consumer_member import complete_join, describe_calls
@@ -342,7 +344,7 @@ def explain_message(text: str) -> list[str]:
         if not m:
             continue
         a, b = int(m.group(1)), int(m.group(2))
-        return _MESSAGES[kind](a, b)
+        return _message(kind, a, b)
     return []
 
 
@@ -350,47 +352,13 @@ def _speakers(v: int) -> str:
     return describe_releases_speaking(v)
 
 
-_MESSAGES = {
-    "leader-future": lambda u, s: [
-        f"The leader read a version {u} subscription (from code whose latest is {s}: Kafka {_speakers(s)}) that is "
-        f"newer than its own code. This is version probing (KIP-268), normal during a rolling upgrade: a 2.0 - 2.3 "
-        f"leader sends that member an empty assignment, a 2.4+ leader pools it with the other future members and "
-        f"gives it real tasks; either way the member drops to the version the leader writes and rejoins."],
-    "member-undecodable": lambda r, m: [
-        f"A member whose code speaks at most version {m} (Kafka {_speakers(m)}) received an assignment at version "
-        f"{r}. Assignments have no forward compatibility, so it fails (TaskAssignmentException). Normal assignments "
-        f"never exceed the version the member sent; error assignments (shutdown request, assignment error) are "
-        f"written at the leader's own latest version, so a newer leader's error assignment is unreadable to an "
-        f"older member."],
-    "encode-too-new": lambda u, m: [
-        f"A member whose code speaks at most version {m} (Kafka {_speakers(m)}) was asked to subscribe with version "
-        f"{u}. 2.0 - 2.3 members take the leader's latest version from the assignment without checking it against "
-        f"their own, so a newer leader (latest {u}, Kafka {_speakers(u)}) in a group with such members makes their "
-        f"next subscription fail: a new-code leader taking over before the last old member is bounced "
-        f"(KAFKA-8649). From 2.2.2, 2.3.1 and 2.4 the leader sends the group's commonly supported version instead "
-        f"(and from 2.4 a member rejects a value above its own latest); bouncing the old leader last avoids it."],
-    "downgrade": lambda u, r: [
-        f"Successful version probing: the member sent version {u}, the leader answered at version {r} because some "
-        f"member (or the leader itself) speaks only {r}. The member switches down and rejoins; once every member "
-        f"runs the new code it is told to upgrade again."],
-    "upgrade": lambda u, c: [
-        f"End of a rolling upgrade: every member now supports version {c}, so the member moves from {u} to {c} and "
-        f"rejoins (2.2.2+, 2.3.1+, 2.4+); one more rebalance follows."],
-    "upgrade-next": lambda u, c: [
-        f"A 2.0.0 - 2.2.1 or 2.3.0 member learned that the leader supports version {c} and will subscribe with it "
-        f"from the next rebalance (no rebalance is triggered for this; 2.2.2+ and 2.3.1+ rejoin at once)."],
-    "leader-empty": lambda u, c: [
-        f"A 2.0 - 2.3 leader (latest {c}) met a version {u} subscription and answers it with an empty assignment "
-        f"at version {c} (KIP-268 version probing); the member downgrades to {c} and rejoins."],
-    "bare": lambda a, b: [
-        f"'used version {a}; latest supported version {b}' pairs a version on the wire with the latest version the "
-        f"reporting side's code speaks (Kafka {_speakers(b)}). Kafka prints it in three places:",
-        "a leader reading a future subscription (an info log: version probing, harmless during an upgrade);",
-        "a member that cannot decode its assignment (TaskAssignmentException: e.g. an error assignment from a "
-        "newer leader);",
-        f"a 2.0 - 2.3 member told to subscribe at version {a}, which its code cannot write (IllegalStateException).",
-    ],
-}
+# The texts for each kind of "used version a; latest supported version b" line, kept as data beside this
+# module: prose with {a}, {b} and the releases speaking each ({a_releases}, {b_releases}) filled in.
+MESSAGES: dict[str, list[str]] = json.loads(Path(__file__).with_name("version_messages.json").read_text("utf-8"))
+
+
+def _message(kind: str, a: int, b: int) -> list[str]:
+    return [line.format(a=a, b=b, a_releases=_speakers(a), b_releases=_speakers(b)) for line in MESSAGES[kind]]
 
 
 # -- restarts ----------------------------------------------------------------------------------------------------
