@@ -323,3 +323,17 @@ def test_bodies_json_option_keeps_the_text(captures):
 def test_a_bad_bodies_option_is_named(captures):
     with pytest.raises(Exception, match=r"bodies=.xml.*struct, json"):
         captures.option("bodies", "xml").load(str(STORM)).schema  # noqa: B018
+
+
+def test_a_value_arrow_refuses_keeps_its_row():
+    """The rows go to Spark as Arrow batches; a value Arrow refuses (none is expected: the bodies are
+    checked first) is left null and named in its row's _error, and the batch keeps every row."""
+    from kafka_meta.spark.sources.capture import arrow_schema, exchange_rows, row_batches
+
+    rows = list(exchange_rows(str(STORM)))
+    at = arrow_schema("struct").names.index("stream")
+    rows[1] = (*rows[1][:at], 2**40, *rows[1][at + 1:])
+    (batch,) = row_batches(iter(rows), arrow_schema("struct"))
+    assert batch.num_rows == len(rows)
+    assert batch.column("stream")[1].as_py() is None and "stream left out" in batch.column("_error")[1].as_py()
+    assert batch.column("request")[1].as_py() is not None and batch.column("_error")[2].as_py() is None

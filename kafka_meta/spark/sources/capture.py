@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
+import pyarrow as pa
 from pyspark.sql.datasource import DataSourceReader, InputPartition
 from pyspark.sql.types import (
     DoubleType,
@@ -146,6 +147,59 @@ def _struct_columns(d: dict[str, Any]) -> tuple[tuple | None, tuple | None, str 
     return columns[0], columns[1], "; ".join(errors) if errors else None
 
 
+ROWS_PER_BATCH = 2048
+
+
+@cache
+def arrow_schema(bodies: str) -> pa.Schema:
+    """The rows' Arrow schema, by Spark's own mapping of the source's schema (so Spark takes the batches
+    as they are)."""
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    return to_arrow_schema(SCHEMA if bodies == "json" else struct_schema())
+
+
+def row_batches(rows: Iterator[tuple], schema: pa.Schema) -> Iterator[pa.RecordBatch]:
+    """Rows as Arrow record batches. Spark's per-row conversion walks every field of the schema for every
+    row; the body structs have hundreds of fields, nearly all null, which Arrow's own conversion of whole
+    columns fills at a fraction of the cost (bench/capture_structs_bench.py)."""
+    batch: list[tuple] = []
+    for row in rows:
+        batch.append(row)
+        if len(batch) >= ROWS_PER_BATCH:
+            yield _batch(batch, schema)
+            batch = []
+    if batch:
+        yield _batch(batch, schema)
+
+
+def _batch(rows: list[tuple], schema: pa.Schema) -> pa.RecordBatch:
+    try:
+        return pa.RecordBatch.from_arrays([pa.array(column, type=field.type)
+                                           for column, field in zip(zip(*rows, strict=True), schema, strict=True)],
+                                          schema=schema)
+    except ARROW_REFUSALS:  # not expected (the bodies are checked before): find the value, keep the rows
+        return pa.concat_batches([_one_row(row, schema) for row in rows])
+
+
+ARROW_REFUSALS = (pa.ArrowException, TypeError, ValueError, OverflowError)
+
+
+def _one_row(row: tuple, schema: pa.Schema) -> pa.RecordBatch:
+    """One row, each value Arrow refuses left null and named in ``_error``."""
+    arrays, refused = [], []
+    for value, field in zip(row, schema, strict=True):
+        try:
+            arrays.append(pa.array([value], type=field.type))
+        except ARROW_REFUSALS as exc:
+            arrays.append(pa.nulls(1, field.type))
+            refused.append(f"{field.name} left out: {exc}")
+    if refused:
+        at = schema.names.index("_error")
+        arrays[at] = pa.array(["; ".join(([row[at]] if row[at] else []) + refused)], pa.string())
+    return pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+
 class CaptureReader(DataSourceReader):
     def __init__(self, options: dict[str, str]) -> None:
         self.files = capture_files(option_paths(options))
@@ -156,8 +210,8 @@ class CaptureReader(DataSourceReader):
     def partitions(self) -> list[InputPartition]:
         return [InputPartition(path) for path in self.files]
 
-    def read(self, partition: InputPartition) -> Iterator[tuple]:
-        yield from exchange_rows(partition.value, self.ports, self.bodies)
+    def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
+        yield from row_batches(exchange_rows(partition.value, self.ports, self.bodies), arrow_schema(self.bodies))
 
 
 class CaptureDataSource(KafkaMetaSource):
