@@ -14,6 +14,9 @@ Damage never fails the job: a file that is not a capture gives one row with ``_e
 a capture (a gap, a bad block) gives a row with ``_error`` naming the stage and position, beside the rows of
 every exchange read around it; a body that does not fit its struct (hostile bytes the decoder accepted)
 leaves that column null and says where in ``_error``.
+
+Rows reach Spark as Arrow record batches (:func:`row_batches`), not Python tuples: Spark's per-row
+conversion would walk the hundreds of mostly-null body fields of every row.
 """
 
 from __future__ import annotations
