@@ -5,8 +5,8 @@ partition yields), over every exchange of the fixture captures (fixtures/capture
 
 * the body columns alone, from exchanges decoded once beforehand: JSON text (option ``bodies=json``)
   against struct rows (the default, every value checked against its derived type);
-* a whole file read into rows (containers, TCP, decoding and the body columns), for both options, on
-  cfk_storm.pcap;
+* a whole file read into the Arrow batches a partition yields (containers, TCP, decoding, the body
+  columns, Arrow), for both options, on cfk_storm.pcap;
 * with ``--spark``, the source in local Spark (two cores): every fixture capture listed ``--copies`` times,
   written to Spark's ``noop`` sink, so Spark's conversion of the rows (wide, mostly-null structs against
   one string) is counted too; best of three after a warm-up.
@@ -29,7 +29,7 @@ from timing import timed
 from kafka_meta.capture import read_capture
 from kafka_meta.protocol import BODIES
 from kafka_meta.protocol.member_metadata import clear_cache
-from kafka_meta.spark.sources.capture import _json_columns, _struct_columns, exchange_rows
+from kafka_meta.spark.sources.capture import arrow_schema, exchange_rows, json_bodies, row_batches, struct_bodies
 
 PCAP = Path(__file__).resolve().parents[1] / "fixtures" / "captures" / "pcap"
 STORM = PCAP / "cfk_storm.pcap"
@@ -65,15 +65,15 @@ def main() -> None:
     args = parser.parse_args()
     exchanges = [ex.to_dict() for path in sorted(PCAP.iterdir()) if path.is_file() for ex in read_capture(path)]
     n = len(exchanges)
-    _struct_columns(exchanges[0])  # the converters are compiled once per process: not part of the rows' cost
+    struct_bodies(exchanges[0])  # the converters are compiled once per process: not part of the rows' cost
 
     def columns(convert):
         return lambda: [convert(d) for d in exchanges]
 
     print(f"body columns of {n} exchanges (all fixture captures), decoded beforehand")
-    base = timed(columns(_json_columns), 1, 5) / n
+    base = timed(columns(json_bodies), 1, 5) / n
     print(f"  {'JSON text (bodies=json)':<34} {base:8.1f} us/exchange   1.00")
-    us = timed(columns(_struct_columns), 1, 5) / n
+    us = timed(columns(struct_bodies), 1, 5) / n
     print(f"  {'structs (default)':<34} {us:8.1f} us/exchange   {us / base:.2f}")
 
     storm = sum(1 for _ in read_capture(STORM))
@@ -82,11 +82,11 @@ def main() -> None:
         def run() -> None:
             BODIES.clear_cache()
             clear_cache()
-            for _ in exchange_rows(str(STORM), None, bodies):
+            for _ in row_batches(exchange_rows(str(STORM), None, bodies), arrow_schema(bodies)):
                 pass
         return run
 
-    print(f"a whole file read into rows: {STORM.name}, {storm} exchanges, decoding caches cleared per pass")
+    print(f"a whole file read into Arrow batches: {STORM.name}, {storm} exchanges, decoding caches cleared per pass")
     base = timed(whole("json"), 1, 5) / storm
     print(f"  {'JSON text (bodies=json)':<34} {base:8.1f} us/exchange   1.00")
     us = timed(whole("struct"), 1, 5) / storm

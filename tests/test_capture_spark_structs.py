@@ -297,11 +297,11 @@ def test_values_that_do_not_fit_are_named(damage, where):
 
 
 def test_a_body_that_does_not_fit_is_null_with_error_in_its_row():
-    from kafka_meta.spark.sources.capture import _struct_columns
+    from kafka_meta.spark.sources.capture import struct_bodies
 
     ex = storm_join()
     ex["response"]["members"][0]["metadata"]["generationId"] = "seven"
-    request, response, error = _struct_columns(ex)
+    request, response, error = struct_bodies(ex)
     assert request is not None and response is None
     assert error.startswith("response left out, it does not fit its struct: "
                             "response.JoinGroup.members[0].metadata.generationId: 'seven' does not fit int32")

@@ -112,7 +112,7 @@ def exchange_rows(path: str, ports: set[int] | None = None, bodies: str = "struc
     """The rows of one capture file: one per exchange, one per problem found, one if it is no capture."""
     from kafka_meta.capture import CaptureError, Problem, iter_capture
 
-    body_columns = _json_columns if bodies == "json" else _struct_columns
+    body_columns = json_bodies if bodies == "json" else struct_bodies
     blank = (None,) * len(SCALARS)
     try:
         for item in iter_capture(path, ports):
@@ -126,7 +126,7 @@ def exchange_rows(path: str, ports: set[int] | None = None, bodies: str = "struc
         yield (*blank, None, None, str(exc), (path, None))
 
 
-def _json_columns(d: dict[str, Any]) -> tuple[str | None, str | None, str | None]:
+def json_bodies(d: dict[str, Any]) -> tuple[str | None, str | None, str | None]:
     from kafka_meta.capture.jsonable import json_default
 
     request = None if d["request"] is None else json.dumps(d["request"], ensure_ascii=False, default=json_default)
@@ -135,7 +135,7 @@ def _json_columns(d: dict[str, Any]) -> tuple[str | None, str | None, str | None
     return request, response, d["_error"]
 
 
-def _struct_columns(d: dict[str, Any]) -> tuple[tuple | None, tuple | None, str | None]:
+def struct_bodies(d: dict[str, Any]) -> tuple[tuple | None, tuple | None, str | None]:
     """The bodies as struct rows; a body that does not fit its type is null, and ``_error`` says where."""
     from kafka_meta.spark.bodies import UnfitValue, body_rows
 
