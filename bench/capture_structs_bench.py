@@ -7,18 +7,20 @@ partition yields), over every exchange of the fixture captures (fixtures/capture
   against struct rows (the default, every value checked against its derived type);
 * a whole file read into the Arrow batches a partition yields (containers, TCP, decoding, the body
   columns, Arrow), for both options, on cfk_storm.pcap;
-* with ``--spark``, the source in local Spark (two cores): every fixture capture listed ``--copies`` times,
-  written to Spark's ``noop`` sink, so Spark's conversion of the rows (wide, mostly-null structs against
-  one string) is counted too; best of three after a warm-up.
+* with ``--spark``, the source in local Spark (two cores), written to Spark's ``noop`` sink so Spark's
+  handling of the rows (wide, mostly-null structs against one string) is counted too: every fixture
+  capture listed ``--copies`` times (many small partitions: Spark's per-task costs, which grow with the
+  schema, weigh), then two captures of ``--mb`` MB (cfk_storm repeated as bench/capture_bench.py does).
 
 Prints microseconds per exchange and the ratio to JSON text. Run: ``python bench/capture_structs_bench.py``
-[--spark] [--copies 8]`` (seconds; a minute with Spark), under the shared benchmark lock.
+[--spark] [--copies 8] [--mb 3]`` (seconds; a minute with Spark), under the shared benchmark lock.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -35,26 +37,41 @@ PCAP = Path(__file__).resolve().parents[1] / "fixtures" / "captures" / "pcap"
 STORM = PCAP / "cfk_storm.pcap"
 
 
-def spark_pass(copies: int) -> None:
-    from kafka_meta.spark import register
-    from kafka_meta.spark.session import local_session
-
-    spark = local_session("capture-structs-bench", master="local[2]")
-    register(spark)
-    files = [str(p) for p in sorted(PCAP.iterdir()) if p.is_file()] * copies
-    rows = spark.read.format("kafka-meta-capture").load(files).count()
-    print(f"Spark local[2]: {len(files)} files, {rows} rows, written to the noop sink (best of 3)")
+def noop_writes(spark: object, files: list[str], rows: int, title: str) -> None:
+    """Each option's rows written to Spark's noop sink: best of two after a warm-up."""
+    print(f"{title}: {len(files)} files, {rows} rows, written to the noop sink (best of 2)")
     base = None
     for label, bodies in (("JSON text (bodies=json)", "json"), ("structs (default)", "struct")):
-        df = spark.read.format("kafka-meta-capture").option("bodies", bodies).load(files)
+        df = spark.read.format("kafka-meta-capture").option("bodies", bodies).load(files)  # type: ignore[attr-defined]
         df.write.format("noop").mode("overwrite").save()  # warm-up: Python workers, compiled converters
         best = float("inf")
-        for _ in range(3):
+        for _ in range(2):
             start = time.perf_counter()
             df.write.format("noop").mode("overwrite").save()
             best = min(best, time.perf_counter() - start)
         base = base or best
         print(f"  {label:<34} {best * 1e6 / rows:8.1f} us/row        {best / base:.2f}")
+
+
+def spark_pass(copies: int, megabytes: int) -> None:
+    from capture_bench import broker_port, build, records
+
+    from kafka_meta.spark import register
+    from kafka_meta.spark.session import local_session
+
+    spark = local_session("capture-structs-bench", master="local[2]")
+    register(spark)
+    small = [str(p) for p in sorted(PCAP.iterdir()) if p.is_file()] * copies
+    rows = spark.read.format("kafka-meta-capture").load(small).count()
+    noop_writes(spark, small, rows, "Spark local[2], many small files (per-task costs weigh)")
+    with tempfile.TemporaryDirectory() as tmp:
+        header, packets = records(STORM)
+        big = []
+        for i in range(2):
+            big.append(str(Path(tmp) / f"storm{i}.pcap"))
+            build(Path(big[-1]), megabytes, header, packets, broker_port(packets))
+        rows = spark.read.format("kafka-meta-capture").load(big).count()
+        noop_writes(spark, big, rows, f"Spark local[2], two {megabytes} MB captures (cfk_storm repeated)")
     spark.stop()
 
 
@@ -62,6 +79,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--spark", action="store_true", help="also time the source in local Spark")
     parser.add_argument("--copies", type=int, default=8, help="times each fixture capture is listed (Spark)")
+    parser.add_argument("--mb", type=int, default=3, help="size of each of the two big captures (Spark)")
     args = parser.parse_args()
     exchanges = [ex.to_dict() for path in sorted(PCAP.iterdir()) if path.is_file() for ex in read_capture(path)]
     n = len(exchanges)
@@ -92,7 +110,7 @@ def main() -> None:
     us = timed(whole("struct"), 1, 5) / storm
     print(f"  {'structs (default)':<34} {us:8.1f} us/exchange   {us / base:.2f}")
     if args.spark:
-        spark_pass(args.copies)
+        spark_pass(args.copies, args.mb)
 
 
 if __name__ == "__main__":

@@ -178,11 +178,28 @@ def row_batches(rows: Iterator[tuple], schema: pa.Schema) -> Iterator[pa.RecordB
 
 def _batch(rows: list[tuple], schema: pa.Schema) -> pa.RecordBatch:
     try:
-        return pa.RecordBatch.from_arrays([pa.array(column, type=field.type)
+        return pa.RecordBatch.from_arrays([_column(column, field.type)
                                            for column, field in zip(zip(*rows, strict=True), schema, strict=True)],
                                           schema=schema)
     except ARROW_REFUSALS:  # not expected (the bodies are checked before): find the value, keep the rows
         return pa.concat_batches([_one_row(row, schema) for row in rows])
+
+
+def _column(values: tuple, t: pa.DataType) -> pa.Array:
+    """One column of a batch. A body struct is assembled from its fields' columns: a batch's bodies
+    belong to a few apis, so most fields are all null (``pa.nulls`` costs nothing), where Arrow's
+    conversion of whole rows would visit every field of every row."""
+    if not pa.types.is_struct(t) or len(t) < WIDE:
+        return pa.array(values, type=t)
+    n = len(values)
+    children = []
+    for i, field in enumerate(t):
+        column = [None if v is None else v[i] for v in values]
+        children.append(pa.nulls(n, field.type) if column.count(None) == n else pa.array(column, type=field.type))
+    return pa.StructArray.from_arrays(children, fields=list(t), mask=pa.array([v is None for v in values]))
+
+
+WIDE = 8  # structs with this many fields or more are assembled column by column
 
 
 ARROW_REFUSALS = (pa.ArrowException, TypeError, ValueError, OverflowError)
