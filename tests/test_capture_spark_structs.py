@@ -296,6 +296,15 @@ def test_values_that_do_not_fit_are_named(damage, where):
     assert caught.value.where("request").startswith(where)
 
 
+def test_bodies_that_are_no_body_are_named():
+    for body, where in (([1], "request: a body (a dict), not list"),
+                        ({"_raw": b"x", "groupId": "g"}, "request: a raw body with other fields: groupId"),
+                        ({"groupId": "g"}, "request: a decoded body of Fetch, which has no field here")):
+        with pytest.raises(UnfitValue) as caught:
+            body_rows("Request").row("Fetch", body)
+        assert caught.value.where("request") == where
+
+
 def test_a_body_that_does_not_fit_is_null_with_error_in_its_row():
     from kafka_meta.spark.sources.capture import struct_bodies
 

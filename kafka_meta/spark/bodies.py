@@ -332,6 +332,8 @@ class BodyRows:
         not fit (its ``where(kind)`` names the field)."""
         if body is None:
             return None
+        if not isinstance(body, dict):
+            raise UnfitValue(f"a body (a dict), not {type(body).__name__}")
         out: list[Any] = [None] * self.width
         if RAW in body:
             if len(body) != 1:
