@@ -14,6 +14,7 @@ import json
 from typing import Any
 
 from kafka_meta.analysis.assemble import Timeline, build_timeline
+from kafka_meta.spark.bodies import body_value
 
 TIMELINE_RECORD_TYPES = (2, 3, 4, 5, 6, 7, 8)  # classic generations, KIP-848 epochs and member records
 ORDER = ("partition", "offset")
@@ -35,7 +36,7 @@ GROUP_APIS = ("JoinGroup", "SyncGroup", "Heartbeat", "LeaveGroup", "OffsetCommit
 
 def capture_exchanges(spark: Any, paths: list[str]) -> tuple[list[dict[str, Any]], list[str]]:
     """The group-protocol exchanges of packet captures (files or directories), read by the capture data
-    source on the executors; only those rows come back, bodies parsed from their JSON text. Also the
+    source on the executors; only those rows come back, bodies in the protocol layer's form. Also the
     problems the reader found, with their file and packet."""
     from kafka_meta.spark.sources import register
 
@@ -54,8 +55,8 @@ def group_exchanges(df: Any) -> tuple[list[dict[str, Any]], list[str]]:
         if d["apiName"] is None:
             problems.append(f"{d['source']['file']} packet {d['source']['frame']}: {d['_error']}")
             continue
-        for body in ("request", "response"):
-            d[body] = None if d[body] is None else json.loads(d[body])
+        for body in ("request", "response"):  # structs, or JSON text (option bodies=json)
+            d[body] = json.loads(d[body]) if isinstance(d[body], str) else body_value(d[body])
         exchanges.append(d)
     return exchanges, problems
 
