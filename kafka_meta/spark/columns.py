@@ -42,6 +42,22 @@ def arrow_text(value: Any) -> Any:
     return value
 
 
+def null_array(arrow_type: pa.DataType, n: int) -> pa.Array:
+    """``n`` nulls of ``arrow_type`` whose lists hold nothing. ``pa.nulls`` gives every nested list a full
+    set of null children too; Spark's Python workers send every buffer over a socket to the JVM, so a batch
+    of ``__consumer_offsets`` rows (one struct column per record type, most of them null) would weigh twice
+    what it holds."""
+    if pa.types.is_struct(arrow_type) or pa.types.is_list(arrow_type):
+        buffers = [pa.py_buffer(bytes((n + 7) // 8))]
+        if pa.types.is_struct(arrow_type):
+            children = [null_array(f.type, n) for f in arrow_type]
+        else:
+            buffers.append(pa.py_buffer(bytes(4 * (n + 1))))
+            children = [pa.array([], arrow_type.value_type)]
+        return pa.Array.from_buffers(arrow_type, n, buffers, null_count=n, children=children)
+    return pa.nulls(n, arrow_type)
+
+
 # a string column held bytes that are not UTF-8 (the caller re-reads the batch row by row): the codec's one fault
 InvalidUtf8 = Fault
 

@@ -31,7 +31,8 @@ from kafka_meta.offsets import RecordType, catalog
 from kafka_meta.offsets.nest import ASSIGNOR_USER_DATA, CONSUMER
 from kafka_meta.offsets.records import GROUP_JSON_NAMES
 from kafka_meta.spark.columnar import BatchProgram, batch_program
-from kafka_meta.spark.columns import InvalidUtf8
+from kafka_meta.spark.columnar_vector import binary_buffers, numbers
+from kafka_meta.spark.columns import InvalidUtf8, null_array
 from kafka_meta.spark.schema import ERROR_FIELD, VERSION_FIELD
 from kafka_meta.spec.naming import json_name
 
@@ -75,65 +76,71 @@ class ColumnarOffsets:
     def __init__(self, strict: bool, columns: pa.StructType) -> None:
         self.strict = strict
         self.columns = columns
-        self.plans: dict[bytes, TypePlan | None] = {}
+        self.plans: dict[int, TypePlan | None] = {}
         # members' consumer-protocol bytes are read leniently in every mode, as the record reader's nest does
         self.subscription = batch_program(get_format("ConsumerProtocolSubscription"), False, None, False)
         self.assignment = batch_program(get_format("ConsumerProtocolAssignment"), False, None, False)
         for rt in catalog().values():
-            self.plans[rt.number.to_bytes(2, "big", signed=True)] = columnar_plan(rt, strict)
+            self.plans[rt.number] = columnar_plan(rt, strict)
 
-    def decode(self, keys: list[bytes | None], values: list[bytes | None], controls: list[bool],
-               slow_row: SlowRow, on_error: Callable[[Exception], dict[str, Any]]) -> pa.Array:
-        """All rows of a batch, in order. ``slow_row`` decodes a row the row path's way; ``on_error`` turns
-        its KafkaMetaError into an error row (or re-raises it, in FAILFAST mode)."""
-        plans = self.plans
-        groups: dict[bytes, list[int]] = {}
-        slow: list[int] = []
-        for i, key in enumerate(keys):
-            if key is None or controls[i] or plans.get(key[:2]) is None:
-                slow.append(i)
-            else:
-                groups.setdefault(key[:2], []).append(i)
+    def decode(self, keys: pa.Array, values: pa.Array, controls: np.ndarray, slow_row: SlowRow,
+               on_error: Callable[[Exception], dict[str, Any]]) -> pa.Array:
+        """All rows of a batch, in order. ``controls`` marks control records; ``slow_row`` decodes a row the
+        row path's way; ``on_error`` turns its KafkaMetaError into an error row (or re-raises it, in
+        FAILFAST mode)."""
+        keys, values = (a.cast(pa.binary()) if pa.types.is_null(a.type) else a for a in (keys, values))
+        data, starts, ends, valid = binary_buffers(keys)
+        keyed = valid & (ends - starts >= 2) & ~controls
+        record_type = np.where(keyed, numbers(data, np.where(keyed, starts, 0), ">i2"), 0)
         parts: list[dict[str, pa.Array]] = []  # per group: the columns it fills (the others are null there)
-        order: list[int] = []
-        for prefix, rows in groups.items():
-            part, failed = self._group(plans[prefix], [keys[i] for i in rows], [values[i] for i in rows])
-            if part is None:
-                slow += rows
+        order: list[np.ndarray] = []
+        slow = [np.flatnonzero(~keyed)]
+        for number in np.unique(record_type[keyed]).tolist():
+            rows = np.flatnonzero(keyed & (record_type == number))
+            plan = self.plans.get(number)
+            if plan is None:
+                slow.append(rows)
                 continue
-            if failed:
-                slow += [rows[j] for j in failed]
-                bad = set(failed)
-                rows = [i for j, i in enumerate(rows) if j not in bad]
+            index = pa.array(rows)
+            part, failed = self._group(plan, keys.take(index), values.take(index))
+            if part is None:
+                slow.append(rows)
+                continue
+            if len(failed):
+                slow.append(rows[failed])
+                rows = np.delete(rows, failed)
             parts.append(part)
-            order += rows
-        if slow:
-            slow.sort()
+            order.append(rows)
+        slow_rows = np.sort(np.concatenate(slow))
+        if len(slow_rows):
+            index = pa.array(slow_rows)
+            flags = controls[slow_rows].tolist()
             dicts = []
-            for i in slow:
+            for key, value, control in zip(keys.take(index).to_pylist(), values.take(index).to_pylist(), flags,
+                                           strict=True):
                 try:
-                    dicts.append(slow_row(keys[i], values[i], controls[i]))
+                    dicts.append(slow_row(key, value, control))
                 except Exception as e:  # noqa: BLE001 - on_error re-raises what is not a KafkaMetaError
                     dicts.append(on_error(e))
             rows_array = pa.array(dicts, type=self.columns)
             parts.append({f.name: rows_array.field(f.name) for f in self.columns})
-            order += slow
-        return self._assemble(parts, order)
+            order.append(slow_rows)
+        return self._assemble(parts, np.concatenate(order) if order else np.zeros(0, np.int64))
 
-    def _assemble(self, parts: list[dict[str, pa.Array]], order: list[int]) -> pa.StructArray:
+    def _assemble(self, parts: list[dict[str, pa.Array]], order: np.ndarray) -> pa.StructArray:
         """The groups' columns as one struct array in input order: per column, only the groups that fill it
         are concatenated and taken from (a record type's column comes from its one group)."""
         sizes = [len(next(iter(part.values()))) for part in parts]
         starts = np.cumsum([0, *sizes])
         total = int(starts[-1])
         where = np.empty(total, np.int64)  # input row -> its position in the groups' concatenation
-        where[np.asarray(order, np.int64)] = np.arange(total)
+        where[order] = np.arange(total)
         in_order = bool((where == np.arange(total)).all())
         children = []
         for f in self.columns:
             fillers = [k for k, part in enumerate(parts) if f.name in part]
             if not fillers:
-                children.append(pa.nulls(total, f.type))
+                children.append(null_array(f.type, total))
                 continue
             pieces = [parts[k][f.name] for k in fillers]
             joined = pieces[0] if len(pieces) == 1 else pa.concat_arrays(pieces)
@@ -149,36 +156,36 @@ class ColumnarOffsets:
             children.append(joined.take(pa.array(indices, mask=indices < 0)))
         return pa.StructArray.from_arrays(children, fields=list(self.columns))
 
-    def _group(self, plan: TypePlan, keys: list[bytes | None],
-               values: list[bytes | None]) -> tuple[dict[str, pa.Array] | None, list[int]]:
+    def _group(self, plan: TypePlan, keys: pa.Array,
+               values: pa.Array) -> tuple[dict[str, pa.Array] | None, np.ndarray]:
         """One record type's rows as output rows, and the positions (in the group) of rows that failed; None
         when a string column held bytes that are not UTF-8 (the whole group then goes row by row)."""
         try:
-            key_out = plan.key.decode(keys)
-            value_out = plan.value.decode(values)
+            key_out = plan.key.decode_array(keys)
+            value_out = plan.value.decode_array(values)
         except InvalidUtf8:
-            return None, []
+            return None, np.zeros(0, np.int64)
         failed_mask = pc.or_(pc.is_valid(key_out.field(ERROR_FIELD)), pc.is_valid(value_out.field(ERROR_FIELD)))
-        bad = failed_mask.to_pylist()
+        bad = failed_mask.to_numpy(zero_copy_only=False)
         if plan.rt.number == GROUP_METADATA:
-            bad = [b or need for b, need in zip(bad, self._nest_on_rows(value_out), strict=True)]
-        kept = list(range(len(keys)))
+            bad = bad | np.array(self._nest_on_rows(value_out), bool)
+        kept = np.arange(len(keys))
         while True:
-            if any(bad):
-                keep = pa.array([not b for b in bad], pa.bool_())
+            if bad.any():
+                keep = pa.array(~bad)
                 key_out, value_out = key_out.filter(keep), value_out.filter(keep)
-                kept = [i for i, b in zip(kept, bad, strict=True) if not b]
+                kept = kept[~bad]
             members = None
             if plan.rt.number == GROUP_METADATA:
                 try:
-                    members, bad = self._members(value_out)
+                    members, member_bad = self._members(value_out)
                 except InvalidUtf8:
-                    return None, []
-                if any(bad):
+                    return None, np.zeros(0, np.int64)
+                bad = np.array(member_bad, bool)
+                if bad.any():
                     continue
             break
-        failed = sorted(set(range(len(keys))) - set(kept))
-        return self._rows(plan, key_out, value_out, members), failed
+        return self._rows(plan, key_out, value_out, members), np.setdiff1d(np.arange(len(keys)), kept)
 
     @staticmethod
     def _nest_on_rows(value_out: pa.StructArray) -> list[bool]:
@@ -219,7 +226,7 @@ class ColumnarOffsets:
         known = {"memberId": flat.field("memberId"), "subscription": decoded[0], "assignment": decoded[1],
                  "errors": pa.ListArray.from_arrays(pa.array([0] * (n + 1), pa.int32()), pa.array([], pa.string()))}
         element = member_type.value_type
-        members = pa.StructArray.from_arrays([known[f.name] if f.name in known else pa.nulls(n, f.type)
+        members = pa.StructArray.from_arrays([known[f.name] if f.name in known else null_array(f.type, n)
                                               for f in element], fields=list(element))
         list_offsets = pa.array(list(accumulate(lengths, initial=0)), pa.int32())
         return pa.ListArray.from_arrays(list_offsets, members, type=member_type,
