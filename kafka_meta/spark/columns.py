@@ -43,19 +43,29 @@ def arrow_text(value: Any) -> Any:
 
 
 def null_array(arrow_type: pa.DataType, n: int) -> pa.Array:
-    """``n`` nulls of ``arrow_type`` whose lists hold nothing. ``pa.nulls`` gives every nested list a full
-    set of null children too; Spark's Python workers send every buffer over a socket to the JVM, so a batch
-    of ``__consumer_offsets`` rows (one struct column per record type, most of them null) would weigh twice
-    what it holds."""
-    if pa.types.is_struct(arrow_type) or pa.types.is_list(arrow_type):
-        buffers = [pa.py_buffer(bytes((n + 7) // 8))]
-        if pa.types.is_struct(arrow_type):
-            children = [null_array(f.type, n) for f in arrow_type]
-        else:
-            buffers.append(pa.py_buffer(bytes(4 * (n + 1))))
-            children = [pa.array([], arrow_type.value_type)]
-        return pa.Array.from_buffers(arrow_type, n, buffers, null_count=n, children=children)
-    return pa.nulls(n, arrow_type)
+    """``n`` nulls of ``arrow_type`` carrying as few bytes as Arrow allows. ``pa.nulls`` gives every nested
+    level full-length null children; Spark's Python workers send every buffer over a socket to the JVM, so a
+    batch of ``__consumer_offsets`` rows (one struct column per record type, most of them null) would weigh
+    twice what it holds. Under the null slots: zeros, empty strings and empty lists, without validity bitmaps."""
+    if not (pa.types.is_struct(arrow_type) or pa.types.is_list(arrow_type)):
+        return pa.nulls(n, arrow_type)
+    return _filler(arrow_type, n, pa.py_buffer(bytes((n + 7) // 8)), n)
+
+
+def _filler(arrow_type: pa.DataType, n: int, validity: pa.Buffer | None = None, nulls: int = 0) -> pa.Array:
+    if pa.types.is_struct(arrow_type):
+        return pa.Array.from_buffers(arrow_type, n, [validity], null_count=nulls,
+                                     children=[_filler(f.type, n) for f in arrow_type])
+    offsets = pa.py_buffer(bytes(4 * (n + 1)))
+    if pa.types.is_list(arrow_type):
+        return pa.Array.from_buffers(arrow_type, n, [validity, offsets], null_count=nulls,
+                                     children=[pa.array([], arrow_type.value_type)])
+    if pa.types.is_string(arrow_type) or pa.types.is_binary(arrow_type):
+        return pa.Array.from_buffers(arrow_type, n, [validity, offsets, pa.py_buffer(b"")], null_count=nulls)
+    if pa.types.is_boolean(arrow_type) or pa.types.is_integer(arrow_type) or pa.types.is_floating(arrow_type):
+        size = (n + 7) // 8 if pa.types.is_boolean(arrow_type) else n * arrow_type.bit_width // 8
+        return pa.Array.from_buffers(arrow_type, n, [validity, pa.py_buffer(bytes(size))], null_count=nulls)
+    return pa.nulls(n, arrow_type)  # other types: nulls under the null slots too
 
 
 # a string column held bytes that are not UTF-8 (the caller re-reads the batch row by row): the codec's one fault
