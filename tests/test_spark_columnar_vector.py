@@ -35,7 +35,7 @@ def _flat(formats: list) -> list[tuple[SpecFormat, int]]:
         if not VectorProgram.applies(fmt, _asked(fmt, version)):
             continue
         program = BatchProgram(fmt, False, _asked(fmt, version), False)
-        if flat_layout(fmt.construct(version), {f.name for f in program.row_type}) is not None:
+        if flat_layout(fmt.construct(version), program.row_type) is not None:
             out.append((fmt, version))
     return out
 
