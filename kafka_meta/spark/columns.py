@@ -15,6 +15,7 @@ from __future__ import annotations
 import array
 import struct
 import sys
+from functools import lru_cache
 from itertools import accumulate
 from typing import Any
 
@@ -42,11 +43,13 @@ def arrow_text(value: Any) -> Any:
     return value
 
 
+@lru_cache(maxsize=512)
 def null_array(arrow_type: pa.DataType, n: int) -> pa.Array:
     """``n`` nulls of ``arrow_type`` carrying as few bytes as Arrow allows. ``pa.nulls`` gives every nested
     level full-length null children; Spark's Python workers send every buffer over a socket to the JVM, so a
     batch of ``__consumer_offsets`` rows (one struct column per record type, most of them null) would weigh
-    twice what it holds. Under the null slots: zeros, empty strings and empty lists, without validity bitmaps."""
+    twice what it holds. Under the null slots: zeros, empty strings and empty lists, without validity bitmaps.
+    Kept for the next batch (of the same size, most often): Arrow arrays do not change."""
     if not (pa.types.is_struct(arrow_type) or pa.types.is_list(arrow_type)):
         return pa.nulls(n, arrow_type)
     return _filler(arrow_type, n, pa.py_buffer(bytes((n + 7) // 8)), n)

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
 from itertools import accumulate
 from typing import Any
 
@@ -91,11 +90,12 @@ class ColumnarOffsets:
         keys, values = (a.cast(pa.binary()) if pa.types.is_null(a.type) else a for a in (keys, values))
         data, starts, ends, valid = binary_buffers(keys)
         keyed = valid & (ends - starts >= 2) & ~controls
-        record_type = np.where(keyed, numbers(data, np.where(keyed, starts, 0), ">i2"), 0)
+        record_type = np.where(keyed, numbers(data, np.where(keyed, starts, 0), ">i2").astype(np.int64), 0)
         parts: list[dict[str, pa.Array]] = []  # per group: the columns it fills (the others are null there)
         order: list[np.ndarray] = []
         slow = [np.flatnonzero(~keyed)]
-        for number in np.unique(record_type[keyed]).tolist():
+        present = np.bincount(record_type[keyed] + 0x8000, minlength=0x10000)  # record types are int16
+        for number in (np.flatnonzero(present) - 0x8000).tolist():
             rows = np.flatnonzero(keyed & (record_type == number))
             plan = self.plans.get(number)
             if plan is None:
@@ -185,7 +185,9 @@ class ColumnarOffsets:
                 if bad.any():
                     continue
             break
-        return self._rows(plan, key_out, value_out, members), np.setdiff1d(np.arange(len(keys)), kept)
+        failed = np.ones(len(keys), bool)
+        failed[kept] = False
+        return self._rows(plan, key_out, value_out, members), np.flatnonzero(failed)
 
     @staticmethod
     def _nest_on_rows(value_out: pa.StructArray) -> list[bool]:
@@ -216,7 +218,9 @@ class ColumnarOffsets:
         decoded = []
         bad = [False] * len(kinds)
         for field, program in (("subscription", self.subscription), ("assignment", self.assignment)):
-            out = program.decode([blob or None for blob in flat.field(field).to_pylist()])
+            blobs = flat.field(field)  # empty bytes: no metadata, as a null
+            out = program.decode_array(pc.if_else(pc.equal(pc.binary_length(blobs), 0),
+                                                  pa.scalar(None, pa.binary()), blobs))
             for m in pc.indices_nonzero(pc.is_valid(out.field(ERROR_FIELD))).to_pylist():
                 bad[owner[m]] = True
             wanted = member_type.value_type.field(field).type
@@ -258,14 +262,18 @@ class ColumnarOffsets:
         }
         if members is not None:
             known["members"] = members
-        return {f.name: known[f.name].cast(f.type) for f in self.columns if f.name in known}
+        return {f.name: known[f.name] if known[f.name].type == f.type else known[f.name].cast(f.type)
+                for f in self.columns if f.name in known}
+
+
+_DECODERS: dict[tuple[bool, int, int], tuple[pa.StructType, ColumnarOffsets]] = {}
 
 
 def columnar_offsets(strict: bool, columns: pa.StructType) -> ColumnarOffsets:
-    """One per worker process and registry state (its batch decoders are compiled once)."""
-    return _columnar_offsets(strict, columns, REGISTRY.generation)
-
-
-@cache
-def _columnar_offsets(strict: bool, columns: pa.StructType, generation: int) -> ColumnarOffsets:
-    return ColumnarOffsets(strict, columns)
+    """One per worker process and registry state (its batch decoders are compiled once). Kept by the
+    identity of ``columns`` (held here): hashing a type of a few hundred fields would cost each batch more
+    than some of its decoding."""
+    key = (strict, id(columns), REGISTRY.generation)
+    if key not in _DECODERS:
+        _DECODERS[key] = (columns, ColumnarOffsets(strict, columns))
+    return _DECODERS[key][1]
