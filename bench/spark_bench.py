@@ -6,14 +6,16 @@ Payload contenders (a consumer subscription v1, see subscription.py):
 
 * builtin ``length()``: Spark without Python, the ceiling;
 * a pickled Python UDF returning the decoded struct (kafka_meta's bulk decoder, rows pickled one by one);
-* no decoding: ``mapInArrow`` yielding the output rows decoded beforehand, what Spark and the Arrow
-  transfer cost with the decoding taken away (the part of each row's time no decoder can shorten);
+* no decoding: ``mapInArrow`` (as the floor) or ``arrow_udf`` (as from_kafka_meta) yielding the output rows
+  decoded beforehand, what Spark and the Arrow transfer cost with the decoding taken away (the part of each
+  row's time no decoder can shorten);
 * the hand-built floor: ``mapInArrow`` with a hand-written ``struct`` decoder, gc paused per batch;
 * ``from_kafka_meta``.
 
 Offsets contenders (nine OffsetCommit v3 records to one consumer GroupMetadata v3, see offsets_records.py):
 builtin ``length()`` of the value, the row path (every record a dict, one Arrow conversion: what
-decode_offsets did before going columnar), no decoding (as above), the hand-built floor (``mapInArrow``
+decode_offsets did before going columnar), no decoding (as above, the ``arrow_udf`` one with decode_offsets'
+projection of the struct's fields), the hand-built floor (``mapInArrow``
 with a hand-written ``struct`` decoder giving decode_offsets' columns, same names and types) and
 ``decode_offsets``.
 
@@ -40,6 +42,7 @@ import pyarrow as pa
 from offsets_records import COMMITS_PER_GROUP_RECORD, hand_row, records
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
+from pyspark.sql.functions import arrow_udf
 from subscription import VALUE, VERSION, hand_decode
 
 import kafka_meta as km
@@ -51,6 +54,7 @@ from kafka_meta.spark.schema import message_row_type, spark_type
 TYPE = "ConsumerProtocolSubscription"
 FLOOR = "floor: mapInArrow + hand decoder + gc paused"
 NO_DECODING = "no decoding: mapInArrow, rows made beforehand"
+NO_DECODING_UDF = "no decoding: arrow_udf, rows made beforehand"
 BATCH_ROWS = 10_000  # Spark's spark.sql.execution.arrow.maxRecordsPerBatch, unless --batch-rows says otherwise
 
 
@@ -85,11 +89,13 @@ def contenders(df: DataFrame, blob: bytes, batch_rows: int) -> list[tuple[str, C
                 "rackId": value["rack_id"], "_version": version, "_error": None}
 
     pickled_udf = F.udf(pickled, spark_schema, useArrow=False)
+    made_udf = arrow_udf(lambda blobs: made.slice(0, len(blobs)), spark_schema)
     out_schema = f"s {spark_schema.simpleString()}"
     return [
         ("builtin length()", lambda: df.select(F.length("b").alias("s"))),
         ("pickled Python UDF", lambda: df.select(pickled_udf("b").alias("s"))),
         (NO_DECODING, lambda: df.mapInArrow(no_decoding, out_schema)),
+        (NO_DECODING_UDF, lambda: df.select(made_udf("b").alias("s"))),
         (FLOOR, lambda: df.mapInArrow(floor, out_schema)),
         ("from_kafka_meta", lambda: df.select(from_kafka_meta("b", TYPE).alias("s"))),
     ]
@@ -107,12 +113,12 @@ def hand_offsets(batch: pa.RecordBatch) -> pa.RecordBatch:
 
 
 def offsets_contenders(df: DataFrame, batch_rows: int) -> list[tuple[str, Callable[[], DataFrame]]]:
-    from pyspark.sql.functions import arrow_udf
-
     columns = spark_type(record_columns())
     rows_udf = arrow_udf(lambda k, v: decode_rows(k, v), columns)
     keys, values = pattern(batch_rows)
-    made = decode_batch(keys, values).flatten()  # shipped to the workers in the closure
+    decoded = decode_batch(keys, values)  # shipped to the workers in the closures
+    made = decoded.flatten()
+    made_udf = arrow_udf(lambda k, v: decoded.slice(0, len(k)), columns)
 
     def floor(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
@@ -128,6 +134,7 @@ def offsets_contenders(df: DataFrame, batch_rows: int) -> list[tuple[str, Callab
         ("builtin length()", lambda: df.select(F.length("value").alias("s"))),
         ("row path: a dict per record (arrow_udf)", lambda: df.select("*", rows_udf("key", "value").alias("r"))),
         (NO_DECODING, lambda: df.mapInArrow(no_decoding, out_schema)),
+        (NO_DECODING_UDF, lambda: df.select("*", made_udf("key", "value").alias("r")).select("key", "value", "r.*")),
         (FLOOR, lambda: df.mapInArrow(floor, out_schema)),
         ("decode_offsets", lambda: decode_offsets(df)),
     ]
