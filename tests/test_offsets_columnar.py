@@ -56,6 +56,7 @@ def _both(pairs: list[tuple[bytes | None, bytes | None]], strict: bool = False,
     columnar = decode_batch(keys, values, strict=strict, controls=flags)
     rows = decode_rows(keys, values, strict=strict, controls=flags)
     assert columnar.type == rows.type == record_columns()
+    columnar.validate(full=True)  # buffers put together by hand (spread columns, null columns) are sound
     return columnar.to_pylist(), rows.to_pylist()
 
 

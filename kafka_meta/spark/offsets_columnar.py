@@ -55,6 +55,47 @@ class TypePlan:
     group_field: str | None  # the key field holding the group id
 
 
+def spread(array: pa.Array, rows: np.ndarray, total: int) -> pa.Array:
+    """``array``'s entries at the positions ``rows`` (ascending) of ``total`` entries, null elsewhere: what a
+    ``take`` with null indices gives, but strings and list elements stay in their buffers (the offsets
+    around them are spread), and only fixed-width values are copied."""
+    arrow_type = array.type
+    valid = np.zeros(total, bool)
+    valid[rows] = array.is_valid().to_numpy(zero_copy_only=False)
+    validity = pa.py_buffer(np.packbits(valid, bitorder="little"))
+    nulls = total - int(np.count_nonzero(valid))
+    if pa.types.is_struct(arrow_type):
+        children = [spread(array.field(i), rows, total) for i in range(arrow_type.num_fields)]
+        return pa.Array.from_buffers(arrow_type, total, [validity], null_count=nulls, children=children)
+    buffers = array.buffers()
+    if pa.types.is_list(arrow_type) or pa.types.is_string(arrow_type) or pa.types.is_binary(arrow_type):
+        offsets = np.frombuffer(buffers[1], np.int32)[array.offset:array.offset + len(array) + 1]
+        lengths = np.zeros(total, np.int32)
+        lengths[rows] = np.diff(offsets)
+        spread_offsets = np.empty(total + 1, np.int32)
+        spread_offsets[0] = offsets[0]
+        np.cumsum(lengths, out=spread_offsets[1:])
+        spread_offsets[1:] += offsets[0]
+        if pa.types.is_list(arrow_type):
+            return pa.Array.from_buffers(arrow_type, total, [validity, pa.py_buffer(spread_offsets)],
+                                         null_count=nulls, children=[array.values])
+        return pa.Array.from_buffers(arrow_type, total, [validity, pa.py_buffer(spread_offsets), buffers[2]],
+                                     null_count=nulls)
+    if pa.types.is_integer(arrow_type) or pa.types.is_floating(arrow_type):
+        dtype = np.dtype(arrow_type.to_pandas_dtype())
+        values = np.zeros(total, dtype)
+        values[rows] = np.frombuffer(buffers[1], dtype)[array.offset:array.offset + len(array)]
+        return pa.Array.from_buffers(arrow_type, total, [validity, pa.py_buffer(values)], null_count=nulls)
+    if pa.types.is_boolean(arrow_type):
+        values = np.zeros(total, bool)
+        values[rows] = pc.fill_null(array, False).to_numpy(zero_copy_only=False)
+        bits = pa.py_buffer(np.packbits(values, bitorder="little"))
+        return pa.Array.from_buffers(arrow_type, total, [validity, bits], null_count=nulls)
+    lookup = np.full(total, -1, np.int64)
+    lookup[rows] = np.arange(len(rows))
+    return array.take(pa.array(lookup, mask=lookup < 0))
+
+
 def columnar_plan(rt: RecordType, strict: bool) -> TypePlan | None:
     """A record type's plan, or None when it must stay on the row path (see the module docstring)."""
     if (rt.number in NESTED and rt.number != GROUP_METADATA) or len(rt.values.variants) != 1:
@@ -146,6 +187,9 @@ class ColumnarOffsets:
             joined = pieces[0] if len(pieces) == 1 else pa.concat_arrays(pieces)
             if len(fillers) == len(parts):
                 children.append(joined if in_order else joined.take(pa.array(where)))
+                continue
+            if len(fillers) == 1:  # a record type's own column: its rows are in input order already
+                children.append(spread(joined, order[starts[fillers[0]]:starts[fillers[0] + 1]], total))
                 continue
             lookup = np.full(total, -1, np.int64)
             position = 0
