@@ -43,7 +43,7 @@ def arrow_text(value: Any) -> Any:
     return value
 
 
-@lru_cache(maxsize=512)
+@lru_cache(maxsize=64)  # a batch size or two of every column type: a few MB
 def null_array(arrow_type: pa.DataType, n: int) -> pa.Array:
     """``n`` nulls of ``arrow_type`` carrying as few bytes as Arrow allows. ``pa.nulls`` gives every nested
     level full-length null children; Spark's Python workers send every buffer over a socket to the JVM, so a
