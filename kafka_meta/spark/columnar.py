@@ -6,6 +6,10 @@ function per format decodes a batch: per row it reads the framing, dispatches on
 that version's inlined body, and appends ``_version``/``_error``. A row that fails half-way is undone
 (its partial appends truncated) and becomes an error row; versions without a compiled body (read
 forward) go through the dict-row decoder. Rows out = rows in.
+
+Layouts of numbers, strings, bytes and arrays of those go faster still, a column at a time
+(:mod:`kafka_meta.spark.columnar_vector`, through :meth:`BatchProgram.decode_array`); the rows that path
+cannot vouch for come back here.
 """
 
 from __future__ import annotations

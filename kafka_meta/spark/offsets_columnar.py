@@ -1,15 +1,17 @@
 """``decode_offsets``' fast path: records of one record type decoded a whole group at a time into columns.
 
-A batch of ``__consumer_offsets`` records is split by record type (the key's first two bytes). Each record
-type whose value has a single layout and carries no nested decoding goes through the generated columnar
-batch decoders of its key and value (:mod:`kafka_meta.spark.columnar`, the mechanism ``from_kafka_meta``
-uses), and its header columns (``groupId``, ``valueVersion``, ``readForward``...) are derived from those
-columns by Arrow, not per row. Everything else keeps the row path it had: older or shared layouts (record
-types 0, 11, 15), the nest of GroupMetadata and ConsumerGroupMemberMetadata, unknown record types, control
+A batch of ``__consumer_offsets`` records is split by record type (the key's first two bytes, read for all
+rows at once). Each record type whose value has a single layout goes through the batch decoders of its key
+and value (:mod:`kafka_meta.spark.columnar`, a column at a time where the layout allows it: the mechanism
+``from_kafka_meta`` uses), and its header columns (``groupId``, ``valueVersion``, ``readForward``...) are
+derived from those columns by Arrow, not per row; GroupMetadata's consumer members are decoded the same way.
+Everything else keeps the row path it had: older or shared layouts (record types 0, 11, 15), the nest of
+ConsumerGroupMemberMetadata and of groups whose assignor writes user data, unknown record types, control
 records, and every record that does not decode, so its ``_error`` is the full reader's own words.
 
-The groups are then concatenated and put back in input order with one ``take``: rows in = rows out, in
-the same order, with exactly the values the row path gives (``tests/test_offsets_columnar.py``).
+The groups' columns are then put back in input order: a column filled by several groups (the header) with
+one ``take``, a record type's own column spread to its rows (:func:`spread`). Rows in = rows out, in the
+same order, with exactly the values the row path gives (``tests/test_offsets_columnar.py``).
 """
 
 from __future__ import annotations
