@@ -74,13 +74,12 @@ class BatchDecoder:
     def __call__(self, blobs: pa.Array) -> pa.Array:
         """Spec-described formats decode straight into columns; others go through rows."""
         with paused_gc():
-            values = blobs.to_pylist()
             if self.program is not None:
                 try:
-                    return self.program.decode(values)
+                    return self.program.decode_array(blobs)
                 except InvalidUtf8:  # a string column did not validate: find the rows one by one
                     pass
-            rows = self.rows(values)
+            rows = self.rows(blobs.to_pylist())
             try:
                 return pa.array(rows, type=self.row_type)
             except UnicodeEncodeError:  # an unpaired surrogate from Java's modified UTF-8

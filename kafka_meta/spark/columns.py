@@ -15,6 +15,7 @@ from __future__ import annotations
 import array
 import struct
 import sys
+from functools import lru_cache
 from itertools import accumulate
 from typing import Any
 
@@ -40,6 +41,34 @@ def arrow_text(value: Any) -> Any:
     if isinstance(value, list):
         return [arrow_text(v) for v in value]
     return value
+
+
+@lru_cache(maxsize=64)  # a batch size or two of every column type: a few MB
+def null_array(arrow_type: pa.DataType, n: int) -> pa.Array:
+    """``n`` nulls of ``arrow_type`` carrying as few bytes as Arrow allows. ``pa.nulls`` gives every nested
+    level full-length null children; Spark's Python workers send every buffer over a socket to the JVM, so a
+    batch of ``__consumer_offsets`` rows (one struct column per record type, most of them null) would weigh
+    twice what it holds. Under the null slots: zeros, empty strings and empty lists, without validity bitmaps.
+    Kept for the next batch (of the same size, most often): Arrow arrays do not change."""
+    if not (pa.types.is_struct(arrow_type) or pa.types.is_list(arrow_type)):
+        return pa.nulls(n, arrow_type)
+    return _filler(arrow_type, n, pa.py_buffer(bytes((n + 7) // 8)), n)
+
+
+def _filler(arrow_type: pa.DataType, n: int, validity: pa.Buffer | None = None, nulls: int = 0) -> pa.Array:
+    if pa.types.is_struct(arrow_type):
+        return pa.Array.from_buffers(arrow_type, n, [validity], null_count=nulls,
+                                     children=[_filler(f.type, n) for f in arrow_type])
+    offsets = pa.py_buffer(bytes(4 * (n + 1)))
+    if pa.types.is_list(arrow_type):
+        return pa.Array.from_buffers(arrow_type, n, [validity, offsets], null_count=nulls,
+                                     children=[pa.array([], arrow_type.value_type)])
+    if pa.types.is_string(arrow_type) or pa.types.is_binary(arrow_type):
+        return pa.Array.from_buffers(arrow_type, n, [validity, offsets, pa.py_buffer(b"")], null_count=nulls)
+    if pa.types.is_boolean(arrow_type) or pa.types.is_integer(arrow_type) or pa.types.is_floating(arrow_type):
+        size = (n + 7) // 8 if pa.types.is_boolean(arrow_type) else n * arrow_type.bit_width // 8
+        return pa.Array.from_buffers(arrow_type, n, [validity, pa.py_buffer(bytes(size))], null_count=nulls)
+    return pa.nulls(n, arrow_type)  # other types: nulls under the null slots too
 
 
 # a string column held bytes that are not UTF-8 (the caller re-reads the batch row by row): the codec's one fault

@@ -14,6 +14,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 
 from kafka_meta.api import types
@@ -192,7 +193,9 @@ def decode_batch(keys: pa.Array, values: pa.Array, mode: str = PERMISSIVE, stric
                  controls: pa.Array | None = None) -> pa.Array:
     """A batch of records as rows of :func:`record_columns`: record types with one layout and no nest go
     columnar (:mod:`kafka_meta.spark.offsets_columnar`), the others through :func:`decode_rows`' rows."""
-    flags = controls.to_pylist() if controls is not None else [False] * len(keys)
+    flags = np.zeros(len(keys), bool)
+    if controls is not None:
+        flags = controls.cast(pa.bool_()).fill_null(False).to_numpy(zero_copy_only=False)
     fast = fast_rows(strict, REGISTRY.generation)
 
     def slow_row(key: bytes | None, value: bytes | None, control: bool) -> dict[str, Any]:
@@ -205,7 +208,7 @@ def decode_batch(keys: pa.Array, values: pa.Array, mode: str = PERMISSIVE, stric
 
     with paused_gc():
         decoder = columnar_offsets(strict, record_columns())
-        return decoder.decode(keys.to_pylist(), values.to_pylist(), flags, slow_row, on_error)
+        return decoder.decode(keys, values, flags, slow_row, on_error)
 
 
 def _row(fast: FastRows, key: bytes | None, value: bytes | None, strict: bool, control: bool) -> dict[str, Any]:

@@ -1,22 +1,23 @@
 """``decode_offsets``' fast path: records of one record type decoded a whole group at a time into columns.
 
-A batch of ``__consumer_offsets`` records is split by record type (the key's first two bytes). Each record
-type whose value has a single layout and carries no nested decoding goes through the generated columnar
-batch decoders of its key and value (:mod:`kafka_meta.spark.columnar`, the mechanism ``from_kafka_meta``
-uses), and its header columns (``groupId``, ``valueVersion``, ``readForward``...) are derived from those
-columns by Arrow, not per row. Everything else keeps the row path it had: older or shared layouts (record
-types 0, 11, 15), the nest of GroupMetadata and ConsumerGroupMemberMetadata, unknown record types, control
+A batch of ``__consumer_offsets`` records is split by record type (the key's first two bytes, read for all
+rows at once). Each record type whose value has a single layout goes through the batch decoders of its key
+and value (:mod:`kafka_meta.spark.columnar`, a column at a time where the layout allows it: the mechanism
+``from_kafka_meta`` uses), and its header columns (``groupId``, ``valueVersion``, ``readForward``...) are
+derived from those columns by Arrow, not per row; GroupMetadata's consumer members are decoded the same way.
+Everything else keeps the row path it had: older or shared layouts (record types 0, 11, 15), the nest of
+ConsumerGroupMemberMetadata and of groups whose assignor writes user data, unknown record types, control
 records, and every record that does not decode, so its ``_error`` is the full reader's own words.
 
-The groups are then concatenated and put back in input order with one ``take``: rows in = rows out, in
-the same order, with exactly the values the row path gives (``tests/test_offsets_columnar.py``).
+The groups' columns are then put back in input order: a column filled by several groups (the header) with
+one ``take``, a record type's own column spread to its rows (:func:`spread`). Rows in = rows out, in the
+same order, with exactly the values the row path gives (``tests/test_offsets_columnar.py``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
 from itertools import accumulate
 from typing import Any
 
@@ -31,7 +32,8 @@ from kafka_meta.offsets import RecordType, catalog
 from kafka_meta.offsets.nest import ASSIGNOR_USER_DATA, CONSUMER
 from kafka_meta.offsets.records import GROUP_JSON_NAMES
 from kafka_meta.spark.columnar import BatchProgram, batch_program
-from kafka_meta.spark.columns import InvalidUtf8
+from kafka_meta.spark.columnar_vector import binary_buffers, numbers
+from kafka_meta.spark.columns import InvalidUtf8, null_array
 from kafka_meta.spark.schema import ERROR_FIELD, VERSION_FIELD
 from kafka_meta.spec.naming import json_name
 
@@ -55,6 +57,47 @@ class TypePlan:
     group_field: str | None  # the key field holding the group id
 
 
+def spread(array: pa.Array, rows: np.ndarray, total: int) -> pa.Array:
+    """``array``'s entries at the positions ``rows`` (ascending) of ``total`` entries, null elsewhere: what a
+    ``take`` with null indices gives, but strings and list elements stay in their buffers (the offsets
+    around them are spread), and only fixed-width values are copied."""
+    arrow_type = array.type
+    valid = np.zeros(total, bool)
+    valid[rows] = array.is_valid().to_numpy(zero_copy_only=False)
+    validity = pa.py_buffer(np.packbits(valid, bitorder="little"))
+    nulls = total - int(np.count_nonzero(valid))
+    if pa.types.is_struct(arrow_type):
+        children = [spread(array.field(i), rows, total) for i in range(arrow_type.num_fields)]
+        return pa.Array.from_buffers(arrow_type, total, [validity], null_count=nulls, children=children)
+    buffers = array.buffers()
+    if pa.types.is_list(arrow_type) or pa.types.is_string(arrow_type) or pa.types.is_binary(arrow_type):
+        offsets = np.frombuffer(buffers[1], np.int32)[array.offset:array.offset + len(array) + 1]
+        lengths = np.zeros(total, np.int32)
+        lengths[rows] = np.diff(offsets)
+        spread_offsets = np.empty(total + 1, np.int32)
+        spread_offsets[0] = offsets[0]
+        np.cumsum(lengths, out=spread_offsets[1:])
+        spread_offsets[1:] += offsets[0]
+        if pa.types.is_list(arrow_type):
+            return pa.Array.from_buffers(arrow_type, total, [validity, pa.py_buffer(spread_offsets)],
+                                         null_count=nulls, children=[array.values])
+        return pa.Array.from_buffers(arrow_type, total, [validity, pa.py_buffer(spread_offsets), buffers[2]],
+                                     null_count=nulls)
+    if pa.types.is_integer(arrow_type) or pa.types.is_floating(arrow_type):
+        dtype = np.dtype(arrow_type.to_pandas_dtype())
+        values = np.zeros(total, dtype)
+        values[rows] = np.frombuffer(buffers[1], dtype)[array.offset:array.offset + len(array)]
+        return pa.Array.from_buffers(arrow_type, total, [validity, pa.py_buffer(values)], null_count=nulls)
+    if pa.types.is_boolean(arrow_type):
+        values = np.zeros(total, bool)
+        values[rows] = pc.fill_null(array, False).to_numpy(zero_copy_only=False)
+        bits = pa.py_buffer(np.packbits(values, bitorder="little"))
+        return pa.Array.from_buffers(arrow_type, total, [validity, bits], null_count=nulls)
+    lookup = np.full(total, -1, np.int64)
+    lookup[rows] = np.arange(len(rows))
+    return array.take(pa.array(lookup, mask=lookup < 0))
+
+
 def columnar_plan(rt: RecordType, strict: bool) -> TypePlan | None:
     """A record type's plan, or None when it must stay on the row path (see the module docstring)."""
     if (rt.number in NESTED and rt.number != GROUP_METADATA) or len(rt.values.variants) != 1:
@@ -75,70 +118,80 @@ class ColumnarOffsets:
     def __init__(self, strict: bool, columns: pa.StructType) -> None:
         self.strict = strict
         self.columns = columns
-        self.plans: dict[bytes, TypePlan | None] = {}
+        self.plans: dict[int, TypePlan | None] = {}
         # members' consumer-protocol bytes are read leniently in every mode, as the record reader's nest does
         self.subscription = batch_program(get_format("ConsumerProtocolSubscription"), False, None, False)
         self.assignment = batch_program(get_format("ConsumerProtocolAssignment"), False, None, False)
         for rt in catalog().values():
-            self.plans[rt.number.to_bytes(2, "big", signed=True)] = columnar_plan(rt, strict)
+            self.plans[rt.number] = columnar_plan(rt, strict)
 
-    def decode(self, keys: list[bytes | None], values: list[bytes | None], controls: list[bool],
-               slow_row: SlowRow, on_error: Callable[[Exception], dict[str, Any]]) -> pa.Array:
-        """All rows of a batch, in order. ``slow_row`` decodes a row the row path's way; ``on_error`` turns
-        its KafkaMetaError into an error row (or re-raises it, in FAILFAST mode)."""
-        plans = self.plans
-        groups: dict[bytes, list[int]] = {}
-        slow: list[int] = []
-        for i, key in enumerate(keys):
-            if key is None or controls[i] or plans.get(key[:2]) is None:
-                slow.append(i)
-            else:
-                groups.setdefault(key[:2], []).append(i)
+    def decode(self, keys: pa.Array, values: pa.Array, controls: np.ndarray, slow_row: SlowRow,
+               on_error: Callable[[Exception], dict[str, Any]]) -> pa.Array:
+        """All rows of a batch, in order. ``controls`` marks control records; ``slow_row`` decodes a row the
+        row path's way; ``on_error`` turns its KafkaMetaError into an error row (or re-raises it, in
+        FAILFAST mode)."""
+        keys, values = (a.cast(pa.binary()) if pa.types.is_null(a.type) else a for a in (keys, values))
+        data, starts, ends, valid = binary_buffers(keys)
+        keyed = valid & (ends - starts >= 2) & ~controls
+        record_type = np.where(keyed, numbers(data, np.where(keyed, starts, 0), ">i2").astype(np.int64), 0)
         parts: list[dict[str, pa.Array]] = []  # per group: the columns it fills (the others are null there)
-        order: list[int] = []
-        for prefix, rows in groups.items():
-            part, failed = self._group(plans[prefix], [keys[i] for i in rows], [values[i] for i in rows])
-            if part is None:
-                slow += rows
+        order: list[np.ndarray] = []
+        slow = [np.flatnonzero(~keyed)]
+        present = np.bincount(record_type[keyed] + 0x8000, minlength=0x10000)  # record types are int16
+        for number in (np.flatnonzero(present) - 0x8000).tolist():
+            rows = np.flatnonzero(keyed & (record_type == number))
+            plan = self.plans.get(number)
+            if plan is None:
+                slow.append(rows)
                 continue
-            if failed:
-                slow += [rows[j] for j in failed]
-                bad = set(failed)
-                rows = [i for j, i in enumerate(rows) if j not in bad]
+            index = pa.array(rows)
+            part, failed = self._group(plan, keys.take(index), values.take(index))
+            if part is None:
+                slow.append(rows)
+                continue
+            if len(failed):
+                slow.append(rows[failed])
+                rows = np.delete(rows, failed)
             parts.append(part)
-            order += rows
-        if slow:
-            slow.sort()
+            order.append(rows)
+        slow_rows = np.sort(np.concatenate(slow))
+        if len(slow_rows):
+            index = pa.array(slow_rows)
+            flags = controls[slow_rows].tolist()
             dicts = []
-            for i in slow:
+            for key, value, control in zip(keys.take(index).to_pylist(), values.take(index).to_pylist(), flags,
+                                           strict=True):
                 try:
-                    dicts.append(slow_row(keys[i], values[i], controls[i]))
+                    dicts.append(slow_row(key, value, control))
                 except Exception as e:  # noqa: BLE001 - on_error re-raises what is not a KafkaMetaError
                     dicts.append(on_error(e))
             rows_array = pa.array(dicts, type=self.columns)
             parts.append({f.name: rows_array.field(f.name) for f in self.columns})
-            order += slow
-        return self._assemble(parts, order)
+            order.append(slow_rows)
+        return self._assemble(parts, np.concatenate(order) if order else np.zeros(0, np.int64))
 
-    def _assemble(self, parts: list[dict[str, pa.Array]], order: list[int]) -> pa.StructArray:
+    def _assemble(self, parts: list[dict[str, pa.Array]], order: np.ndarray) -> pa.StructArray:
         """The groups' columns as one struct array in input order: per column, only the groups that fill it
         are concatenated and taken from (a record type's column comes from its one group)."""
         sizes = [len(next(iter(part.values()))) for part in parts]
         starts = np.cumsum([0, *sizes])
         total = int(starts[-1])
         where = np.empty(total, np.int64)  # input row -> its position in the groups' concatenation
-        where[np.asarray(order, np.int64)] = np.arange(total)
+        where[order] = np.arange(total)
         in_order = bool((where == np.arange(total)).all())
         children = []
         for f in self.columns:
             fillers = [k for k, part in enumerate(parts) if f.name in part]
             if not fillers:
-                children.append(pa.nulls(total, f.type))
+                children.append(null_array(f.type, total))
                 continue
             pieces = [parts[k][f.name] for k in fillers]
             joined = pieces[0] if len(pieces) == 1 else pa.concat_arrays(pieces)
             if len(fillers) == len(parts):
                 children.append(joined if in_order else joined.take(pa.array(where)))
+                continue
+            if len(fillers) == 1:  # a record type's own column: its rows are in input order already
+                children.append(spread(joined, order[starts[fillers[0]]:starts[fillers[0] + 1]], total))
                 continue
             lookup = np.full(total, -1, np.int64)
             position = 0
@@ -149,36 +202,38 @@ class ColumnarOffsets:
             children.append(joined.take(pa.array(indices, mask=indices < 0)))
         return pa.StructArray.from_arrays(children, fields=list(self.columns))
 
-    def _group(self, plan: TypePlan, keys: list[bytes | None],
-               values: list[bytes | None]) -> tuple[dict[str, pa.Array] | None, list[int]]:
+    def _group(self, plan: TypePlan, keys: pa.Array,
+               values: pa.Array) -> tuple[dict[str, pa.Array] | None, np.ndarray]:
         """One record type's rows as output rows, and the positions (in the group) of rows that failed; None
         when a string column held bytes that are not UTF-8 (the whole group then goes row by row)."""
         try:
-            key_out = plan.key.decode(keys)
-            value_out = plan.value.decode(values)
+            key_out = plan.key.decode_array(keys)
+            value_out = plan.value.decode_array(values)
         except InvalidUtf8:
-            return None, []
+            return None, np.zeros(0, np.int64)
         failed_mask = pc.or_(pc.is_valid(key_out.field(ERROR_FIELD)), pc.is_valid(value_out.field(ERROR_FIELD)))
-        bad = failed_mask.to_pylist()
+        bad = failed_mask.to_numpy(zero_copy_only=False)
         if plan.rt.number == GROUP_METADATA:
-            bad = [b or need for b, need in zip(bad, self._nest_on_rows(value_out), strict=True)]
-        kept = list(range(len(keys)))
+            bad = bad | np.array(self._nest_on_rows(value_out), bool)
+        kept = np.arange(len(keys))
         while True:
-            if any(bad):
-                keep = pa.array([not b for b in bad], pa.bool_())
+            if bad.any():
+                keep = pa.array(~bad)
                 key_out, value_out = key_out.filter(keep), value_out.filter(keep)
-                kept = [i for i, b in zip(kept, bad, strict=True) if not b]
+                kept = kept[~bad]
             members = None
             if plan.rt.number == GROUP_METADATA:
                 try:
-                    members, bad = self._members(value_out)
+                    members, member_bad = self._members(value_out)
                 except InvalidUtf8:
-                    return None, []
-                if any(bad):
+                    return None, np.zeros(0, np.int64)
+                bad = np.array(member_bad, bool)
+                if bad.any():
                     continue
             break
-        failed = sorted(set(range(len(keys))) - set(kept))
-        return self._rows(plan, key_out, value_out, members), failed
+        failed = np.ones(len(keys), bool)
+        failed[kept] = False
+        return self._rows(plan, key_out, value_out, members), np.flatnonzero(failed)
 
     @staticmethod
     def _nest_on_rows(value_out: pa.StructArray) -> list[bool]:
@@ -209,7 +264,9 @@ class ColumnarOffsets:
         decoded = []
         bad = [False] * len(kinds)
         for field, program in (("subscription", self.subscription), ("assignment", self.assignment)):
-            out = program.decode([blob or None for blob in flat.field(field).to_pylist()])
+            blobs = flat.field(field)  # empty bytes: no metadata, as a null
+            out = program.decode_array(pc.if_else(pc.equal(pc.binary_length(blobs), 0),
+                                                  pa.scalar(None, pa.binary()), blobs))
             for m in pc.indices_nonzero(pc.is_valid(out.field(ERROR_FIELD))).to_pylist():
                 bad[owner[m]] = True
             wanted = member_type.value_type.field(field).type
@@ -219,7 +276,7 @@ class ColumnarOffsets:
         known = {"memberId": flat.field("memberId"), "subscription": decoded[0], "assignment": decoded[1],
                  "errors": pa.ListArray.from_arrays(pa.array([0] * (n + 1), pa.int32()), pa.array([], pa.string()))}
         element = member_type.value_type
-        members = pa.StructArray.from_arrays([known[f.name] if f.name in known else pa.nulls(n, f.type)
+        members = pa.StructArray.from_arrays([known[f.name] if f.name in known else null_array(f.type, n)
                                               for f in element], fields=list(element))
         list_offsets = pa.array(list(accumulate(lengths, initial=0)), pa.int32())
         return pa.ListArray.from_arrays(list_offsets, members, type=member_type,
@@ -251,14 +308,18 @@ class ColumnarOffsets:
         }
         if members is not None:
             known["members"] = members
-        return {f.name: known[f.name].cast(f.type) for f in self.columns if f.name in known}
+        return {f.name: known[f.name] if known[f.name].type == f.type else known[f.name].cast(f.type)
+                for f in self.columns if f.name in known}
+
+
+_DECODERS: dict[tuple[bool, int, int], tuple[pa.StructType, ColumnarOffsets]] = {}
 
 
 def columnar_offsets(strict: bool, columns: pa.StructType) -> ColumnarOffsets:
-    """One per worker process and registry state (its batch decoders are compiled once)."""
-    return _columnar_offsets(strict, columns, REGISTRY.generation)
-
-
-@cache
-def _columnar_offsets(strict: bool, columns: pa.StructType, generation: int) -> ColumnarOffsets:
-    return ColumnarOffsets(strict, columns)
+    """One per worker process and registry state (its batch decoders are compiled once). Kept by the
+    identity of ``columns`` (held here): hashing a type of a few hundred fields would cost each batch more
+    than some of its decoding."""
+    key = (strict, id(columns), REGISTRY.generation)
+    if key not in _DECODERS:
+        _DECODERS[key] = (columns, ColumnarOffsets(strict, columns))
+    return _DECODERS[key][1]
