@@ -28,6 +28,17 @@ SUBSCRIPTION = "ConsumerProtocolSubscription"
 ASSIGNMENT = "ConsumerProtocolAssignment"
 # which assignor writes which user data: the same table the __consumer_offsets reader nests by
 USER_DATA_TYPES = ASSIGNOR_USER_DATA
+# Where the nest_* functions below put decoded member metadata in place of its bytes: body type -> the path of
+# the bytes field (through structs and arrays of structs) -> True for an assignment. Readers that give the
+# bodies a fixed type (the Spark capture source) take their columns from here.
+PLACES: dict[str, dict[tuple[str, ...], bool]] = {
+    "JoinGroupRequest": {("protocols", "metadata"): False},
+    "JoinGroupResponse": {("members", "metadata"): False},
+    "SyncGroupRequest": {("assignments", "assignment"): True},
+    "SyncGroupResponse": {("assignment",): True},
+    "DescribeGroupsResponse": {("groups", "members", "memberMetadata"): False,
+                               ("groups", "members", "memberAssignment"): True},
+}
 CACHED_PAYLOADS = 2048  # distinct payloads kept decoded; a group's members times a few generations
 
 

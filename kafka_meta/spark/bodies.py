@@ -37,7 +37,7 @@ import pyarrow as pa
 import kafka_meta as km
 from kafka_meta.models.values import kafka_uuid_text
 from kafka_meta.protocol import APIS, BODIES
-from kafka_meta.protocol.member_metadata import ASSIGNMENT, SUBSCRIPTION, USER_DATA_TYPES
+from kafka_meta.protocol.member_metadata import ASSIGNMENT, PLACES, SUBSCRIPTION, USER_DATA_TYPES
 from kafka_meta.spark.schema import choice_name, spark_type, struct_type
 
 RAW = "_raw"
@@ -49,16 +49,7 @@ NESTED_FIELDS = [pa.field(TYPE, pa.string()), pa.field(VERSION, pa.int32()), pa.
 NESTED_NAMES = frozenset(f.name for f in NESTED_FIELDS)
 KINDS = ("Request", "Response")
 
-# Where the protocol layer nests member metadata (kafka_meta.protocol.member_metadata): body type -> the
-# path of the bytes field (through structs and arrays of structs) -> True for an assignment.
-NESTED: dict[str, dict[tuple[str, ...], bool]] = {
-    "JoinGroupRequest": {("protocols", "metadata"): False},
-    "JoinGroupResponse": {("members", "metadata"): False},
-    "SyncGroupRequest": {("assignments", "assignment"): True},
-    "SyncGroupResponse": {("assignment",): True},
-    "DescribeGroupsResponse": {("groups", "members", "memberMetadata"): False,
-                               ("groups", "members", "memberAssignment"): True},
-}
+NESTED = PLACES  # where the protocol layer nests member metadata, and whether it is an assignment
 
 
 class UnfitValue(ValueError):
@@ -122,7 +113,8 @@ def _replaced(struct: pa.StructType, path: tuple[str, ...], new: pa.DataType, ty
             f = f.with_type(inner)
         fields.append(f)
     if not any(f.name == path[0] for f in struct):
-        raise LookupError(f"{type_name} has no field {path[0]!r} (kafka_meta.spark.bodies.NESTED is out of date)")
+        raise LookupError(f"{type_name} has no field {path[0]!r} "
+                          "(kafka_meta.protocol.member_metadata.PLACES is out of date)")
     return pa.struct(fields)
 
 
