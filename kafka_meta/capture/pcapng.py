@@ -9,6 +9,7 @@ type whose trailer matches its length.
 
 from __future__ import annotations
 
+import re
 import struct
 
 from kafka_meta.capture.events import Packet, Problem
@@ -19,6 +20,11 @@ BYTE_ORDER_MAGIC = 0x1A2B3C4D
 MAX_BLOCK = 16 << 20  # pcapng blocks other than packets (name tables, statistics) stay far below this
 IDB, PB, SPB, EPB = 1, 2, 3, 6
 KNOWN_BLOCKS = frozenset({IDB, PB, SPB, 4, 5, EPB, 9, 10, 0x0BAD, 0x0DDD, SECTION_HEADER})
+# Where a block may start after damage: a known block type, in either byte order. Found by the regular
+# expression engine, so the search for the next sound block costs Python work per candidate, not per byte
+# (a lookahead, so that candidates may overlap).
+_CANDIDATE = re.compile(b"(?=" + b"|".join(sorted({re.escape(struct.pack(order + "I", btype))
+                                                  for btype in KNOWN_BLOCKS for order in "<>"})) + b")")
 
 
 class PcapngReader(RecordReader):
@@ -83,7 +89,10 @@ class PcapngReader(RecordReader):
         whose trailer is already there."""
         undecided = None
         other = ">" if self._order == "<" else "<"
-        for at in range(pos, end - 11):  # any offset: a cut of a few bytes leaves the rest unaligned
+        for match in _CANDIDATE.finditer(self._buf, pos, end):  # any offset: a cut leaves the rest unaligned
+            at = match.start()
+            if at >= end - 11:
+                break
             for order in (self._order, other):
                 ok = self._block_ok(at, end, order)
                 if ok is None:
