@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
             def report(c: Checker = checker, n: int = len(seeds)) -> None:
                 print(f"{c.target} (atheris, {n} seeds): {c.stats.summary()}", flush=True)
 
-            engines.with_atheris(checker, seeds, args.runs, libfuzzer_args, report)
+            engines.with_atheris(checker, seeds, args.runs, libfuzzer_args, report, target.max_input)
         findings = engines.builtin(checker, seeds, args.runs, args.seed, on_finding=lambda f: print(f, flush=True))
         for finding in findings:
             if args.findings is not None:

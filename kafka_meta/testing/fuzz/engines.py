@@ -71,7 +71,7 @@ class BrokenPromise(Exception):
 
 
 def with_atheris(checker: Checker, seeds: list[bytes], runs: int, libfuzzer_args: list[str],
-                 report: Callable[[], None]) -> None:
+                 report: Callable[[], None], max_input: int | None = None) -> None:
     """Never returns: libFuzzer exits the process when done (0) or on a finding (non-zero)."""
     import atheris
 
@@ -80,6 +80,8 @@ def with_atheris(checker: Checker, seeds: list[bytes], runs: int, libfuzzer_args
     for i, data in enumerate(seeds):
         (corpus / f"seed-{i:05d}").write_bytes(data)
     max_len = max([len(s) for s in seeds] + [64]) + 256
+    if max_input is not None:  # libFuzzer cuts longer seeds to this
+        max_len = min(max_len, max_input)
 
     def one(data: bytes) -> None:
         finding = checker.check(data)
