@@ -229,3 +229,21 @@ def test_other_traffic_left_alone():
                           capture_output=True, text=True, check=True).stdout.split() if shutil.which("tshark") else []
     assert not {int(s) for s in http} & {e["stream"] for e in exs}
     assert all(e["groupId"] in (None, "g-cfk-http") for e in exs)
+
+
+def test_an_open_stream_reads_like_its_file():
+    import gzip
+    import io
+
+    path = FIXTURES / "cfk_cooperative.pcapng"
+
+    def without_source(exchanges) -> list[dict]:
+        return [{k: v for k, v in e.to_dict().items() if k != "source"} for e in exchanges]
+
+    from_file = without_source(read_capture(path))
+    stream = io.BytesIO(path.read_bytes())
+    from_stream = list(read_capture(stream))
+    assert without_source(from_stream) == from_file
+    assert {e.to_dict()["source"]["file"] for e in from_stream} == {"<stream>"}  # a stream with no name
+    assert not stream.closed  # the caller's stream is left open
+    assert without_source(read_capture(io.BytesIO(gzip.compress(path.read_bytes())))) == from_file

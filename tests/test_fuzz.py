@@ -155,3 +155,24 @@ def test_unknown_future_versions_do_not_grow_the_decoder_cache():
     finally:
         tracemalloc.stop()
     assert retained < 100 * 1024, f"{retained // 100} bytes kept per distinct future version"
+
+
+@pytest.mark.parametrize("size", [2048, 4096])
+def test_capture_windows_cover_each_capture_in_bounded_pieces(size):
+    import io
+
+    from kafka_meta.capture import Problem, iter_capture
+    from kafka_meta.testing.fuzz import seeds
+
+    files = seeds.files(seeds.CAPTURE_SUFFIXES)
+    assert files
+    for data in files:
+        windows = seeds.capture_windows(data, size)
+        assert all(len(w) <= size for w in windows)
+        whole = [packet for _, packet in seeds.capture_parts(data)]
+        pieces = [packet for w in windows for _, packet in seeds.capture_parts(w)]
+        fits = [p for p in whole if len(p) < size // 2]  # a packet too big for a window is cut: damage
+        assert [p for p in pieces if len(p) < size // 2] == fits
+        for w in windows[:20]:  # a window is a capture of its own: read without a problem of its container
+            problems = [i for i in iter_capture(io.BytesIO(w)) if isinstance(i, Problem) and i.stage == "container"]
+            assert problems == [] or len(w) == size

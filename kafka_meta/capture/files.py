@@ -1,6 +1,7 @@
 """The file face: read a capture file (plain or gzip-compressed) through ``CaptureDecoder``.
 
-The only module of the package that touches files (``-`` reads a capture piped to stdin, as it arrives).
+The only module of the package that touches files (``-`` reads a capture piped to stdin, as it arrives;
+an open binary stream, such as ``io.BytesIO``, is read the same way and left open).
 It reads in chunks, so memory stays at one chunk plus what the pipeline holds (an unfinished record,
 unanswered requests, out-of-order segments).
 """
@@ -34,11 +35,13 @@ def capture_kind(path: str | os.PathLike) -> str | None:
         return None
 
 
-def iter_capture(path: str | os.PathLike, ports: set[int] | frozenset[int] | None = None, *,
+def iter_capture(path: str | os.PathLike | BinaryIO, ports: set[int] | frozenset[int] | None = None, *,
                  apis: set[int] | frozenset[int] | None = None, summary: Summary | None = None,
                  progress: Callable[[int, int], None] | None = None, shared_bodies: bool = False
                  ) -> Iterator[Exchange | Problem]:
     """Exchanges and problems of one capture file, in the order the capture completes them.
+
+    ``path`` is a file's path, ``-`` for stdin, or an open binary stream (read to its end, left open).
 
     Raises ``CaptureError`` (before yielding anything) when the file is not a pcap or pcapng capture or
     cannot be opened; damage inside a capture is yielded as ``Problem``s. ``apis`` (api keys) decodes only
@@ -47,13 +50,17 @@ def iter_capture(path: str | os.PathLike, ports: set[int] | frozenset[int] | Non
     With ``shared_bodies`` the exchanges are read-only: bodies with the same bytes may be one tree, shared
     (much cheaper than a copy each; for callers that serialize or count exchanges, never change them).
     """
-    name = str(path)
-    if name == "-":  # a capture piped in (``tcpdump -U -w - ... | kafka-meta capture -``), read as it comes
+    owned = False  # whether the stream is ours to close
+    if hasattr(path, "read"):  # an open binary stream: an upload, an object store's body, bytes in memory
+        raw, size, name = path, 0, str(getattr(path, "name", "<stream>"))
+    elif str(path) == "-":  # a capture piped in (``tcpdump -U -w - ... | kafka-meta capture -``), read as it comes
         raw, size, name = sys.stdin.buffer, 0, "<stdin>"
     else:
+        name = str(path)
         try:
             size = os.path.getsize(path)
             raw = open(path, "rb")  # noqa: SIM115 - closed in the finally below, the generator may stop early
+            owned = True
         except OSError as exc:
             raise CaptureError(f"{name}: cannot open: {exc.strerror or exc}") from None
     try:
@@ -90,7 +97,7 @@ def iter_capture(path: str | os.PathLike, ports: set[int] | frozenset[int] | Non
         except CaptureError as exc:
             raise CaptureError(f"{name}: {exc}") from None
     finally:
-        if raw is not sys.stdin.buffer:
+        if owned:
             raw.close()
 
 
@@ -115,7 +122,7 @@ class _Prefixed:
     read1 = read
 
 
-def read_capture(path: str | os.PathLike | Path, ports: set[int] | frozenset[int] | None = None
+def read_capture(path: str | os.PathLike | Path | BinaryIO, ports: set[int] | frozenset[int] | None = None
                  ) -> Iterator[Exchange]:
     """Every Kafka exchange in a pcap/pcapng file (plain or gzip), as the protocol layer's ``Exchange``
     (``.to_dict()`` gives the camelCase shape). Kafka is found on any port, or only on ``ports``.

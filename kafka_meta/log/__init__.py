@@ -17,7 +17,7 @@ from typing import Any
 from kafka_meta.log.compression import DEFAULT_LIMIT, Inflater
 from kafka_meta.log.events import Batch, Damage, Record
 from kafka_meta.log.files import LogError, Segment, find_segments, segment_bytes
-from kafka_meta.log.rows import COLUMNS, damage_row, record_row
+from kafka_meta.log.rows import COLUMNS, segment_rows
 from kafka_meta.log.segment import SegmentReader, read_segment
 from kafka_meta.log.summary import LogSummary
 
@@ -36,6 +36,7 @@ __all__ = [
     "read_events",
     "read_log",
     "read_segment",
+    "segment_rows",
 ]
 
 
@@ -70,9 +71,7 @@ def read_log(path: str | os.PathLike[str], *, limit: int = DEFAULT_LIMIT,
 
     ``limit`` is how many bytes one batch may inflate to; a batch beyond it is reported as damage.
     """
-    for segment, item in read_batches(path, limit=limit, from_offset=from_offset):
-        if type(item) is tuple:
-            for record in item[1]:
-                yield record_row(segment, record)
-        else:
-            yield damage_row(segment, item)
+    reader = SegmentReader(Inflater(limit), from_offset)
+    for segment in find_segments(path):
+        with segment_bytes(segment) as data:
+            yield from segment_rows(segment, reader.batches(data))

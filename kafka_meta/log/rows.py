@@ -8,10 +8,12 @@ control batch) and ``_error`` (null, or what was damaged and where: file, byte p
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from kafka_meta.log.events import Damage, Record
 from kafka_meta.log.files import Segment
+from kafka_meta.log.segment import Read
 
 COLUMNS = ("topic", "partition", "offset", "timestamp", "timestampType", "key", "value", "headers", "control",
            "_error")
@@ -28,3 +30,14 @@ def damage_row(segment: Segment, damage: Damage) -> dict[str, Any]:
     return {"topic": segment.topic, "partition": segment.partition, "offset": damage.first_offset,
             "timestamp": None, "timestampType": None, "key": None, "value": None, "headers": [],
             "control": False, "_error": damage.describe(segment.path)}
+
+
+def segment_rows(segment: Segment, items: Iterable[Read]) -> Iterator[dict[str, Any]]:
+    """The rows of one segment's batches and damage (``SegmentReader.batches`` of its bytes): a record
+    row per record, a damage row per damaged stretch."""
+    for item in items:
+        if type(item) is tuple:
+            for record in item[1]:
+                yield record_row(segment, record)
+        else:
+            yield damage_row(segment, item)  # type: ignore[arg-type]

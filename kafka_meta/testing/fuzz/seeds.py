@@ -8,7 +8,9 @@ its key and value types, a golden file's ``kind`` to the type it holds.
 
 from __future__ import annotations
 
+import gzip
 import json
+import struct
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -100,3 +102,53 @@ def type_names(name: str, known: set[str]) -> list[str]:
     if name in known:
         return [name]
     return [t for t in sorted(known) if t.split("@")[0] in (f"{name}Key", f"{name}Value")]
+
+
+PCAPNG_SECTION, PCAPNG_INTERFACE = 0x0A0D0D0A, 1
+PCAP_ORDERS = {0xA1B2C3D4: "<", 0xD4C3B2A1: ">", 0xA1B23C4D: "<", 0x4D3CB2A1: ">"}  # magic read little-endian
+
+
+def capture_parts(data: bytes) -> Iterator[tuple[bytes, bytes]]:
+    """(header, packet record) for each packet of a sound capture, the header being what a reader needs
+    before that record: pcap's file header, or pcapng's section header and interface blocks so far."""
+    if data[:2] == b"\x1f\x8b":
+        data = gzip.decompress(data)
+    magic = int.from_bytes(data[:4], "little")
+    if magic in PCAP_ORDERS:
+        order, pos = PCAP_ORDERS[magic], 24
+        while pos + 16 <= len(data):
+            end = pos + 16 + struct.unpack_from(order + "I", data, pos + 8)[0]
+            yield data[:24], data[pos:end]
+            pos = end
+        return
+    header, pos, order = b"", 0, "<"
+    while pos + 12 <= len(data):
+        if int.from_bytes(data[pos:pos + 4], "little") == PCAPNG_SECTION:
+            order = "<" if data[pos + 8:pos + 12] == b"\x4d\x3c\x2b\x1a" else ">"
+            header = b""
+        block_type, length = struct.unpack_from(order + "II", data, pos)
+        if length < 12:
+            return
+        block = data[pos:pos + length]
+        if block_type in (PCAPNG_SECTION, PCAPNG_INTERFACE):
+            header += block
+        else:
+            yield header, block
+        pos += length
+
+
+def capture_windows(data: bytes, size: int) -> list[bytes]:
+    """A sound capture cut into captures of at most ``size`` bytes: each its headers and a run of
+    consecutive packets, the runs covering the whole file in order. A whole-file reader's time grows with
+    the file, so fuzzing inputs are bounded; windows rather than the first ``size`` bytes give every part
+    of a conversation (joins, syncs, heartbeats) a seed."""
+    windows: list[bytes] = []
+    header, packets = b"", b""
+    for head, packet in capture_parts(data):
+        if packets and (head != header or len(header) + len(packets) + len(packet) > size):
+            windows.append(header + packets)
+            packets = b""
+        header, packets = head, packets + packet
+    if packets:
+        windows.append(header + packets)
+    return [w[:size] for w in windows]

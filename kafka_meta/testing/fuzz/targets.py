@@ -9,14 +9,10 @@ Adding a reader is adding one entry.
 
 from __future__ import annotations
 
-import atexit
-import importlib
-import shutil
-import tempfile
+import io
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 
 from kafka_meta.errors import KafkaMetaError
 from kafka_meta.testing.fuzz import seeds
@@ -148,32 +144,37 @@ def record_decoder() -> Run:
 
 # --- file readers: the bytes are a file's content ------------------------------------------------------
 
-@cache
-def scratch() -> Path:
-    """One scratch directory per process, in memory where the system has it, removed at exit."""
-    shm = Path("/dev/shm")
-    path = Path(tempfile.mkdtemp(prefix="kafka-meta-fuzz-", dir=shm if shm.is_dir() else None))
-    atexit.register(shutil.rmtree, path, ignore_errors=True)
-    return path
+def capture_reader() -> Run:
+    """``read_capture`` on the input as a file's content, read from memory (the file face is a thin loop
+    over the sans-IO decoder; a file per input would cost more than reading it)."""
+    from kafka_meta.capture import read_capture
+
+    def run(data: bytes) -> None:
+        for _ in read_capture(io.BytesIO(data)):
+            pass
+
+    return run
 
 
-def file_reader(module: str, function: str, relative: str) -> Callable[[], Run]:
-    def load() -> Run:
-        read = getattr(importlib.import_module(module), function)
-        path = scratch() / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
+def log_reader() -> Run:
+    """The rows ``read_log`` makes of a segment, from the input as that segment's bytes."""
+    from kafka_meta.log import Segment, SegmentReader, segment_rows
 
-        def run(data: bytes) -> None:
-            path.write_bytes(data)
-            for _ in read(str(path)):
-                pass
+    segment = Segment("__consumer_offsets-0/00000000000000000000.log", "__consumer_offsets", 0)
 
-        return run
+    def run(data: bytes) -> None:
+        for _ in segment_rows(segment, SegmentReader().batches(data)):
+            pass
 
-    return load
+    return run
 
 
-FILE_INPUT = 32 << 10  # a capture's handshake, joins and syncs, or a segment of some hundred batches
+def capture_seeds() -> list[bytes]:
+    return [w for f in seeds.files(seeds.CAPTURE_SUFFIXES) for w in seeds.capture_windows(f, CAPTURE_INPUT)]
+
+
+LOG_INPUT = 32 << 10  # a segment of some hundred batches
+CAPTURE_INPUT = 4 << 10  # some tens of packets: a join and its sync, a few heartbeats
 
 TARGETS: dict[str, Target] = {
     t.name: t for t in [
@@ -186,11 +187,9 @@ TARGETS: dict[str, Target] = {
         Target("offsets-record", "kafka_meta.offsets.decode_record, nested member metadata included",
                record_decoder, record_seeds),
         Target("capture", "kafka_meta.capture.read_capture on a capture file",
-               file_reader("kafka_meta.capture", "read_capture", "input.pcap"),
-               lambda: seeds.files(seeds.CAPTURE_SUFFIXES), reads_around_damage=True, max_input=FILE_INPUT),
+               capture_reader, capture_seeds, reads_around_damage=True, max_input=CAPTURE_INPUT),
         Target("log", "kafka_meta.log.read_log on a __consumer_offsets segment",
-               file_reader("kafka_meta.log", "read_log", "__consumer_offsets-0/00000000000000000000.log"),
-               lambda: seeds.files((".log",)), reads_around_damage=True, max_input=FILE_INPUT),
+               log_reader, lambda: seeds.files((".log",)), reads_around_damage=True, max_input=LOG_INPUT),
     ]
 }
 
