@@ -174,7 +174,7 @@ def capture_seeds() -> list[bytes]:
 
 
 LOG_INPUT = 32 << 10  # a segment of some hundred batches
-CAPTURE_INPUT = 4 << 10  # some tens of packets: a join and its sync, a few heartbeats
+CAPTURE_INPUT = 2 << 10  # some ten packets: every exchange of the seed captures fits in one window
 
 TARGETS: dict[str, Target] = {
     t.name: t for t in [
