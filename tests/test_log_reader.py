@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 
 import pytest
 from kafka.record import MemoryRecords
@@ -168,3 +169,13 @@ def test_log_append_time_as_a_broker_stamps_it():
         assert ours == expected and not rejected
         stamped = [r for r in ours if r[2] == 1]
         assert stamped and all(r[1] == stamp for r in stamped)
+
+
+def test_segment_bytes_in_memory_give_read_logs_rows():
+    from kafka_meta.log import SegmentReader, segment_rows
+
+    segments = find_segments(LOGS)
+    assert len(segments) > 1
+    for segment in segments:
+        data = Path(segment.path).read_bytes()
+        assert list(segment_rows(segment, SegmentReader().batches(data))) == list(read_log(segment.path))
