@@ -18,7 +18,7 @@ from kafka_meta.log.compression import DEFAULT_LIMIT, Inflater
 from kafka_meta.log.events import Batch, Damage, Record
 from kafka_meta.log.files import LogError, Segment, find_segments, segment_bytes
 from kafka_meta.log.rows import COLUMNS, segment_rows
-from kafka_meta.log.segment import SegmentReader, read_segment
+from kafka_meta.log.segment import Read, SegmentReader, read_segment
 from kafka_meta.log.summary import LogSummary
 
 __all__ = [
@@ -44,11 +44,9 @@ def read_batches(path: str | os.PathLike[str], *, limit: int = DEFAULT_LIMIT, fr
                  ) -> Iterator[tuple[Segment, tuple[Batch, list[Record]] | Damage]]:
     """(segment, (batch, its records)) or (segment, damage) for every entry under ``path``, in partition and
     offset order: the bulk form, one step per batch."""
-    reader = SegmentReader(Inflater(limit), from_offset)
-    for segment in find_segments(path):
-        with segment_bytes(segment) as data:
-            for item in reader.batches(data):
-                yield segment, item
+    for segment, items in _segments(path, limit, from_offset):
+        for item in items:
+            yield segment, item
 
 
 def read_events(path: str | os.PathLike[str], *, limit: int = DEFAULT_LIMIT,
@@ -71,7 +69,15 @@ def read_log(path: str | os.PathLike[str], *, limit: int = DEFAULT_LIMIT,
 
     ``limit`` is how many bytes one batch may inflate to; a batch beyond it is reported as damage.
     """
+    for segment, items in _segments(path, limit, from_offset):
+        yield from segment_rows(segment, items)
+
+
+def _segments(path: str | os.PathLike[str], limit: int, from_offset: int | None
+              ) -> Iterator[tuple[Segment, Iterator[Read]]]:
+    """Each segment under ``path`` with the reader's batches of its bytes, which must be consumed before
+    the next step: the segment stays mapped only until then."""
     reader = SegmentReader(Inflater(limit), from_offset)
     for segment in find_segments(path):
         with segment_bytes(segment) as data:
-            yield from segment_rows(segment, reader.batches(data))
+            yield segment, reader.batches(data)

@@ -104,33 +104,32 @@ def type_names(name: str, known: set[str]) -> list[str]:
     return [t for t in sorted(known) if t.split("@")[0] in (f"{name}Key", f"{name}Value")]
 
 
-PCAPNG_SECTION, PCAPNG_INTERFACE = 0x0A0D0D0A, 1
-PCAP_ORDERS = {0xA1B2C3D4: "<", 0xD4C3B2A1: ">", 0xA1B23C4D: "<", 0x4D3CB2A1: ">"}  # magic read little-endian
-
-
 def capture_parts(data: bytes) -> Iterator[tuple[bytes, bytes]]:
     """(header, packet record) for each packet of a sound capture, the header being what a reader needs
     before that record: pcap's file header, or pcapng's section header and interface blocks so far."""
+    from kafka_meta.capture.pcap import FILE_HEADER, MAGICS
+    from kafka_meta.capture.pcapng import BYTE_ORDER_MAGIC, IDB, SECTION_HEADER
+
     if data[:2] == b"\x1f\x8b":
         data = gzip.decompress(data)
     magic = int.from_bytes(data[:4], "little")
-    if magic in PCAP_ORDERS:
-        order, pos = PCAP_ORDERS[magic], 24
+    if magic in MAGICS:
+        order, pos = MAGICS[magic][0], FILE_HEADER
         while pos + 16 <= len(data):
             end = pos + 16 + struct.unpack_from(order + "I", data, pos + 8)[0]
-            yield data[:24], data[pos:end]
+            yield data[:FILE_HEADER], data[pos:end]
             pos = end
         return
     header, pos, order = b"", 0, "<"
     while pos + 12 <= len(data):
-        if int.from_bytes(data[pos:pos + 4], "little") == PCAPNG_SECTION:
-            order = "<" if data[pos + 8:pos + 12] == b"\x4d\x3c\x2b\x1a" else ">"
+        if int.from_bytes(data[pos:pos + 4], "little") == SECTION_HEADER:
+            order = "<" if int.from_bytes(data[pos + 8:pos + 12], "little") == BYTE_ORDER_MAGIC else ">"
             header = b""
         block_type, length = struct.unpack_from(order + "II", data, pos)
         if length < 12:
             return
         block = data[pos:pos + length]
-        if block_type in (PCAPNG_SECTION, PCAPNG_INTERFACE):
+        if block_type in (SECTION_HEADER, IDB):
             header += block
         else:
             yield header, block
