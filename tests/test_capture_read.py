@@ -247,3 +247,12 @@ def test_an_open_stream_reads_like_its_file():
     assert {e.to_dict()["source"]["file"] for e in from_stream} == {"<stream>"}  # a stream with no name
     assert not stream.closed  # the caller's stream is left open
     assert without_source(read_capture(io.BytesIO(gzip.compress(path.read_bytes())))) == from_file
+
+
+def test_a_text_stream_is_refused_clearly():
+    import io
+
+    from kafka_meta.capture import CaptureError
+
+    with pytest.raises(CaptureError, match="text stream; open the capture in binary mode"):
+        list(read_capture(io.StringIO("\x0a\x0d\x0d\x0a not bytes")))

@@ -65,6 +65,8 @@ def iter_capture(path: str | os.PathLike | BinaryIO, ports: set[int] | frozenset
             raise CaptureError(f"{name}: cannot open: {exc.strerror or exc}") from None
     try:
         head = raw.read(4)
+        if not isinstance(head, bytes):  # a stream opened in text mode: its characters are not the file's bytes
+            raise CaptureError(f"{name}: a text stream; open the capture in binary mode ('rb')")
         kind = sniff(head)
         if kind is None:
             raise CaptureError(f"{name}: not a pcap or pcapng capture (no known magic number)")

@@ -144,6 +144,10 @@ def record_decoder() -> Run:
 
 # --- file readers: the bytes are a file's content ------------------------------------------------------
 
+LOG_INPUT = 32 << 10  # a segment of some hundred batches
+CAPTURE_INPUT = 2 << 10  # some ten packets: every exchange of the seed captures fits in one window
+
+
 def capture_reader() -> Run:
     """``read_capture`` on the input as a file's content, read from memory (the file face is a thin loop
     over the sans-IO decoder; a file per input would cost more than reading it)."""
@@ -173,9 +177,6 @@ def capture_seeds() -> list[bytes]:
     return [w for f in seeds.files(seeds.CAPTURE_SUFFIXES) for w in seeds.capture_windows(f, CAPTURE_INPUT)]
 
 
-LOG_INPUT = 32 << 10  # a segment of some hundred batches
-CAPTURE_INPUT = 2 << 10  # some ten packets: every exchange of the seed captures fits in one window
-
 TARGETS: dict[str, Target] = {
     t.name: t for t in [
         *(Target(f, f"kafka_meta.decode and decode_plain of every type of the {f} family",
@@ -186,9 +187,9 @@ TARGETS: dict[str, Target] = {
                spark_batch_decoder, spark_batch_seeds, expected=()),
         Target("offsets-record", "kafka_meta.offsets.decode_record, nested member metadata included",
                record_decoder, record_seeds),
-        Target("capture", "kafka_meta.capture.read_capture on a capture file",
+        Target("capture", "kafka_meta.capture.read_capture on a capture file's content, as an open stream",
                capture_reader, capture_seeds, reads_around_damage=True, max_input=CAPTURE_INPUT),
-        Target("log", "kafka_meta.log.read_log on a __consumer_offsets segment",
+        Target("log", "kafka_meta.log.segment_rows on a __consumer_offsets segment's bytes (read_log's rows)",
                log_reader, lambda: seeds.files((".log",)), reads_around_damage=True, max_input=LOG_INPUT),
     ]
 }
