@@ -1,0 +1,278 @@
+"""A single-node KRaft broker (combined broker and controller) from the lab's Kafka jars, on loopback.
+
+`start(directory)` formats a fresh log directory the way Kafka's quick start does (`kafka-storage format
+--standalone`), starts `kafka.Kafka` detached from the caller, waits until the broker answers an ApiVersions
+request, and leaves `broker.json` (pid, ports, bootstrap address) in the directory for `stop(directory)`.
+The broker's own log is `broker.log` beside it. With `owner_pid`, a watchdog stops the broker when that
+process ends, however it ends, so a test run never leaves a JVM behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import time
+import uuid
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from labkit import build
+
+STATE_FILE = "broker.json"
+LOG_FILE = "broker.log"
+START_TIMEOUT_S = 120.0
+STOP_TIMEOUT_S = 60.0
+
+# Settings a single-node lab needs (replication factor 1 for the internal topics), plus shorter bounds on
+# session timeouts so scenarios can let a member expire in seconds; everything else is Kafka's default,
+# group.initial.rebalance.delay.ms (3 s) included, because that is what operators run.
+LAB_SETTINGS = {
+    "num.partitions": "1",
+    "offsets.topic.replication.factor": "1",
+    "offsets.topic.num.partitions": "3",
+    "transaction.state.log.replication.factor": "1",
+    "transaction.state.log.min.isr": "1",
+    "transaction.state.log.num.partitions": "3",
+    "share.coordinator.state.topic.replication.factor": "1",
+    "share.coordinator.state.topic.min.isr": "1",
+    "share.coordinator.state.topic.num.partitions": "3",
+    "group.consumer.min.session.timeout.ms": "6000",
+    "group.consumer.session.timeout.ms": "10000",
+    "group.consumer.heartbeat.interval.ms": "1000",
+    "group.consumer.min.heartbeat.interval.ms": "1000",
+    "group.streams.min.session.timeout.ms": "6000",
+    "group.streams.session.timeout.ms": "10000",
+    "group.streams.heartbeat.interval.ms": "1000",
+    "group.streams.min.heartbeat.interval.ms": "1000",
+    "group.share.min.session.timeout.ms": "6000",
+    "group.share.session.timeout.ms": "10000",
+    "group.share.heartbeat.interval.ms": "1000",
+    "group.share.min.heartbeat.interval.ms": "1000",
+    "auto.create.topics.enable": "false",
+}
+
+
+class BrokerError(RuntimeError):
+    """The broker could not be started or stopped; the message names the directory and its log."""
+
+
+@dataclass
+class Broker:
+    directory: str
+    pid: int
+    port: int
+    controller_port: int
+    cluster_id: str
+    watchdog_pid: int | None = None
+
+    @property
+    def bootstrap(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    @property
+    def log_dir(self) -> Path:
+        return Path(self.directory) / "kafka-logs"
+
+    @property
+    def log_file(self) -> Path:
+        return Path(self.directory) / LOG_FILE
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def port_is_free(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # a zombie child of ours counts as gone
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
+    except OSError:
+        return True
+    return state != "Z"
+
+
+def server_properties(directory: Path, port: int, controller_port: int) -> str:
+    settings = {
+        "process.roles": "broker,controller",
+        "node.id": "1",
+        "controller.quorum.bootstrap.servers": f"127.0.0.1:{controller_port}",
+        "listeners": f"PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{controller_port}",
+        "advertised.listeners": f"PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{controller_port}",
+        "controller.listener.names": "CONTROLLER",
+        "inter.broker.listener.name": "PLAINTEXT",
+        "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+        "log.dirs": str(directory / "kafka-logs"),
+        **LAB_SETTINGS,
+    }
+    return "".join(f"{key}={value}\n" for key, value in settings.items())
+
+
+def api_versions_answered(port: int, timeout: float = 2.0) -> bool:
+    """True when a Kafka broker on the port answers ApiVersions v0 with error code 0."""
+    client_id = b"lab-probe"
+    body = struct.pack(">hhih", 18, 0, 1, len(client_id)) + client_id
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
+            sock.sendall(struct.pack(">i", len(body)) + body)
+            header = _read_exactly(sock, 4)
+            (size,) = struct.unpack(">i", header)
+            answer = _read_exactly(sock, size)
+    except OSError:
+        return False
+    correlation_id, error_code = struct.unpack(">ih", answer[:6])
+    return correlation_id == 1 and error_code == 0
+
+
+def _read_exactly(sock: socket.socket, size: int) -> bytes:
+    data = bytearray()
+    while len(data) < size:
+        chunk = sock.recv(size - len(data))
+        if not chunk:
+            raise ConnectionError("closed early")
+        data += chunk
+    return bytes(data)
+
+
+def read_state(directory: str | Path) -> Broker | None:
+    path = Path(directory) / STATE_FILE
+    if not path.exists():
+        return None
+    return Broker(**json.loads(path.read_text()))
+
+
+def running(directory: str | Path) -> Broker | None:
+    state = read_state(directory)
+    return state if state is not None and alive(state.pid) else None
+
+
+def _java_command(main: str, *args: str, heap: str = "512m", log4j: str = "log4j2-broker.properties") -> list[str]:
+    return [
+        build.java(), f"-Xmx{heap}", "-XX:+UseG1GC", "-Djava.awt.headless=true",
+        f"-Dlog4j2.configurationFile={build.log4j_config(log4j)}",
+        "-cp", build.classpath("kafka"), main, *args,
+    ]
+
+
+def start(directory: str | Path, port: int | None = None, *, owner_pid: int | None = None) -> Broker:
+    """Format and start a broker whose files live in `directory`; return once it answers."""
+    directory = Path(directory).resolve()
+    if running(directory) is not None:
+        raise BrokerError(f"a broker is already running from {directory} (lab/broker stop {directory})")
+    if port is not None and not port_is_free(port):
+        raise BrokerError(f"port {port} on 127.0.0.1 is taken")
+    build.ensure_built()
+    directory.mkdir(parents=True, exist_ok=True)
+    if (directory / "kafka-logs").exists():
+        raise BrokerError(f"{directory / 'kafka-logs'} exists: the lab starts brokers on fresh directories")
+    port = port or free_port()
+    controller_port = free_port()
+    while controller_port == port:
+        controller_port = free_port()
+    config = directory / "server.properties"
+    config.write_text(server_properties(directory, port, controller_port))
+    cluster_id = _cluster_id()
+    env = {**os.environ, "LAB_BROKER_LOG": str(directory / LOG_FILE)}
+    formatted = subprocess.run(
+        _java_command("kafka.tools.StorageTool", "format", "--standalone", "-t", cluster_id, "-c", str(config),
+                      heap="256m"),
+        capture_output=True, text=True, env=env,
+    )
+    if formatted.returncode != 0:
+        raise BrokerError(f"formatting {directory} failed: {(formatted.stdout + formatted.stderr).strip()}")
+    with open(directory / "broker.out", "ab") as out:
+        process = subprocess.Popen(
+            _java_command("kafka.Kafka", str(config), heap="1g"),
+            stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True,
+        )
+    broker = Broker(str(directory), process.pid, port, controller_port, cluster_id)
+    if owner_pid is not None:
+        broker.watchdog_pid = _start_watchdog(owner_pid, process.pid, directory)
+    (directory / STATE_FILE).write_text(json.dumps(asdict(broker), indent=1) + "\n")
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise BrokerError(f"the broker exited with {process.returncode} while starting; see {broker.log_file}")
+        if api_versions_answered(port):
+            return broker
+        time.sleep(0.25)
+    stop(directory)
+    raise BrokerError(f"the broker did not answer on {broker.bootstrap} within {START_TIMEOUT_S:.0f} s; "
+                      f"see {broker.log_file}")
+
+
+def _cluster_id() -> str:
+    import base64
+
+    return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+
+
+def _start_watchdog(owner_pid: int, broker_pid: int, directory: Path) -> int:
+    with open(directory / "watchdog.log", "ab") as log:
+        watchdog = subprocess.Popen(
+            [sys.executable, "-m", "labkit.watchdog", str(owner_pid), str(broker_pid)],
+            cwd=str(Path(__file__).resolve().parents[1]), stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=log, start_new_session=True,
+        )
+    return watchdog.pid
+
+
+def stop(directory: str | Path, timeout: float = STOP_TIMEOUT_S) -> bool:
+    """Stop the broker of `directory` (SIGTERM, then SIGKILL after `timeout`); False when none was running."""
+    state = read_state(directory)
+    if state is None:
+        return False
+    stopped = terminate(state.pid, timeout)
+    if state.watchdog_pid and alive(state.watchdog_pid):
+        terminate(state.watchdog_pid, 5.0)
+    return stopped
+
+
+def terminate(pid: int, timeout: float) -> bool:
+    if not alive(pid):
+        return False
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return False
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        _reap(pid)
+        if not alive(pid):
+            return True
+        time.sleep(0.1)
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        return True
+    while alive(pid):
+        _reap(pid)
+        time.sleep(0.05)
+    return True
+
+
+def _reap(pid: int) -> None:
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)

@@ -1,0 +1,37 @@
+"""The scenarios `lab/record` can run: each a Java program in lab/src/main/java/kafkameta/lab/scenarios."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    main_class: str
+    about: str
+    # seconds the recording takes on the 2-core machine (broker start and copying included), roughly
+    takes_s: int
+
+
+SCENARIOS = {
+    scenario.name: scenario
+    for scenario in (
+        Scenario("classic", "kafkameta.lab.scenarios.Classic",
+                 "classic groups under range, then cooperative-sticky: joins, a leave, a kill -9 expiry", 80),
+        Scenario("static", "kafkameta.lab.scenarios.StaticMembership",
+                 "static members (group.instance.id) restarting within and past the session timeout", 90),
+        Scenario("storm", "kafkameta.lab.scenarios.Storm",
+                 "a member whose batches outlast max.poll.interval.ms, so the group rebalances again and again", 90),
+        Scenario("consumer", "kafkameta.lab.scenarios.ConsumerProtocol",
+                 "KIP-848 groups (group.protocol=consumer) with the broker's assignors: joins, leaves, an expiry", 90),
+        Scenario("transactions", "kafkameta.lab.scenarios.Transactions",
+                 "a transactional producer committing a group's offsets (sendOffsetsToTransaction), one aborted", 60),
+        Scenario("share", "kafkameta.lab.scenarios.ShareGroup",
+                 "a share group (KIP-932): share consumers joining and leaving", 60),
+        Scenario("streams-upgrade", "kafkameta.lab.scenarios.StreamsUpgrade",
+                 "a Kafka Streams application rolled from 2.3.1 to 4.4.0 with upgrade.from (two rolling bounces)", 240),
+        Scenario("streams-group", "kafkameta.lab.scenarios.StreamsGroup",
+                 "a Kafka Streams application on a streams group (KIP-1071, group.protocol=streams)", 120),
+    )
+}

@@ -1,0 +1,240 @@
+package kafkameta.lab.clients;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.CountDownLatch;
+import kafkameta.lab.truth.Json;
+import kafkameta.lab.truth.Truth;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.StringDeserializer;
+
+/**
+ * One group member: a Java KafkaConsumer that polls, "processes" what it gets, commits the offsets it processed,
+ * and writes to truth.jsonl every rebalance callback (with its member id and generation as the consumer reports
+ * them), every commit and how it ended, and its start and close.
+ *
+ * Arguments (`--name value`): bootstrap, group, name (client.id and truth source), topics (comma separated),
+ * assignors (range, roundrobin, sticky, cooperative-sticky; classic protocol), protocol (classic or consumer),
+ * remote-assignor (uniform or range; consumer protocol), instance (group.instance.id), session-ms,
+ * heartbeat-ms, max-poll-ms, process-ms (how long each non-empty batch takes), commit-ms.
+ *
+ * In its own JVM (`main`) it runs until its standard input says "stop" or closes, or until it is killed.
+ */
+public final class Member implements Runnable {
+    private final Options options;
+    private final String name;
+    private final String group;
+    private final KafkaConsumer<String, String> consumer;
+    private final Truth truth = Truth.get();
+    private final Map<TopicPartition, OffsetAndMetadata> processed = new HashMap<>();
+    private final CountDownLatch finished = new CountDownLatch(1);
+    private volatile boolean stopping;
+    private Thread thread;
+
+    public Member(String... args) {
+        this.options = new Options(args);
+        this.name = options.get("name");
+        this.group = options.get("group");
+        this.consumer = new KafkaConsumer<>(config(options));
+    }
+
+    static Properties config(Options options) {
+        Properties config = new Properties();
+        config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, options.get("bootstrap", System.getProperty("lab.bootstrap")));
+        config.put(ConsumerConfig.GROUP_ID_CONFIG, options.get("group"));
+        config.put(ConsumerConfig.CLIENT_ID_CONFIG, options.get("name"));
+        config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        config.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "50");
+        String protocol = options.get("protocol", "classic");
+        config.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, protocol);
+        if (protocol.equals("classic")) {
+            List<String> assignors = new ArrayList<>();
+            for (String assignor : options.list("assignors", "range")) assignors.add(assignorClass(assignor));
+            config.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, String.join(",", assignors));
+            config.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, options.get("session-ms", "10000"));
+            config.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, options.get("heartbeat-ms", "1000"));
+        } else if (options.has("remote-assignor")) {
+            config.put(ConsumerConfig.GROUP_REMOTE_ASSIGNOR_CONFIG, options.get("remote-assignor"));
+        }
+        config.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, options.get("max-poll-ms", "300000"));
+        if (options.has("instance")) config.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, options.get("instance"));
+        return config;
+    }
+
+    static String assignorClass(String name) {
+        switch (name) {
+            case "range": return "org.apache.kafka.clients.consumer.RangeAssignor";
+            case "roundrobin": return "org.apache.kafka.clients.consumer.RoundRobinAssignor";
+            case "sticky": return "org.apache.kafka.clients.consumer.StickyAssignor";
+            case "cooperative-sticky": return "org.apache.kafka.clients.consumer.CooperativeStickyAssignor";
+            default: throw new IllegalArgumentException("unknown assignor " + name);
+        }
+    }
+
+    /** Start polling in a thread of this JVM. */
+    public Member start() {
+        thread = new Thread(this, "member-" + name);
+        thread.start();
+        return this;
+    }
+
+    /** Close the consumer the ordinary way (a dynamic member sends LeaveGroup; a static one does not). */
+    public void stop() {
+        stopping = true;
+        consumer.wakeup();
+        try {
+            finished.await();
+            if (thread != null) thread.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public void run() {
+        truth.record(name, "start", Json.object()
+            .put("group", group)
+            .put("protocol", options.get("protocol", "classic"))
+            .put("assignors", options.list("assignors", "range"))
+            .put("remote_assignor", options.get("remote-assignor", null))
+            .put("instance", options.get("instance", null))
+            .put("pid", ProcessHandle.current().pid()));
+        String closeReason = "stopped";
+        try {
+            consumer.subscribe(options.list("topics", "lab-topic"), new Listener());
+            long commitEvery = options.getInt("commit-ms", 1000);
+            long processMs = options.getInt("process-ms", 0);
+            long lastCommit = System.currentTimeMillis();
+            while (!stopping) {
+                ConsumerRecords<String, String> records = consumer.poll(Duration.ofMillis(200));
+                for (ConsumerRecord<String, String> record : records) {
+                    processed.put(new TopicPartition(record.topic(), record.partition()),
+                        new OffsetAndMetadata(record.offset() + 1));
+                }
+                if (!records.isEmpty() && processMs > 0) {
+                    truth.record(name, "slow_batch", Json.object().put("group", group).put("ms", processMs)
+                        .put("records", records.count()));
+                    Thread.sleep(processMs);
+                }
+                if (System.currentTimeMillis() - lastCommit >= commitEvery && !processed.isEmpty()) {
+                    commit(new HashMap<>(processed), "periodic");
+                    lastCommit = System.currentTimeMillis();
+                }
+            }
+        } catch (WakeupException e) {
+            // stop() woke the poll
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            closeReason = "error: " + e;
+            truth.record(name, "error", Json.object().put("group", group).put("error", e.toString()));
+        } finally {
+            try {
+                if (!processed.isEmpty() && closeReason.equals("stopped")) commit(new HashMap<>(processed), "close");
+            } finally {
+                consumer.close();
+                truth.record(name, "closed", Json.object().put("group", group).put("reason", closeReason));
+                finished.countDown();
+            }
+        }
+    }
+
+    private void commit(Map<TopicPartition, OffsetAndMetadata> offsets, String why) {
+        ConsumerGroupMetadata metadata = consumer.groupMetadata();
+        Json line = Json.object().put("group", group).put("why", why)
+            .put("member_id", metadata.memberId()).put("generation", metadata.generationId())
+            .put("offsets", offsetsOf(offsets));
+        try {
+            consumer.commitSync(offsets);
+            processed.keySet().removeAll(offsets.keySet());
+            truth.record(name, "commit", line.put("ok", true));
+        } catch (WakeupException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            processed.keySet().removeAll(offsets.keySet());
+            truth.record(name, "commit", line.put("ok", false).put("error", e.getClass().getSimpleName())
+                .put("message", e.getMessage()));
+        }
+    }
+
+    private static Map<String, Long> offsetsOf(Map<TopicPartition, OffsetAndMetadata> offsets) {
+        Map<TopicPartition, Long> plain = new HashMap<>();
+        for (Map.Entry<TopicPartition, OffsetAndMetadata> entry : offsets.entrySet()) {
+            plain.put(entry.getKey(), entry.getValue().offset());
+        }
+        return Names.byPartition(plain);
+    }
+
+    private final class Listener implements ConsumerRebalanceListener {
+        @Override
+        public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+            Map<TopicPartition, OffsetAndMetadata> mine = new HashMap<>();
+            for (TopicPartition partition : partitions) {
+                OffsetAndMetadata offset = processed.get(partition);
+                if (offset != null) mine.put(partition, offset);
+            }
+            if (!mine.isEmpty()) commit(mine, "revoked");
+            callback("revoked", partitions);
+        }
+
+        @Override
+        public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+            callback("assigned", partitions);
+        }
+
+        @Override
+        public void onPartitionsLost(Collection<TopicPartition> partitions) {
+            for (TopicPartition partition : partitions) processed.remove(partition);
+            callback("lost", partitions);
+        }
+
+        private void callback(String event, Collection<TopicPartition> partitions) {
+            ConsumerGroupMetadata metadata = consumer.groupMetadata();
+            truth.record(name, event, Json.object()
+                .put("group", group)
+                .put("member_id", metadata.memberId())
+                .put("generation", metadata.generationId())
+                .put("instance", metadata.groupInstanceId())
+                .put("partitions", Names.partitions(partitions))
+                .put("owned", Names.partitions(consumer.assignment())));
+        }
+    }
+
+    /** A member in its own JVM: runs until standard input says "stop" or ends (or the JVM is killed). */
+    public static void main(String[] args) throws Exception {
+        Member member = new Member(args);
+        Thread control = new Thread(() -> {
+            try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = in.readLine()) != null && !line.trim().equals("stop")) {
+                    // only "stop" is understood
+                }
+            } catch (Exception e) {
+                // standard input gone: stop as if told to
+            }
+            member.stop();
+        }, "control");
+        control.setDaemon(true);
+        control.start();
+        member.run();
+    }
+}

@@ -1,0 +1,122 @@
+package kafkameta.lab.scenarios;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import kafkameta.lab.clients.Groups;
+import kafkameta.lab.clients.JavaProcess;
+import kafkameta.lab.clients.Load;
+import kafkameta.lab.clients.Member;
+import kafkameta.lab.truth.Json;
+import kafkameta.lab.truth.Truth;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.errors.TopicExistsException;
+
+/**
+ * What every scenario shares: the broker's address (system property lab.bootstrap, set by lab/record), the
+ * truth file, an Admin client, and the members, processes and load it started, all stopped at the end
+ * whatever happens. A scenario marks its phases with `step`, so tests can find them in truth.jsonl.
+ */
+public abstract class Scenario implements AutoCloseable {
+    protected final String bootstrap = System.getProperty("lab.bootstrap");
+    protected final Truth truth = Truth.get();
+    protected final Admin admin;
+    protected final Groups groups;
+    private final List<AutoCloseable> started = new ArrayList<>();
+    private final String name;
+
+    protected Scenario(String name) {
+        if (bootstrap == null) throw new IllegalStateException("the system property lab.bootstrap is not set");
+        this.name = name;
+        Properties config = new Properties();
+        config.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        config.put(AdminClientConfig.CLIENT_ID_CONFIG, "lab-admin");
+        this.admin = Admin.create(config);
+        this.groups = new Groups(admin);
+    }
+
+    /** The scenario itself; members, processes and load still running when it returns are stopped. */
+    protected abstract void play() throws Exception;
+
+    protected void step(String what) {
+        truth.record(name, "step", Json.object().put("step", what));
+    }
+
+    protected void createTopic(String topic, int partitions) {
+        try {
+            admin.createTopics(Collections.singleton(new NewTopic(topic, partitions, (short) 1))).all().get();
+        } catch (ExecutionException e) {
+            if (!(e.getCause() instanceof TopicExistsException)) throw new IllegalStateException(e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        truth.record(name, "topic", Json.object().put("topic", topic).put("partitions", partitions));
+    }
+
+    /** A member polling in a thread of this JVM. */
+    protected Member member(String... args) {
+        Member member = new Member(withBootstrap(args)).start();
+        started.add(member::stop);
+        return member;
+    }
+
+    /** A member in a JVM of its own (one the scenario may kill). */
+    protected JavaProcess memberProcess(String... args) {
+        JavaProcess process = JavaProcess.member(withBootstrap(args));
+        started.add(() -> {
+            if (process.isAlive()) process.stop();
+        });
+        return process;
+    }
+
+    protected Load load(List<String> topics, int perSecond) {
+        Load load = new Load(bootstrap, topics, perSecond);
+        started.add(load);
+        return load;
+    }
+
+    private String[] withBootstrap(String[] args) {
+        String[] all = new String[args.length + 2];
+        all[0] = "--bootstrap";
+        all[1] = bootstrap;
+        System.arraycopy(args, 0, all, 2, args.length);
+        return all;
+    }
+
+    protected static void pause(long ms) throws InterruptedException {
+        Thread.sleep(ms);
+    }
+
+    @Override
+    public void close() {
+        List<AutoCloseable> reversed = new ArrayList<>(started);
+        Collections.reverse(reversed);
+        for (AutoCloseable thing : reversed) {
+            try {
+                thing.close();
+            } catch (Exception e) {
+                truth.record(name, "cleanup_error", Json.object().put("error", e.toString()));
+            }
+        }
+        admin.close();
+    }
+
+    /** Run a scenario: play it, record how it ended, stop everything it started, exit non-zero on failure. */
+    protected static void run(Scenario scenario) {
+        int status = 0;
+        try (scenario) {
+            scenario.truth.record(scenario.name, "scenario_start", Json.object().put("bootstrap", scenario.bootstrap));
+            scenario.play();
+            scenario.truth.record(scenario.name, "scenario_end", Json.object().put("ok", true));
+        } catch (Throwable e) {
+            scenario.truth.record(scenario.name, "scenario_end", Json.object().put("ok", false).put("error", e.toString()));
+            e.printStackTrace();
+            status = 1;
+        }
+        System.exit(status);
+    }
+}
