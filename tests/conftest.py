@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -48,3 +52,74 @@ def spark():
     session = local_session("kafka-meta-tests", master="local[2]")
     yield session
     session.stop()
+
+
+# --- the lab: Kafka's own jars, a real KRaft broker (tests marked `kafka`; docs/lab.md) ---------------------
+
+LAB = ROOT / "lab"
+KEPT_LOGS = ROOT / "lab-logs"
+# set by .ci/run: there the lab must work, so a missing JVM or a failed build fails the kafka tests
+REQUIRE_LAB = os.environ.get("KAFKA_META_REQUIRE_LAB") == "1"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "kafka: runs Kafka's own code from the lab (a JVM; with the kafka_broker fixture, a real broker)"
+    )
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    outcome = yield
+    report = outcome.get_result()
+    if report.failed and item.get_closest_marker("kafka") is not None:
+        item.session.config.stash[_KAFKA_FAILED] = True
+
+
+_KAFKA_FAILED = pytest.StashKey[bool]()
+
+
+def _labkit():
+    if str(LAB) not in sys.path:
+        sys.path.insert(0, str(LAB))
+    import labkit.broker
+    import labkit.build
+
+    return labkit
+
+
+def _lab_unavailable(reason: str) -> None:
+    if REQUIRE_LAB:
+        pytest.fail(f"the lab is required here (KAFKA_META_REQUIRE_LAB=1) but {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def lab():
+    """The lab's Python side (labkit), with its Maven project built (once; cached across runs)."""
+    for tool in ("java", "mvn"):
+        if shutil.which(tool) is None:
+            _lab_unavailable(f"{tool} is not installed (the lab needs Java 17 and Maven)")
+    labkit = _labkit()
+    try:
+        labkit.build.ensure_built()
+    except labkit.build.BuildError as error:
+        _lab_unavailable(f"the lab's Maven build failed: {error}")
+    return labkit
+
+
+@pytest.fixture(scope="session")
+def kafka_broker(lab, tmp_path_factory, request):
+    """One KRaft broker for the whole test session; stopped at the end, whatever happens (a watchdog stops it
+    if this process dies first). When a kafka test failed, the broker's own log is kept under lab-logs/."""
+    directory = tmp_path_factory.mktemp("kafka-broker")
+    broker = lab.broker.start(directory, owner_pid=os.getpid())
+    try:
+        yield broker
+    finally:
+        lab.broker.stop(directory)
+        if request.config.stash.get(_KAFKA_FAILED, False):
+            KEPT_LOGS.mkdir(exist_ok=True)
+            kept = KEPT_LOGS / f"broker-{time.strftime('%Y%m%dT%H%M%S')}.log"
+            shutil.copyfile(broker.log_file, kept)
+            print(f"\nkafka tests failed: the broker's log is kept in {kept}", file=sys.stderr)
