@@ -14,6 +14,7 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
+from kafka_meta.analysis.causes import Cause, ClientMemory
 from kafka_meta.analysis.codes import error_name
 from kafka_meta.analysis.timeline import Evidence, GroupTimeline, MemberRound, Round, TopicPartition
 
@@ -62,6 +63,9 @@ class EpochBuilder:
         self.joined: set[str] = set()
         self.pending: dict[str, dict[str, set[TopicPartition]]] = {}  # changes that belong to the next epoch
         self.pending_since: float | None = None
+        self.last_seen: dict[str, float] = {}  # member -> its last heartbeat
+        self.clients: dict[str, str | None] = {}  # member -> ClientMemory key
+        self.memory = ClientMemory()
 
     def current(self) -> Round | None:
         return self.rounds.get(self.epoch)
@@ -72,13 +76,20 @@ class EpochBuilder:
         sent = req.get("memberEpoch")
         where = Evidence(file=(ex.get("source") or {}).get("file"), frame=(ex.get("source") or {}).get("frame"),
                          ts=ex.get("ts"))
+        if isinstance(ex.get("ts"), int | float):
+            self.last_seen[member_id] = ex["ts"]
         if sent in LEAVING:
-            self.events.append(("member left", member_id, "heartbeat with epoch -1" if sent == -1 else
+            self.events.append(("leave", member_id, "heartbeat with epoch -1" if sent == -1 else
                                 "static member leaving (epoch -2)"))
+            self.memory.departure(self.clients.get(member_id), "leave")
             return
         if sent == 0 and member_id not in self.joined:
             self.joined.add(member_id)
-            self.events.append(("member joined", member_id, ex.get("clientId") or ""))
+            key = ClientMemory.key(req.get("instanceId"), ex.get("clientId"), ex.get("client"))
+            self.clients[member_id] = key
+            kind = self.memory.arrival(key)
+            self.memory.arrived(key)
+            self.events.append((kind, member_id, f"client {ex.get('clientId')}" if ex.get("clientId") else ""))
         r = self.current()
         code = resp.get("errorCode") or ex.get("errorCode")
         if code:
@@ -103,9 +114,11 @@ class EpochBuilder:
         owned = _tps(req.get("topicPartitions"), self.names)
         target = _tps((resp.get("assignment") or {}).get("topicPartitions"), self.names) \
             if resp.get("assignment") is not None else None
-        if m.reconciled and epoch == m.epoch and ((target is not None and target != m.target)
-                                                  or (owned is not None and owned != m.owned)):
+        held = m.owned or set()
+        if m.reconciled and epoch == m.epoch and ((target is not None and not target >= held)
+                                                  or (owned is not None and not owned >= held)):
             # a settled member told to give up partitions before its epoch moves: the next round has begun
+            # (partitions given to it at the same epoch are the current round finishing: others released them)
             pending = self.pending.setdefault(member_id, {})
             pending.update({k: v for k, v in (("target", target), ("owned", owned)) if v is not None})
             self.pending_since = self.pending_since or ex.get("ts")
@@ -131,7 +144,7 @@ class EpochBuilder:
                   protocol=(ex.get("request") or {}).get("serverAssignor") or (previous.protocol if previous else None)
                   or "server-side", evidence=where)
         if previous is not None:  # members carry over, with what they own, until they reconcile anew
-            gone = {m for kind, m, _ in self.events if kind == "member left"}
+            gone = {m for kind, m, _ in self.events if kind == "leave"}
             for pm in previous.members:
                 if pm.member_id not in gone:
                     later = self.pending.get(pm.member_id, {})
@@ -141,17 +154,33 @@ class EpochBuilder:
                                                  target=later.get("target", pm.target), epoch=pm.epoch,
                                                  reconciled=False, evidence=pm.evidence))
         self.pending, self.pending_since = {}, None
-        r.triggers = [f"{kind}: {member}" + (f" ({detail})" if detail else "") for kind, member, detail in self.events]
-        if not r.triggers:
-            r.triggers = ["first epoch seen" if previous is None else "group epoch bumped by the coordinator"]
+        r.causes = [Cause(kind, member, detail) for kind, member, detail in self.events]
+        if not r.causes:
+            r.causes = [Cause("first" if previous is None else "epoch")]
+        r.triggers = [str(c) for c in r.causes]
         r.trigger_member = self.events[0][1] if self.events else None
         self.events = []
         self.rounds[epoch] = r
         self.epoch = epoch
         return r
 
+    def expire(self, rounds: list[Round]) -> None:
+        """A member carried into an epoch that never heartbeats again was fenced by the coordinator when its
+        session timed out (a crashed or killed client sends no leave heartbeat): that is why the epoch moved."""
+        for r in rounds:
+            gone = [m for m in r.members if self.last_seen.get(m.member_id, float("inf")) < (r.start or 0.0)]
+            for m in gone:
+                r.members.remove(m)
+                self.memory.departure(self.clients.get(m.member_id), "expiry")
+                r.causes = [c for c in r.causes if c.kind != "epoch"] + [
+                    Cause("expiry", m.member_id, "no heartbeat since: its session timed out")]
+            if gone:
+                r.triggers = [str(c) for c in r.causes]
+                r.trigger_member = r.trigger_member or gone[0].member_id
+
     def finish(self) -> list[Round]:
         rounds = [self.rounds[e] for e in sorted(self.rounds)]
+        self.expire(rounds)
         for i, r in enumerate(rounds):
             before = {m.member_id: m for m in rounds[i - 1].members} if i else {}
             for m in r.members:

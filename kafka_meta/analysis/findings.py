@@ -11,6 +11,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from kafka_meta.analysis.causes import INVOLUNTARY, KINDS
 from kafka_meta.analysis.codes import FENCED, error_name
 from kafka_meta.analysis.timeline import Evidence, GroupTimeline, Round, TopicPartition, tp_label
 
@@ -28,8 +29,8 @@ class Thresholds:
 
 @dataclass
 class Finding:
-    kind: str  # "storm", "join-unfinished", "eager-pause", "ownership-conflict", "stuck-upgrade",
-    # "upgrade-finished", "undecodable-metadata", "zombie-commit"
+    kind: str  # "storm", "churn", "join-unfinished", "capture-ended", "eager-pause", "ownership-conflict",
+    # "stuck-upgrade", "upgrade-finished", "undecodable-metadata", "zombie-commit"
     severity: str  # "critical", "warning", "info"
     group: str
     summary: str  # one sentence
@@ -52,42 +53,75 @@ def _gens(rounds: list[Round]) -> list[int]:
     return [r.generation for r in rounds if r.generation is not None]
 
 
-def storms(tl: GroupTimeline, t: Thresholds) -> list[Finding]:
-    """N rounds within a window: the group spends its time rebalancing instead of consuming."""
-    timed = sorted([r for r in tl.rounds if r.start is not None and r.source == "capture"] or [
-        r for r in tl.rounds if r.start is not None], key=lambda r: r.start or 0.0)
+def _densest(rounds: list[Round], window_s: float) -> list[Round]:
+    """The most rounds that fit in one window of ``window_s`` seconds (rounds in time order)."""
     best: list[Round] = []
     lo = 0
-    for hi, r in enumerate(timed):
-        while r.start - timed[lo].start > t.storm_window_s:  # type: ignore[operator]
+    for hi, r in enumerate(rounds):
+        while (r.start or 0.0) - (rounds[lo].start or 0.0) > window_s:
             lo += 1
         if hi - lo + 1 > len(best):
-            best = timed[lo:hi + 1]
-    if len(best) < t.storm_rounds:
-        return []
-    span = (best[-1].start or 0.0) - (best[0].start or 0.0)
-    incremental = all(m.epoch is not None for r in best for m in r.members)  # KIP-848: nobody stops
-    causes = Counter(c.split(":")[0] for r in best for c in r.triggers)
-    text = ", ".join(f"{cause} x{n}" if n > 1 else cause for cause, n in causes.most_common())
-    return [Finding("storm", "warning" if incremental else "critical", tl.group,
-                    f"rebalance storm: {len(best)} rounds in {span:.0f} s ({text})"
-                    + (" (KIP-848 epochs: members kept consuming what they were not asked to give up)"
-                       if incremental else ""),
-                    ts=best[0].start, generations=_gens(best),
-                    evidence=[r.evidence for r in best if r.evidence is not None])]
+            best = rounds[lo:hi + 1]
+    return best
+
+
+def _causes_text(rounds: list[Round], kinds: frozenset[str] | None = None) -> str:
+    counted = Counter(KINDS.get(c.kind, c.kind) for r in rounds for c in r.causes if kinds is None or c.kind in kinds)
+    return ", ".join(f"{cause} x{n}" if n > 1 else cause for cause, n in counted.most_common())
+
+
+def storms(tl: GroupTimeline, t: Thresholds) -> list[Finding]:
+    """Rounds nobody asked for, again and again: members expiring, timing out their poll, rejoining with
+    nothing changed. A storm does not stop by itself. Rounds explained by members deliberately joining,
+    leaving or restarting are churn (a deploy, a scale-out): reported as information, not trouble. The second
+    half of a rebalance (a cooperative follow-up, a version-probing rejoin) belongs to the first and is not
+    counted again."""
+    timed = sorted([r for r in tl.rounds if r.start is not None and r.source == "capture"] or [
+        r for r in tl.rounds if r.start is not None], key=lambda r: r.start or 0.0)
+    counted = [r for r in timed if r.kind != "continuation" and r.members]  # not a group's creation or emptying
+    involuntary = _densest([r for r in counted if r.kind == "involuntary"], t.storm_window_s)
+    if len(involuntary) >= t.storm_rounds:
+        span = (involuntary[-1].start or 0.0) - (involuntary[0].start or 0.0)
+        incremental = all(m.epoch is not None for r in involuntary for m in r.members)  # KIP-848: nobody stops
+        return [Finding("storm", "warning" if incremental else "critical", tl.group,
+                        f"rebalance storm: {len(involuntary)} rounds in {span:.0f} s that nobody asked for "
+                        f"({_causes_text(involuntary, INVOLUNTARY)})"
+                        + (" (KIP-848 epochs: members kept consuming what they were not asked to give up)"
+                           if incremental else ""),
+                        ts=involuntary[0].start, member=involuntary[0].trigger_member, generations=_gens(involuntary),
+                        evidence=[r.evidence for r in involuntary if r.evidence is not None])]
+    busy = _densest(counted, t.storm_window_s)
+    if len(busy) >= t.storm_rounds:
+        span = (busy[-1].start or 0.0) - (busy[0].start or 0.0)
+        unasked = sum(r.kind == "involuntary" for r in busy)
+        return [Finding("churn", "info", tl.group,
+                        f"membership churn: {len(busy)} rounds in {span:.0f} s ({_causes_text(busy)}); not a storm: "
+                        + (f"only {unasked} of them came without a member deliberately joining, leaving or restarting"
+                           if unasked else "each came with a member deliberately joining, leaving or restarting"),
+                        ts=busy[0].start,
+                        generations=_gens(busy), evidence=[r.evidence for r in busy if r.evidence is not None])]
+    return []
 
 
 def unfinished_joins(tl: GroupTimeline, t: Thresholds) -> list[Finding]:
-    """Members that joined a round but never got their assignment: they are not consuming."""
+    """Members that joined a round but never got their assignment: they are not consuming. A round the
+    capture ends in the middle of is said to be just that (nothing is known to be wrong with it)."""
     out = []
     for r in tl.rounds:
-        if r.source != "capture" or r.complete:
-            continue
+        if r.source != "capture" or r.complete or r.superseded:
+            continue  # a round the next one overtook: its members went on to that one
         stuck = [m for m in r.members if m.synced_at is None and m.joined_at is not None]
         if not stuck:
             continue
+        names = ", ".join(m.member_id or f"{m.client_id} (no member id yet)" for m in stuck)
+        round_name = f"generation {r.generation}" if r.generation is not None else "a round not yet numbered"
+        if r.cut_off:
+            out.append(Finding("capture-ended", "info", tl.group,
+                               f"the capture ends during {round_name}: {len(stuck)} member(s) still waiting for "
+                               f"their assignment ({names})", ts=r.start, member=stuck[0].member_id,
+                               generations=_gens([r]), evidence=[m.evidence for m in stuck if m.evidence]))
+            continue
         if any(m.epoch is not None for m in stuck):  # KIP-848: no barrier, members reconcile on their own
-            names = ", ".join(m.member_id for m in stuck)
             out.append(Finding("join-unfinished", "warning", tl.group,
                                f"{len(stuck)} member(s) never reconciled with their target assignment at epoch "
                                f"{r.generation}: {names}", ts=r.start, member=stuck[0].member_id,
@@ -96,8 +130,6 @@ def unfinished_joins(tl: GroupTimeline, t: Thresholds) -> list[Finding]:
         unanswered = [m for m in stuck if "JoinGroup never answered" in m.errors]
         why = "its JoinGroup was never answered" if len(unanswered) == len(stuck) == 1 else (
             "their JoinGroup was never answered" if len(unanswered) == len(stuck) else "no SyncGroup answer")
-        round_name = f"generation {r.generation}" if r.generation is not None else "an unfinished round"
-        names = ", ".join(m.member_id or f"{m.client_id} (no member id yet)" for m in stuck)
         out.append(Finding("join-unfinished", "warning", tl.group,
                            f"{len(stuck)} member(s) never finished joining {round_name} ({why}): {names}",
                            ts=min(m.joined_at or 0.0 for m in stuck), member=stuck[0].member_id,
@@ -108,7 +140,9 @@ def unfinished_joins(tl: GroupTimeline, t: Thresholds) -> list[Finding]:
 def eager_pauses(tl: GroupTimeline, t: Thresholds) -> list[Finding]:
     """Eager assignors revoke everything at every round: the round's length is the group's outage."""
     out = []
-    for r in tl.rounds:
+    for i, r in enumerate(tl.rounds):
+        if _nothing_was_running(r, tl.rounds[i - 1] if i else None):
+            continue  # the group's first generation (its members wait out group.initial.rebalance.delay.ms)
         if r.eager and r.duration_ms is not None and r.duration_ms > t.eager_pause_ms:
             out.append(Finding("eager-pause", "warning", tl.group,
                                f"eager round (generation {r.generation}, {r.protocol}) stopped all "
@@ -117,6 +151,13 @@ def eager_pauses(tl: GroupTimeline, t: Thresholds) -> list[Finding]:
                                ts=r.start, member=r.trigger_member, generations=_gens([r]),
                                evidence=[r.evidence] if r.evidence else []))
     return out
+
+
+def _nothing_was_running(r: Round, previous: Round | None) -> bool:
+    """Nobody held a partition before the round: a stop-the-world round with nothing to stop."""
+    if r.generation == 1:
+        return True
+    return previous is not None and not any(m.assigned for m in previous.members)
 
 
 def ownership_conflicts(tl: GroupTimeline, t: Thresholds) -> list[Finding]:
@@ -213,25 +254,39 @@ def undecodable(tl: GroupTimeline, t: Thresholds) -> list[Finding]:
 
 
 def zombie_commits(tl: GroupTimeline, t: Thresholds) -> list[Finding]:
-    """Commits from a generation the group had already left behind (or refused as fenced): a zombie member
-    still processing partitions that now belong to someone else."""
+    """Commits from a member the group no longer has: one it expired or that timed out, still processing
+    partitions that now belong to someone else. A commit refused during a rebalance from a member that is
+    still in the group (its generation moved on a moment before it heard) is the ordinary race of a
+    rebalance, retried after it, and shows in the round's errors instead."""
     out = []
-    finished = [r for r in tl.rounds if r.source == "capture" and r.complete and r.end is not None
-                and r.generation is not None]
+    captured = sorted((r for r in tl.rounds if r.source == "capture" and r.generation is not None
+                       and r.start is not None), key=lambda r: r.start or 0.0)
+    finished = [r for r in captured if r.complete and r.end is not None]
     for c in tl.commits:
         if c.generation is None or c.ts is None or c.evidence is None or c.evidence.frame is None:
             continue  # only captured commits carry the generation the member claimed
         current = max((r.generation for r in finished if r.end <= c.ts), default=None)  # type: ignore[operator]
         fenced = {code: n for code, n in c.error_codes.items() if code in FENCED}
-        if (current is not None and c.generation < current) or fenced:
-            why = (f"generation {c.generation} while the group was at {current}" if current is not None
-                   and c.generation < current else f"generation {c.generation}")
-            refused = f"; refused: {', '.join(error_name(code) for code in sorted(fenced))}" if fenced else ""
-            out.append(Finding("zombie-commit", "critical", tl.group,
-                               f"commit from an old generation (fenced zombie): {c.member_id} committed "
-                               f"{c.partitions} partition(s) with {why}{refused}", ts=c.ts, member=c.member_id,
-                               generations=[c.generation], evidence=[c.evidence]))
+        stale = current is not None and c.generation < current
+        if not (stale or fenced) or _still_a_member(captured, c.member_id, c.ts):
+            continue
+        why = f"generation {c.generation} while the group was at {current}" if stale else f"generation {c.generation}"
+        refused = f"; refused: {', '.join(error_name(code) for code in sorted(fenced))}" if fenced else ""
+        out.append(Finding("zombie-commit", "critical", tl.group,
+                           f"commit from a member no longer in the group (fenced zombie): {c.member_id} committed "
+                           f"{c.partitions} partition(s) with {why}{refused}", ts=c.ts, member=c.member_id,
+                           generations=[c.generation], evidence=[c.evidence]))
     return out
+
+
+def _still_a_member(rounds: list[Round], member_id: str | None, ts: float) -> bool:
+    """Whether the member is in the round in force at ``ts`` or in the next one (a rebalance in progress)."""
+    if not member_id:
+        return False
+    before = [r for r in rounds if (r.start or 0.0) <= ts]
+    after = [r for r in rounds if (r.start or 0.0) > ts]
+    nearby = before[-1:] + after[:1]
+    return any(r.member(member_id) is not None for r in nearby)
 
 
 RULES = (storms, unfinished_joins, eager_pauses, ownership_conflicts, stuck_upgrades, undecodable, zombie_commits)

@@ -18,7 +18,10 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from kafka_meta.analysis import timeline as model
+from kafka_meta.analysis.causes import Cause, ClientMemory
+from kafka_meta.analysis.epoch_log import BY_RECORD_TYPE, EpochGroupLog, name_topics
 from kafka_meta.analysis.groups import GroupFacts, _classic
+from kafka_meta.analysis.moves import moves
 from kafka_meta.errors import KafkaMetaError
 from kafka_meta.offsets.reader import decode_record
 from kafka_meta.offsets.records import CoordinatorRecord
@@ -26,12 +29,7 @@ from kafka_meta.offsets.records import CoordinatorRecord
 HEX = re.compile(r"^(?:[0-9a-fA-F]{2})*$")
 COMMITS = (0, 1)
 GROUP_METADATA = 2
-CONSUMER_GROUP_METADATA = 3
 PARTITION_METADATA = 4
-MEMBER_METADATA = 5
-TARGET_METADATA = 6
-TARGET_MEMBER = 7
-CURRENT_MEMBER = 8
 
 
 def _bytes(value: Any) -> bytes | None:
@@ -73,7 +71,8 @@ def _tps(groups: Any, names: Mapping[str, str] | None = None) -> set[model.Topic
 
 def _classic_member(nest: Any, meta: Any) -> model.MemberRound:
     m = model.MemberRound(nest.member_id, client_id=getattr(meta, "client_id", None),
-                    client=getattr(meta, "client_host", None))
+                          client=getattr(meta, "client_host", None),
+                          instance_id=getattr(meta, "group_instance_id", None))
     sub, asg = nest.subscription, nest.assignment
     if sub is not None:
         m.subscription_version, m.topics = sub.version, list(sub.topics or [])
@@ -99,8 +98,8 @@ class _Log:
 
     def __init__(self) -> None:
         self.groups: dict[str, model.GroupTimeline] = {}
-        self.topic_names: dict[str, dict[str, str]] = {}  # group -> topic id -> name
-        self.target_epoch: dict[str, int] = {}
+        self.topic_ids: dict[str, str] = {}  # topic id -> name, from offset commits (ids are cluster-wide)
+        self.epoch_groups: dict[str, EpochGroupLog] = {}  # KIP-848, share and streams groups
         self.errors: list[str] = []
         # group -> generation -> its round: a months-long log holds a group's every generation, and looking
         # each new record's generation up in the list of rounds would make reading it quadratic
@@ -122,6 +121,9 @@ class _Log:
             return
         if number in COMMITS:
             if value is not None:
+                topic_id = getattr(value, "topic_id", None)
+                if topic_id is not None and getattr(record.key, "topic", None):
+                    self.topic_ids[str(topic_id)] = record.key.topic
                 current = self.last_round(group)
                 commit = model.Commit(group, ts, generation=current.generation if current else None, partitions=1,
                                 evidence=where)
@@ -129,21 +131,19 @@ class _Log:
                 if current is not None:
                     current.commits += 1
             return
+        if number in BY_RECORD_TYPE:
+            family = BY_RECORD_TYPE[number]
+            log = self.epoch_groups.get(group)
+            if log is None:
+                log = self.epoch_groups[group] = EpochGroupLog(self.timeline(group), family)
+            log.read(number, record.key, value, ts, where)
+            return
         if value is None:
             return
         if number == GROUP_METADATA:
             self.generation(group, record, ts, where)
-        elif number == CONSUMER_GROUP_METADATA:
-            tl = self.timeline(group, "consumer (KIP-848)")
-            self.add(tl, model.Round(group, "offsets", generation=value.epoch, start=ts, protocol_type="consumer",
-                               evidence=where, triggers=[f"group epoch bumped to {value.epoch}"]))
-        elif number == PARTITION_METADATA:
-            self.topic_names.setdefault(group, {}).update(
-                {str(t.topic_id): t.topic_name for t in getattr(value, "topics", None) or []})
-        elif number == TARGET_METADATA:
-            self.target_epoch[group] = value.assignment_epoch
-        elif number in (MEMBER_METADATA, TARGET_MEMBER, CURRENT_MEMBER):
-            self.member_record(group, record, where)
+        elif number == PARTITION_METADATA:  # before Kafka 4.1: the names of the topics a KIP-848 group uses
+            self.topic_ids.update({str(t.topic_id): t.topic_name for t in getattr(value, "topics", None) or []})
 
     def generation(self, group: str, record: CoordinatorRecord, ts: float | None, where: model.Evidence) -> None:
         value, tl = record.value, self.timeline(group)
@@ -154,8 +154,8 @@ class _Log:
         r = model.Round(group, "offsets", generation=value.generation, start=ts,
                   protocol_type=value.protocol_type or None, protocol=value.protocol, leader=value.leader,
                   members=[_classic_member(n, metas.get(n.member_id)) for n in record.members or []]
-                  or [model.MemberRound(m.member_id, client_id=m.client_id, client=m.client_host)
-                      for m in value.members],
+                  or [model.MemberRound(m.member_id, client_id=m.client_id, client=m.client_host,
+                                        instance_id=m.group_instance_id) for m in value.members],
                   explanation=facts.explanation, evidence=where)
         if last is not None and last.generation is not None and value.generation > last.generation + 1:
             r.triggers.append(f"generations {last.generation + 1}-{value.generation - 1} were not recorded here")
@@ -182,29 +182,6 @@ class _Log:
         r.triggers = r.triggers or old.triggers
         tl.rounds.append(r)
 
-    def member_record(self, group: str, record: CoordinatorRecord, where: model.Evidence) -> None:
-        r = self.last_round(group)
-        if r is None or r.source != "offsets":
-            return
-        member_id = getattr(record.key, "member_id", None) or ""
-        m = r.member(member_id)
-        if m is None:
-            m = model.MemberRound(member_id, evidence=where)
-            r.members.append(m)
-        value, names = record.value, self.topic_names.get(group)
-        if record.record_type == MEMBER_METADATA:
-            m.client_id, m.client = value.client_id, value.client_host
-            m.topics = list(getattr(value, "subscribed_topic_names", None) or [])
-            for p in record.classic_protocols or []:
-                m.protocols.append(p.name)
-                m.errors += list(p.errors)
-        elif record.record_type == TARGET_MEMBER:
-            m.target = _tps(value.topic_partitions, names)
-        else:
-            m.epoch, m.assigned = value.member_epoch, _tps(value.assigned_partitions, names)
-        if m.target is not None and m.assigned is not None:
-            m.reconciled = m.assigned == m.target and m.epoch == self.target_epoch.get(group, m.epoch)
-
 
 def build_generations(rows: Iterable[Mapping[str, Any]],
                       file: str | None = None) -> tuple[dict[str, model.GroupTimeline], list[str]]:
@@ -226,29 +203,66 @@ def build_generations(rows: Iterable[Mapping[str, Any]],
             continue
         if isinstance(record, CoordinatorRecord):
             log.read(record, where.ts, where)
-    for tl in log.groups.values():
+    for name, tl in log.groups.items():
         tl.rounds = model.sort_rounds(tl.rounds)
-        _triggers(tl.rounds)
+        if name in log.epoch_groups:
+            log.epoch_groups[name].finish()
+        else:
+            _triggers(tl.rounds)
+    name_topics([log.groups[name] for name in log.epoch_groups], log.topic_ids)
     return dict(sorted(log.groups.items())), log.errors
 
 
 def _triggers(rounds: list[model.Round]) -> None:
-    """What changed from one recorded generation to the next (the log does not say why; the members do)."""
+    """What changed from one recorded generation to the next. The log does not say why (no LeaveGroup
+    reasons, no heartbeats): a member gone is "left or expired", except a static member, which never sends
+    LeaveGroup on close, so its going is always its session timing out. Clients coming back are told from new
+    ones as in captures (kafka_meta.analysis.causes.ClientMemory)."""
+    memory = ClientMemory()
     for i, r in enumerate(rounds):
         previous = rounds[i - 1] if i else None
+        moves(r, previous)
+        causes: list[Cause] = []
         if previous is None:
-            r.triggers = r.triggers or ["first generation recorded here"]
-            continue
-        before, now = {m.member_id for m in previous.members}, {m.member_id for m in r.members}
-        found = [f"member joined: {', '.join(sorted(now - before))}"] if now - before else []
-        found += [f"member left or dropped out: {', '.join(sorted(before - now))}"] if before - now else []
-        for m in r.members:
-            old = previous.member(m.member_id)
-            change = None if old is None else m.metadata_change(old)
-            if change:
-                found.append(change)
-        r.triggers = [*r.triggers, *found] if found else r.triggers or ["same members: a member rejoined"]
-        r.trigger_member = next(iter(sorted(now - before)), None) or next(iter(sorted(before - now)), None)
+            for m in r.members:
+                memory.arrived(_client_key(m))
+            causes.append(Cause("first", ", ".join(m.member_id for m in r.members) or None,
+                                "" if r.members else "the group's first record: no members yet"))
+        else:
+            before, now = {m.member_id for m in previous.members}, {m.member_id for m in r.members}
+            for member_id in sorted(now - before):
+                m = r.member(member_id)
+                key = _client_key(m)  # type: ignore[arg-type]
+                kind = memory.arrival(key)
+                memory.arrived(key)
+                causes.append(Cause(kind, member_id, f"static member {m.instance_id}" if m.instance_id else  # type: ignore[union-attr]
+                                    f"client {m.client_id}" if m.client_id else ""))  # type: ignore[union-attr]
+            for member_id in sorted(before - now):
+                old = previous.member(member_id)
+                static = old is not None and old.instance_id
+                kind = "expiry" if static else "departure"
+                causes.append(Cause(kind, member_id, f"static member {old.instance_id}: no LeaveGroup on close, "  # type: ignore[union-attr]
+                                    "so its session timed out" if static else ""))
+                memory.departure(_client_key(old) if old is not None else None, kind)
+            for m in r.members:
+                old = previous.member(m.member_id)
+                change = None if old is None else m.metadata_change(old)
+                if change:
+                    causes.append(Cause("metadata", m.member_id, f"was {old.versions}, now {m.versions}"))  # type: ignore[union-attr]
+            if r.phase == "assign":
+                causes.append(Cause("follow-up", None, f"the partitions generation {previous.generation} "
+                                    "revoked are handed out"))
+            if not r.members and before:
+                causes = [Cause("emptied", None, "no members: " + ", ".join(str(c) for c in causes))]
+            if not causes:
+                causes.append(Cause("no-change", None, "same members: a member rejoined"))
+        r.causes = [*r.causes, *causes]
+        r.triggers = [*r.triggers, *(str(c) for c in causes)]
+        r.trigger_member = next((c.member for c in causes if c.member and c.kind != "first"), None)
+
+
+def _client_key(m: model.MemberRound) -> str | None:
+    return ClientMemory.key(m.instance_id, m.client_id, m.client)
 
 
 def add_commit_counts(groups: dict[str, model.GroupTimeline], counts: Iterable[tuple[str, float | None, int]]) -> None:

@@ -19,8 +19,11 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 import kafka_meta as km
-from kafka_meta.analysis.codes import REBALANCE_IN_PROGRESS, error_name
+from kafka_meta.analysis.causes import Cause, ClientMemory, is_poll_timeout
+from kafka_meta.analysis.codes import MEMBER_ID_REQUIRED, REBALANCE_IN_PROGRESS, error_name
 from kafka_meta.analysis.epochs import EpochBuilder, topic_names
+from kafka_meta.analysis.joins import resolve_member_ids
+from kafka_meta.analysis.moves import moves
 from kafka_meta.analysis.timeline import (
     LAST_SECOND,
     Commit,
@@ -32,10 +35,12 @@ from kafka_meta.analysis.timeline import (
     sort_rounds,
 )
 
-COOPERATIVE = ("cooperative-sticky",)
 JOIN, SYNC, HEARTBEAT, LEAVE, COMMIT = "JoinGroup", "SyncGroup", "Heartbeat", "LeaveGroup", "OffsetCommit"
 CONSUMER_HEARTBEAT = "ConsumerGroupHeartbeat"  # KIP-848: see kafka_meta.analysis.epochs
 GROUP_APIS = (JOIN, SYNC, HEARTBEAT, LEAVE, COMMIT, CONSUMER_HEARTBEAT)
+# how long the coordinator may hold a JoinGroup: the largest rebalance timeout a Java consumer asks for by
+# default (max.poll.interval.ms, 5 minutes); a capture ending sooner after a join may just have cut it off
+REBALANCE_TIMEOUT_S = 300.0
 
 
 def as_dict(exchange: Any) -> dict[str, Any]:
@@ -118,14 +123,17 @@ def _assignment(member: MemberRound, value: Any) -> None:
 
 
 class _GroupBuilder:
-    """Rounds of one group, built from its exchanges in time order."""
+    """Rounds of one group, built from its exchanges (collected first: a JoinGroup's member id may only be
+    known from a later exchange on the same connection, see :mod:`kafka_meta.analysis.joins`)."""
 
     def __init__(self, group: str) -> None:
         self.timeline = GroupTimeline(group)
         self.by_generation: dict[int, Round] = {}
-        self.refused: list[dict[str, Any]] = []  # JoinGroup calls without a generation
+        self.exchanges: list[dict[str, Any]] = []  # JoinGroup and SyncGroup, in time order
+        self.refused: list[tuple[dict[str, Any], str]] = []  # JoinGroup calls without a generation, and whose
         self.heartbeats: list[dict[str, Any]] = []
         self.leaves: list[dict[str, Any]] = []
+        self.capture_end: dict[str | None, float] = {}  # per capture file, the last time it saw anything
 
     def round(self, generation: int, ex: Mapping[str, Any]) -> Round:
         if generation not in self.by_generation:
@@ -141,29 +149,61 @@ class _GroupBuilder:
             r.members.append(found)
         return found
 
-    def join(self, ex: dict[str, Any]) -> None:
+    def replay(self) -> None:
+        joins = [ex for ex in self.exchanges if ex.get("apiName") == JOIN]
+        ids = dict(zip(map(id, joins), resolve_member_ids(joins), strict=True))
+        for ex in self.exchanges:
+            if ex.get("apiName") == JOIN:
+                self.join(ex, ids[id(ex)])
+            else:
+                self.sync(ex)
+
+    def join(self, ex: dict[str, Any], member_id: str) -> None:
         req, resp = ex.get("request") or {}, ex.get("response") or {}
         generation = resp.get("generationId")
         if ex.get("responseTs") is None or resp.get("errorCode") or generation is None or generation < 0:
-            self.refused.append(ex)
+            self.refused.append((ex, member_id))
             return
         r = self.round(generation, ex)
+        if r.end is not None and ex["ts"] > r.end and r.member(member_id) is None:
+            self.joined_finished_round(r, ex, member_id)
         r.start = ex["ts"] if r.start is None else min(r.start, ex["ts"])
         r.protocol = resp.get("protocolName") or r.protocol
         r.protocol_type = resp.get("protocolType") or req.get("protocolType") or r.protocol_type
         r.leader = resp.get("leader") or r.leader
         if r.leader:
             self.member(r, r.leader)  # the coordinator names it: a member even if its own join was not seen
-        m = self.member(r, resp.get("memberId") or ex.get("memberId") or "")
+        m = self.member(r, member_id)
         m.client_id, m.client, m.joined_at, m.evidence = ex.get("clientId"), ex.get("client"), ex["ts"], _evidence(ex)
+        m.instance_id = req.get("groupInstanceId") or m.instance_id
+        m.join_reason = req.get("reason") or m.join_reason
+        m.join_steps += 1
         m.protocols = [p.get("name") for p in req.get("protocols") or []]
         chosen = next((p for p in req.get("protocols") or [] if p.get("name") == r.protocol), None)
         if chosen is not None:
             _subscription(m, chosen.get("metadata"))
         for other in resp.get("members") or []:  # the leader's view: every member's metadata
             om = self.member(r, other.get("memberId") or "")
+            om.instance_id = other.get("groupInstanceId") or om.instance_id
             if om.subscription_version is None and not om.errors:
                 _subscription(om, other.get("metadata"))
+
+    def joined_finished_round(self, r: Round, ex: Mapping[str, Any], member_id: str) -> None:
+        """A JoinGroup answered with a generation that had already completed: the coordinator took the member
+        in without a rebalance. For a static member (KIP-345) restarting within its session timeout, the new
+        member id replaces the old one, which leaves the round."""
+        instance = (ex.get("request") or {}).get("groupInstanceId")
+        old = next((m for m in r.members if instance and m.instance_id == instance), None)
+        if old is not None:
+            r.members.remove(old)
+            if r.leader == old.member_id:
+                r.leader = member_id
+            r.notes.append(f"static member {instance} restarted within its session timeout: {old.member_id} "
+                           f"replaced by {member_id}, no rebalance")
+            placeholder = self.member(r, member_id)
+            placeholder.assigned, placeholder.owned, placeholder.replaces = old.assigned, old.owned, old.member_id
+        else:
+            r.notes.append(f"{member_id} rejoined generation {r.generation} without a rebalance")
 
     def sync(self, ex: dict[str, Any]) -> None:
         req, resp = ex.get("request") or {}, ex.get("response") or {}
@@ -172,44 +212,54 @@ class _GroupBuilder:
             return
         r = self.round(generation, ex)
         m = self.member(r, req.get("memberId") or ex.get("memberId") or "")
-        if ex.get("responseTs") is not None:
+        code = ex.get("errorCode") or resp.get("errorCode")
+        if ex.get("responseTs") is not None and not code:  # refused (the next round began): not synced
             m.synced_at = ex["responseTs"]
             r.end = m.synced_at if r.end is None else max(r.end, m.synced_at)
-        code = ex.get("errorCode") or resp.get("errorCode")
         if code:
             r.error_codes[code] += 1
             m.errors.append(f"SyncGroup answered {error_name(code)}")
         for a in req.get("assignments") or []:  # the leader's SyncGroup: everyone's assignment
             _assignment(self.member(r, a.get("memberId") or ""), a.get("assignment"))
-        if m.assigned is None and "assignment" in resp:
+        if "assignment" in resp and (m.assigned is None or not req.get("assignments")):
             _assignment(m, resp.get("assignment"))
 
     def place_refused(self) -> None:
-        """Refused or unanswered joins go to the round they were reaching; the rest form unfinished rounds."""
+        """Joins the coordinator refused or never answered go to the round their member was reaching (the
+        first steps of KIP-394 among them); the rest form unfinished rounds of their own."""
         rounds = sort_rounds(list(self.by_generation.values()))
         spans = []  # each round from its start until it ended, or until the next one began
         for i, r in enumerate(rounds):
             following = rounds[i + 1].start if i + 1 < len(rounds) else None
             until = r.end if r.end is not None else following
             spans.append((r.start, float("inf") if until is None else until, r))
-        for ex in self.refused:
+        accepted = sorted((m.joined_at, r.generation, m.member_id) for r in rounds for m in r.members
+                          if m.joined_at is not None)  # the joins the coordinator answered with a generation
+        for ex, member_id in self.refused:
             resp = ex.get("response") or {}
             ts = ex["ts"]
-            target = next((r for start, until, r in spans if start is not None and start <= ts <= until), None) or \
-                next((r for start, _, r in spans if start is not None and start > ts), None)
+            target = _reached(accepted, self.by_generation, member_id, ts) if member_id else None
+            target = target or next((r for start, until, r in spans if start is not None and start <= ts <= until
+                                     and _open_to(r, member_id, ts)), None) or next(
+                (r for start, _, r in spans if start is not None and start > ts and _open_to(r, member_id, ts)), None)
             if target is None:
                 target = Round(self.timeline.group, "capture", start=ex["ts"], complete=False,
                                protocol_type=(ex.get("request") or {}).get("protocolType"), evidence=_evidence(ex))
                 rounds.append(target)
+                spans.append((target.start, float("inf"), target))
             target.start = ex["ts"] if target.start is None else min(target.start, ex["ts"])
-            m = self.member(target, ex.get("memberId") or resp.get("memberId") or "")
+            m = self.member(target, member_id)
             m.client_id, m.client = m.client_id or ex.get("clientId"), m.client or ex.get("client")
+            m.instance_id = m.instance_id or (ex.get("request") or {}).get("groupInstanceId")
+            m.join_steps += 1
             if m.joined_at is None or ex["ts"] < m.joined_at:
                 m.joined_at, m.evidence = ex["ts"], _evidence(ex)
-            if resp.get("errorCode"):
-                target.error_codes[resp["errorCode"]] += 1
+            code = resp.get("errorCode")
+            if code and code != MEMBER_ID_REQUIRED:  # KIP-394's handshake is how every member joins, not an error
+                target.error_codes[code] += 1
             if ex.get("responseTs") is None:
                 m.errors.append("JoinGroup never answered")
+                m.join_reason = m.join_reason or (ex.get("request") or {}).get("reason")
                 if m.protocols == []:
                     m.protocols = [p.get("name") for p in (ex.get("request") or {}).get("protocols") or []]
                     chosen = next(iter((ex.get("request") or {}).get("protocols") or []), None)
@@ -218,14 +268,19 @@ class _GroupBuilder:
         self.timeline.rounds = sort_rounds(rounds)
 
     def finish(self, commits: list[Commit]) -> GroupTimeline:
+        self.replay()
         self.place_refused()
         previous: Round | None = None
-        for r in self.timeline.rounds:
+        memory = ClientMemory()
+        for i, r in enumerate(self.timeline.rounds):
             r.complete = r.complete and bool(r.members) and all(m.synced_at is not None for m in r.members)
+            if not r.complete:
+                r.superseded = i + 1 < len(self.timeline.rounds)
+                r.cut_off = not r.superseded and self.ended_during(r)
             if r.protocol_type is None and r.members:
                 r.protocol_type = "consumer" if any(m.subscription_version is not None for m in r.members) else None
-            _moves(r, previous)
-            self._triggers(r, previous)
+            moves(r, previous)
+            self._triggers(r, previous, memory)
             if r.protocol == "stream":
                 r.explanation = streams_account(r)
             previous = r
@@ -234,49 +289,115 @@ class _GroupBuilder:
             self.timeline.kind = "streams"
         return self.timeline
 
-    def _triggers(self, r: Round, previous: Round | None) -> None:
+    def ended_during(self, r: Round) -> bool:
+        """Whether the capture ends before the round could have finished: a member still waiting for its
+        JoinGroup or SyncGroup answer when the capture stops, within the rebalance timeout it asked for
+        (the coordinator holds a JoinGroup that long)."""
+        if r.evidence is None:
+            return False
+        end = self.capture_end.get(r.evidence.file)
+        if end is None:
+            return False
+        stuck = [m for m in r.members if m.synced_at is None and m.joined_at is not None]
+        if any(e.startswith("SyncGroup answered") for m in stuck for e in m.errors):
+            return False  # refused, not waiting: the capture's end has nothing to do with it
+        return bool(stuck) and all(end - (m.joined_at or 0.0) <= REBALANCE_TIMEOUT_S for m in stuck)
+
+    def _triggers(self, r: Round, previous: Round | None, memory: ClientMemory) -> None:
         since = float("-inf") if previous is None else (previous.end or previous.start or float("-inf"))
         until = r.end if r.end is not None else (r.start or 0.0)
         for hb in self.heartbeats:
             if since < hb["ts"] <= until and hb.get("errorCode"):
                 r.heartbeat_errors[hb["errorCode"]] += 1
-        joiners = sorted((m for m in r.members if m.joined_at is not None), key=lambda m: m.joined_at or 0.0)
+        joiners = sorted((m for m in r.members if m.joined_at is not None and m.replaces is None),
+                         key=lambda m: m.joined_at or 0.0)
         first = joiners[0].member_id if joiners else None
+        causes: list[Cause] = []
         if previous is None:
-            r.triggers.append(f"first round seen: {', '.join(_who(r, m.member_id) for m in joiners)} joined")
-            r.trigger_member = first
+            for m in joiners:
+                memory.arrived(_client_key(m))
+            causes.append(Cause("first", ", ".join(_who(r, m.member_id) for m in joiners) or None))
+            r.causes, r.trigger_member = causes, first
+            r.triggers = [str(c) for c in causes]
             return
         before, now = {m.member_id for m in previous.members}, {m.member_id for m in r.members}
-        culprit: str | None = None
         new = sorted(now - before, key=lambda i: r.member(i).joined_at or 0.0)  # type: ignore[union-attr]
-        if new:
-            r.triggers.append(f"member joined: {', '.join(_who(r, i) for i in new)}")
-            culprit = new[0]
-        left = {_leaver(ex) for ex in self.leaves if (previous.start or since) < ex["ts"] <= until}
+        for member_id in new:
+            m = r.member(member_id)
+            key = _client_key(m)  # type: ignore[arg-type]
+            kind = memory.arrival(key)
+            memory.arrived(key)
+            causes.append(Cause(kind, _who(r, member_id), _arrival_detail(m, kind)))  # type: ignore[arg-type]
+        leaves = {_leaver(ex): ex for ex in self.leaves if (previous.start or since) < ex["ts"] <= until}
         for gone in sorted(before - now):
-            r.triggers.append(f"member left: {gone} (LeaveGroup)" if gone in left else
-                              f"member dropped out: {gone} (session timeout or removed)")
-            culprit = culprit or gone
+            old = previous.member(gone)
+            if gone in leaves:
+                reason = _leave_reason(leaves[gone])
+                kind = "poll-timeout" if is_poll_timeout(reason) else "leave"
+                causes.append(Cause(kind, gone, f"LeaveGroup: {reason}" if reason else "LeaveGroup"))
+            else:
+                kind = "expiry"
+                causes.append(Cause(kind, gone, "no LeaveGroup: its session timed out, or it was removed"))
+            memory.departure(_client_key(old) if old is not None else None, kind)
         for m in r.members:
             old = previous.member(m.member_id)
             if old is None:
                 continue
             if old.topics and m.topics and sorted(old.topics) != sorted(m.topics):
-                r.triggers.append(f"subscription changed: {m.member_id} now subscribes to {', '.join(m.topics)}")
-                culprit = culprit or m.member_id
+                causes.append(Cause("subscription", m.member_id, f"now {', '.join(m.topics)}"))
             change = m.metadata_change(old)
             if change:
-                r.triggers.append(change)
-                culprit = culprit or m.member_id
+                causes.append(Cause("metadata", m.member_id, f"was {old.versions}, now {m.versions}"))
         if r.phase == "assign":
-            r.triggers.append(f"cooperative follow-up: the partitions round {previous.generation} revoked are "
-                              "handed out")
+            causes.append(Cause("follow-up", None, f"the partitions round {previous.generation} revoked are "
+                                "handed out"))
+        if not causes:
+            reason = next((m.join_reason for m in joiners if m.join_reason), None)
+            causes.append(Cause("no-change", first, f"JoinGroup reason: {reason}" if reason else ""))
+        r.causes = causes
+        r.triggers = [str(c) for c in causes]
         hb = r.heartbeat_errors.get(REBALANCE_IN_PROGRESS, 0)
         if hb:
             r.triggers.append(f"heartbeats answered REBALANCE_IN_PROGRESS: {hb}")
-        if not culprit and r.phase != "assign":
-            r.triggers.append(f"a member rejoined: {first} first")
-        r.trigger_member = culprit or first
+        r.trigger_member = next((c.member for c in causes if c.kind != "follow-up" and c.member), None) or first
+
+
+def _open_to(r: Round, member_id: str, ts: float) -> bool:
+    """Whether a join of the member at ``ts`` can belong to round ``r``: a member already in a round joins
+    again only for the next one."""
+    m = r.member(member_id) if member_id else None
+    return m is None or m.joined_at is None or m.joined_at > ts
+
+
+def _reached(accepted: list[tuple[float, int, str]], rounds: Mapping[int, Round], member_id: str,
+             ts: float) -> Round | None:
+    """The round of the member's first accepted JoinGroup at or after ``ts``: the one its refused step was
+    reaching."""
+    generation = next((g for at, g, m in accepted if m == member_id and at >= ts), None)
+    return None if generation is None else rounds.get(generation)
+
+
+def _client_key(m: MemberRound) -> str | None:
+    return ClientMemory.key(m.instance_id, m.client_id, m.client)
+
+
+def _arrival_detail(m: MemberRound, kind: str) -> str:
+    who = f"client {m.client_id}" if m.client_id else ""
+    if m.instance_id:
+        who = f"static member {m.instance_id}"
+    if kind == "rejoin":
+        return f"{who}, back after it was expired or timed out" if who else "back after it was expired or timed out"
+    if kind == "restart":
+        return f"{who}, back after it left" if who else "back after it left"
+    return who
+
+
+def _leave_reason(ex: Mapping[str, Any]) -> str | None:
+    req = ex.get("request") or {}
+    for member in req.get("members") or []:
+        if member.get("reason"):
+            return str(member["reason"])
+    return req.get("reason")
 
 
 def _who(r: Round, member_id: str) -> str:
@@ -315,37 +436,6 @@ def _leaver(ex: Mapping[str, Any]) -> str | None:
     return members[0].get("memberId") if members else ex.get("memberId")
 
 
-def _moves(r: Round, previous: Round | None) -> None:
-    """Each member's revoked and newly assigned partitions, the partitions that changed owner, and, for a
-    cooperative group, which of its two phases the round is."""
-    before_owner: dict[TopicPartition, str] = {}
-    if previous is not None:
-        for pm in previous.members:
-            for tp in pm.assigned or set():
-                before_owner[tp] = pm.member_id
-    now_owner: dict[TopicPartition, str] = {}
-    for m in r.members:
-        previous_member = previous.member(m.member_id) if previous is not None else None
-        before = m.owned if m.owned is not None else (
-            previous_member.assigned if previous_member is not None and previous_member.assigned is not None
-            else set())
-        if m.assigned is not None:
-            m.revoked = before - m.assigned
-            m.added = m.assigned - before
-            for tp in m.assigned:
-                now_owner[tp] = m.member_id
-    if previous is not None and all(m.assigned is not None for m in r.members):
-        r.moved = {tp for tp in set(before_owner) | set(now_owner) if before_owner.get(tp) != now_owner.get(tp)}
-    else:
-        r.moved = {tp for m in r.members for tp in m.revoked | m.added}
-    if r.protocol in COOPERATIVE:
-        withheld = {tp for m in r.members for tp in m.revoked} - set(now_owner)
-        if withheld:
-            r.phase = "revoke"
-        elif previous is not None and previous.phase == "revoke":
-            r.phase = "assign"
-
-
 def _shape_error(ex: Mapping[str, Any]) -> str | None:
     """What makes an exchange unusable here (rows from JSON files can hold anything), or None."""
     if not isinstance(ex.get("ts"), int | float) or isinstance(ex.get("ts"), bool):
@@ -365,7 +455,7 @@ def _shape_error(ex: Mapping[str, Any]) -> str | None:
 INT_FIELDS = ("generationId", "errorCode", "memberEpoch", "generationIdOrMemberEpoch", "stream", "apiKey",
               "apiVersion", "correlationId", "frame")
 STR_FIELDS = ("memberId", "leader", "protocolName", "protocolType", "groupId", "clientId", "client", "broker",
-              "apiName", "name", "file")
+              "apiName", "name", "file", "reason", "groupInstanceId")
 LIST_FIELDS = ("protocols", "members", "assignments", "topics", "partitions", "topicPartitions",
                "assignedPartitions", "ownedPartitions", "subscribedTopicNames")
 
@@ -442,6 +532,7 @@ def build_timelines(exchanges: Iterable[Any], errors: list[str] | None = None) -
     for ex in rows:
         if ex.get("apiName") in GROUP_APIS and _group_of(ex):
             coordinators[_group_of(ex)].add(ex.get("broker"))  # type: ignore[index]
+    ends = capture_ends(rows)
     for n, ex in enumerate(rows, 1):
         api, group = ex.get("apiName"), _group_of(ex)
         if not group or api not in GROUP_APIS:
@@ -454,6 +545,7 @@ def build_timelines(exchanges: Iterable[Any], errors: list[str] | None = None) -
             errors.append(f"{_where(ex, n)}: {api} body not understood ({type(exc).__name__}: {exc})")
     out = {}
     for name, b in sorted(builders.items()):
+        b.capture_end = ends
         try:
             out[name] = b.finish(commits.get(name, []))
             if name in epochs:
@@ -472,15 +564,27 @@ def build_timelines(exchanges: Iterable[Any], errors: list[str] | None = None) -
     return out
 
 
+def capture_ends(rows: Iterable[Mapping[str, Any]]) -> dict[str | None, float]:
+    """Per capture file, the last moment it recorded anything (any api: fetches and heartbeats keep coming
+    while clients run), which tells a round the capture cut off from one that never finished."""
+    ends: dict[str | None, float] = {}
+    for ex in rows:
+        source = ex.get("source")
+        file = source.get("file") if isinstance(source, Mapping) else None
+        if not isinstance(file, str | None):
+            continue
+        last = max(t for t in (ex.get("ts"), ex.get("responseTs")) if isinstance(t, int | float))
+        ends[file] = max(ends.get(file, last), last)
+    return ends
+
+
 def _feed(builders: dict[str, _GroupBuilder], epochs: dict[str, EpochBuilder], commits: dict[str, list[Commit]],
           names: Mapping[str, str], api: str, group: str, ex: dict[str, Any]) -> None:
     b = builders.setdefault(group, _GroupBuilder(group))
     if api == CONSUMER_HEARTBEAT:
         epochs.setdefault(group, EpochBuilder(b.timeline, names)).heartbeat(ex)
-    elif api == JOIN:
-        b.join(ex)
-    elif api == SYNC:
-        b.sync(ex)
+    elif api in (JOIN, SYNC):
+        b.exchanges.append(ex)
     elif api == HEARTBEAT:
         b.heartbeats.append(ex)
     elif api == LEAVE:

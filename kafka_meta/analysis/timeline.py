@@ -14,6 +14,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from kafka_meta.analysis.causes import Cause, round_kind
+
 TopicPartition = tuple[str, int]
 LAST_SECOND = 253_402_300_800  # 10000-01-01: epoch seconds from it on are no time a client or broker recorded
 
@@ -57,6 +59,10 @@ class MemberRound:
     member_id: str
     client_id: str | None = None
     client: str | None = None  # ip:port of a captured connection, or the client host the broker recorded
+    instance_id: str | None = None  # group.instance.id of a static member (KIP-345)
+    join_reason: str | None = None  # the reason its JoinGroup gave (KIP-800), e.g. "group is already rebalancing"
+    join_steps: int = 0  # JoinGroup calls it made to join this round (2 or more: KIP-394's id handshake, retries)
+    replaces: str | None = None  # the member id it took over within the generation (a static member's restart)
     joined_at: float | None = None  # its JoinGroup request
     synced_at: float | None = None  # its SyncGroup response (it resumes work from here)
     protocols: list[str] = field(default_factory=list)  # assignors it offered, in its order of preference
@@ -100,6 +106,8 @@ class MemberRound:
             return None if s is None else tp_labels(s)
 
         return {"memberId": self.member_id, "clientId": self.client_id, "client": self.client,
+                "groupInstanceId": self.instance_id, "joinReason": self.join_reason, "joinSteps": self.join_steps,
+                "replaces": self.replaces,
                 "joinedAt": self.joined_at, "syncedAt": self.synced_at, "protocols": self.protocols,
                 "topics": self.topics, "subscriptionVersion": self.subscription_version,
                 "assignmentVersion": self.assignment_version, "userData": self.user_data,
@@ -126,6 +134,8 @@ class Round:
     members: list[MemberRound] = field(default_factory=list)
     triggers: list[str] = field(default_factory=list)  # why it happened, in plain words
     trigger_member: str | None = None  # the member that set it off, when one did
+    causes: list[Cause] = field(default_factory=list)  # the same, in kafka_meta.analysis.causes' vocabulary
+    notes: list[str] = field(default_factory=list)  # what changed within the generation without a new round
     phase: str | None = None  # cooperative rounds: "revoke" (first of two) or "assign" (the follow-up)
     moved: set[TopicPartition] = field(default_factory=set)  # partitions whose owner changed
     error_codes: Counter[int] = field(default_factory=Counter)  # error codes in the round's responses
@@ -133,7 +143,22 @@ class Round:
     commits: int = 0  # offset commits made in this generation
     explanation: list[str] = field(default_factory=list)  # the negotiation layer's account (Streams)
     complete: bool = True  # every member got its assignment
+    cut_off: bool = False  # unfinished because the capture ends while it was still going
+    superseded: bool = False  # unfinished because the next round began first (a member came or went meanwhile)
     evidence: Evidence | None = None
+
+    @property
+    def state(self) -> str:
+        """How it ended, in a word or two: '' (finished), 'superseded', 'cut off' (by the capture's end) or
+        'unfinished'."""
+        if self.complete:
+            return ""
+        return "superseded" if self.superseded else "cut off" if self.cut_off else "unfinished"
+
+    @property
+    def kind(self) -> str:
+        """'deliberate', 'involuntary' or 'continuation' (see kafka_meta.analysis.causes)."""
+        return round_kind(self.causes)
 
     @property
     def duration_ms(self) -> float | None:
@@ -159,11 +184,12 @@ class Round:
         return {"group": self.group, "source": self.source, "generation": self.generation, "start": self.start,
                 "end": self.end, "durationMs": self.duration_ms, "protocolType": self.protocol_type,
                 "protocol": self.protocol, "leader": self.leader, "triggers": self.triggers,
-                "triggerMember": self.trigger_member, "phase": self.phase, "moved": tp_labels(self.moved),
+                "triggerMember": self.trigger_member, "causes": [c.to_json() for c in self.causes],
+                "kind": self.kind, "notes": self.notes, "phase": self.phase, "moved": tp_labels(self.moved),
                 "errorCodes": {str(k): v for k, v in sorted(self.error_codes.items())},
                 "heartbeatErrors": {str(k): v for k, v in sorted(self.heartbeat_errors.items())},
                 "commits": self.commits, "explanation": self.explanation, "complete": self.complete,
-                "members": [m.to_json() for m in self.members],
+                "cutOff": self.cut_off, "superseded": self.superseded, "members": [m.to_json() for m in self.members],
                 "evidence": self.evidence.to_json() if self.evidence else None}
 
 

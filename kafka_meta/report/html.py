@@ -52,7 +52,7 @@ MEMBER_HEAD = ("member", "client id", "client", "joined", "synced", "offered", "
 
 def _round_rows(r: Round) -> str:
     codes = sorted((r.error_codes + r.heartbeat_errors).items())
-    state = ("" if r.complete else "unfinished") if not r.phase else f"{r.phase}{'' if r.complete else ' unfinished'}"
+    state = r.state if not r.phase else f"{r.phase} {r.state}".strip()
     cells = [(str(r.generation) if r.generation is not None else "?", "n"), (clock(r.start), ""),
              (seconds(r.duration_ms), "n"), (r.source, ""), ("<br>".join(escape(t) for t in r.triggers) or "-", "raw"),
              (r.leader or "-", ""), (r.protocol or "-", ""),

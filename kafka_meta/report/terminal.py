@@ -66,7 +66,7 @@ def time_of_day(ts: float | None) -> str:
 def _round_row(r: Round) -> list[str | Text]:
     versions = "\n".join(f"{v} x{n}" for v, n in sorted(r.versions.items())) or "-"
     errors = "\n".join(f"{error_name(c)} x{n}" for c, n in sorted((r.error_codes + r.heartbeat_errors).items()))
-    state = "" if r.complete else "unfinished"
+    state = r.state
     if r.phase:
         state = f"{r.phase} {state}".strip()
     generation = str(r.generation) if r.generation is not None else "?"

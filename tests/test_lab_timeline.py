@@ -1,0 +1,166 @@
+"""The rebalance timeline held to what Kafka's own Java clients observed.
+
+Each recording of the lab (docs/lab.md: a real KRaft broker of Kafka 4.4.0, real Java consumers, tshark on the
+broker's port) comes with truth.jsonl, written by the clients themselves: every rebalance callback with the
+member id and generation the consumer holds, and what it owns after it. The timeline built from the
+capture, from the broker's own log directory, and from both at once must tell the same story: the same
+generations, the same members in each, the same partitions owned after each; and its findings must judge the
+scenario as an operator would (deliberate joins and leaves are churn, repeated rounds nobody asked for are a
+storm). The recordings are committed, so these tests need no JVM.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from lab_truth import (
+    completed_members,
+    groups,
+    owned_histories,
+    recording,
+    recordings,
+    steps,
+    timeline_histories,
+    without_handovers,
+)
+
+from kafka_meta.analysis.assemble import Timeline, build_timeline
+from kafka_meta.capture import read_capture
+from kafka_meta.report.inputs import Inputs, _log_dir
+
+CLASSIC = [path for path in recordings() if any(g.protocol == "classic" for g in groups(path).values())]
+CONSUMER = [path for path in recordings() if any(g.protocol == "consumer" for g in groups(path).values())]
+
+
+def capture_timeline(path: Path) -> Timeline:
+    return build_timeline([e.to_dict() for e in read_capture(str(path / "capture.pcapng"))])
+
+
+def log_timeline(path: Path) -> Timeline:
+    inputs = Inputs()
+    _log_dir(path / "kafka-logs", inputs)
+    assert inputs.errors == []
+    return build_timeline(offsets_rows=inputs.offsets)
+
+
+def both_timeline(path: Path) -> Timeline:
+    inputs = Inputs()
+    _log_dir(path / "kafka-logs", inputs)
+    exchanges = [e.to_dict() for e in read_capture(str(path / "capture.pcapng"))]
+    return build_timeline(exchanges, inputs.offsets)
+
+
+SOURCES = {"capture": capture_timeline, "log": log_timeline, "both": both_timeline}
+
+
+@pytest.fixture(scope="module", params=sorted(SOURCES))
+def source(request):
+    return request.param
+
+
+def _require(paths: list[Path]) -> None:
+    if not paths:
+        pytest.skip("no lab recordings with classic groups (fixtures/lab)")
+
+
+@pytest.mark.parametrize("path", CLASSIC, ids=lambda p: p.name)
+def test_generations_members_and_ownership_equal_what_the_clients_saw(path, source):
+    timeline = SOURCES[source](path)
+    for name, truth in groups(path).items():
+        if truth.protocol != "classic":
+            continue
+        got = completed_members(timeline.group(name).rounds)
+        assert sorted(got) == sorted(truth.generations), (name, "generations")
+        for generation, owners in truth.generations.items():
+            seen = got[generation]
+            # the log also records a member the leader gave nothing to whose SyncGroup was then refused
+            # (the next round had begun): it never completed the generation, so its client never saw it
+            extra = {m: owned for m, owned in seen.items() if m not in owners}
+            assert all(not owned for owned in extra.values()), (name, generation, extra)
+            assert {m: seen[m] for m in owners} == owners, (name, generation)
+
+
+@pytest.mark.parametrize("path", CONSUMER, ids=lambda p: p.name)
+def test_kip848_epochs_and_what_each_member_owned_equal_what_the_clients_saw(path, source):
+    """Under the consumer protocol the group epoch moves first and each member catches up on its own; every
+    member epoch a client reported is a round of the timeline with that member in it, and each member went
+    through the same assignments, in the same order, as its rebalance listener saw."""
+    timeline = SOURCES[source](path)
+    for name, truth in groups(path).items():
+        if truth.protocol != "consumer":
+            continue
+        tl = timeline.group(name)
+        assert tl.kind == "consumer (KIP-848)"
+        epochs = {r.generation: r for r in tl.rounds if r.members}
+        for generation, owners in truth.generations.items():
+            assert generation in epochs, (name, generation)
+            assert set(owners) <= {m.member_id for m in epochs[generation].members}, (name, generation)
+        seen = {m: without_handovers(h) for m, h in timeline_histories(tl.rounds).items()}
+        assert seen == {m: without_handovers(h) for m, h in owned_histories(path, name).items()}, name
+
+
+def _round_after(timeline: Timeline, group: str, ts: float):
+    later = [r for r in timeline.group(group).rounds if r.start is not None and r.start >= ts / 1000 - 0.5
+             and r.members]
+    return later[0] if later else None
+
+
+@pytest.mark.parametrize("path", CLASSIC, ids=lambda p: p.name)
+def test_the_timeline_says_why_each_round_started(path):
+    """Each deliberate step of the scenario (a join, a LeaveGroup on close, a kill -9, a poll timeout, a
+    static member's restart) is the cause the capture's timeline gives its round."""
+    timeline = capture_timeline(path)
+    expected = {"join": {"join", "first"}, "leave": {"leave"}, "kill": {"expiry"}, "poll-timeout": {"poll-timeout"},
+                "restart-past-timeout": {"expiry"}, "return": {"rejoin"}, "restart": {"restart"}}
+    checked = 0
+    for step in steps(path):
+        action, group = step.get("action"), step.get("group")
+        if action not in expected or group not in {g.group for g in timeline.groups}:
+            continue
+        r = _round_after(timeline, group, step["ts"])
+        assert r is not None, step
+        assert {c.kind for c in r.causes} & expected[action], (step, [str(c) for c in r.causes])
+        checked += 1
+    if not checked:
+        pytest.skip(f"{path.name}: its steps name no actions")
+
+
+STORMS = {"storm": "lab-storm", "static": "lab-static"}
+CHURN = {"classic": ("lab-classic-range", "lab-classic-coop")}
+
+
+@pytest.mark.parametrize("scenario", sorted(STORMS))
+def test_rounds_nobody_asked_for_are_a_storm(scenario, source):
+    path = recording(scenario)
+    if path is None:
+        pytest.skip(f"no {scenario} recording")
+    tl = SOURCES[source](path).group(STORMS[scenario])
+    storm = [f for f in tl.findings if f.kind == "storm"]
+    assert len(storm) == 1 and storm[0].severity == "critical", [f.summary for f in tl.findings]
+
+
+@pytest.mark.parametrize("scenario", sorted(CHURN))
+def test_deliberate_joins_and_leaves_are_churn_not_a_storm(scenario, source):
+    path = recording(scenario)
+    if path is None:
+        pytest.skip(f"no {scenario} recording")
+    timeline = SOURCES[source](path)
+    for group in CHURN[scenario]:
+        tl = timeline.group(group)
+        kinds = {f.kind: f.severity for f in tl.findings}
+        assert "storm" not in kinds and kinds.get("churn") == "info", (group, [f.summary for f in tl.findings])
+        assert not {"join-unfinished", "zombie-commit"} & set(kinds), [f.summary for f in tl.findings]
+
+
+def test_a_real_java_join_is_one_member_in_two_steps():
+    """KIP-394: every Java consumer joins with an empty member id first, is answered MEMBER_ID_REQUIRED with
+    its id, and joins again. The first step is part of that member's join, not a member of its own."""
+    path = recording("classic")
+    if path is None:
+        pytest.skip("no classic recording")
+    tl = capture_timeline(path).group("lab-classic-range")
+    first = tl.rounds[0]
+    assert [m.member_id for m in first.members] == [first.leader] and first.complete
+    assert first.members[0].join_steps >= 2 and 79 not in first.error_codes
+    assert all(m.member_id for r in tl.rounds for m in r.members)
