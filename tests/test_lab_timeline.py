@@ -22,6 +22,7 @@ from lab_truth import (
     recordings,
     steps,
     timeline_histories,
+    truth,
     without_handovers,
 )
 
@@ -101,27 +102,39 @@ def test_kip848_epochs_and_what_each_member_owned_equal_what_the_clients_saw(pat
 
 
 def _round_after(timeline: Timeline, group: str, ts: float):
-    later = [r for r in timeline.group(group).rounds if r.start is not None and r.start >= ts / 1000 - 0.5
+    later = [r for r in timeline.group(group).rounds if r.start is not None and r.start >= ts / 1000 - 0.05
              and r.members]
     return later[0] if later else None
 
 
-@pytest.mark.parametrize("path", CLASSIC, ids=lambda p: p.name)
+EXPECTED_CAUSES = {"join": {"join", "first"}, "leave": {"leave"}, "kill": {"expiry"},
+                   "poll-timeout": {"poll-timeout"}, "restart-past-timeout": {"expiry"}, "return": {"rejoin"}}
+
+
+@pytest.mark.parametrize("path", CLASSIC + CONSUMER, ids=lambda p: p.name)
 def test_the_timeline_says_why_each_round_started(path):
-    """Each deliberate step of the scenario (a join, a LeaveGroup on close, a kill -9, a poll timeout, a
-    static member's restart) is the cause the capture's timeline gives its round."""
+    """Each step of the scenario (a join, a LeaveGroup on close, a kill -9, a poll timeout, a static member
+    stopped past its session timeout and back) is the cause the capture's timeline gives the round after it;
+    a static member back within its session timeout starts no round at all."""
     timeline = capture_timeline(path)
-    expected = {"join": {"join", "first"}, "leave": {"leave"}, "kill": {"expiry"}, "poll-timeout": {"poll-timeout"},
-                "restart-past-timeout": {"expiry"}, "return": {"rejoin"}, "restart": {"restart"}}
+    known = {g.group for g in timeline.groups}
+    scenario_steps = [s for s in steps(path) if s.get("group") in known]
     checked = 0
-    for step in steps(path):
-        action, group = step.get("action"), step.get("group")
-        if action not in expected or group not in {g.group for g in timeline.groups}:
-            continue
-        r = _round_after(timeline, group, step["ts"])
-        assert r is not None, step
-        assert {c.kind for c in r.causes} & expected[action], (step, [str(c) for c in r.causes])
-        checked += 1
+    for i, step in enumerate(scenario_steps):
+        action, group = step.get("action"), step["group"]
+        if action == "restart-within-timeout":
+            until = next((s["ts"] for s in scenario_steps[i + 1:] if s["group"] == group), float("inf"))
+            started = [r for r in timeline.group(group).rounds
+                       if r.start is not None and step["ts"] / 1000 <= r.start < until / 1000]
+            assert started == [], [str(c) for r in started for c in r.causes]
+            noted = [n for r in timeline.group(group).rounds for n in r.notes]
+            assert any(step["member"] in n and "no rebalance" in n for n in noted), noted
+            checked += 1
+        elif action in EXPECTED_CAUSES:
+            r = _round_after(timeline, group, step["ts"])
+            assert r is not None, step
+            assert {c.kind for c in r.causes} & EXPECTED_CAUSES[action], (step, [str(c) for c in r.causes])
+            checked += 1
     if not checked:
         pytest.skip(f"{path.name}: its steps name no actions")
 
@@ -164,3 +177,75 @@ def test_a_real_java_join_is_one_member_in_two_steps():
     assert [m.member_id for m in first.members] == [first.leader] and first.complete
     assert first.members[0].join_steps >= 2 and 79 not in first.error_codes
     assert all(m.member_id for r in tl.rounds for m in r.members)
+
+
+def _committed_at(tl, ts: float) -> dict[str, int]:
+    """The offsets in force at ``ts`` by the timeline's commits (refused and aborted ones never count)."""
+    out: dict[str, int] = {}
+    for c in sorted((c for c in tl.commits if not c.error_codes and c.ts is not None and c.ts <= ts),
+                    key=lambda c: c.ts):
+        out.update(c.offsets)
+    return out
+
+
+@pytest.mark.parametrize("path", recordings(), ids=lambda p: p.name)
+def test_committed_offsets_equal_what_kafkas_admin_client_read(path):
+    """Every listConsumerGroupOffsets snapshot the scenario took equals the offsets the log's commits put in
+    force by then; offsets committed in an aborted transaction are never among them."""
+    timeline = log_timeline(path)
+    snapshots = [e for e in truth(path) if e["event"] == "committed" and e.get("offsets")]
+    if not snapshots:
+        pytest.skip(f"{path.name}: no committed offsets were read")
+    for snapshot in snapshots:
+        tl = timeline.group(snapshot["group"])
+        assert tl is not None, snapshot["group"]
+        assert _committed_at(tl, snapshot["ts"] / 1000) == snapshot["offsets"], (snapshot["group"], snapshot["ts"])
+
+
+def test_an_aborted_transactions_offsets_never_count():
+    path = recording("transactions")
+    if path is None:
+        pytest.skip("no transactions recording")
+    transactions = [e for e in truth(path) if e["event"] == "transaction"]
+    aborted = [t for t in transactions if t["outcome"] == "aborted"]
+    assert aborted, "the scenario aborts a transaction"
+    for source in (log_timeline, both_timeline):
+        tl = source(path).group("lab-txn")
+        assert tl.aborted_commits == sum(len(t["offsets"]) for t in aborted)
+        committed = sum(len(t["offsets"]) for t in transactions if t["outcome"] == "committed")
+        assert len([c for c in tl.commits if c.evidence and c.evidence.offset is not None]) == committed
+
+
+def _described(event: dict) -> dict[str, frozenset[str]]:
+    """Members and what they own in an Admin describe snapshot: partitions, or a streams group's active tasks
+    (Streams names a task subtopology_partition; the timeline shows it as subtopology-partition)."""
+    if event["event"] == "streams_describe":
+        return {m["member_id"]: frozenset(f"{sub}-{p}" for sub, ps in m["active"].items() for p in ps)
+                for m in event["members"]}
+    return {m["member_id"]: frozenset(m["partitions"]) for m in event["members"]}
+
+
+EPOCH_GROUPS = [path for path in recordings()
+                if any(e["event"] in ("describe", "streams_describe") and e.get("group_epoch") is not None
+                       and e.get("type") != "Classic" for e in truth(path))]
+
+
+@pytest.mark.parametrize("path", EPOCH_GROUPS, ids=lambda p: p.name)
+def test_each_settled_epoch_is_the_round_kafka_describes(path, source):
+    """For KIP-848 consumer groups, share groups and streams groups, each describe snapshot the scenario took
+    once the group settled (Admin describeConsumerGroups, describeShareGroups, describeStreamsGroups) is the
+    timeline's round of that group epoch: the same members, each with the same partitions (or tasks)."""
+    timeline = SOURCES[source](path)
+    checked = 0
+    for event in truth(path):
+        if event["event"] not in ("describe", "streams_describe") or not event.get("members"):
+            continue
+        if event.get("state") != "Stable" or event.get("group_epoch") is None or event.get("type") == "Classic":
+            continue
+        tl = timeline.group(event["group"])
+        r = next((r for r in tl.rounds if r.generation == event["group_epoch"]), None)
+        assert r is not None, (event["group"], event["group_epoch"])
+        got = {m.member_id: frozenset(f"{t}-{p}" for t, p in (m.assigned or ())) for m in r.members}
+        assert got == _described(event), (event["group"], event["group_epoch"])
+        checked += 1
+    assert checked

@@ -55,6 +55,7 @@ def merge(into: GroupTimeline, other: GroupTimeline) -> None:
             into.rounds.append(r)
     into.rounds = sort_rounds(into.rounds)
     into.commits += other.commits
+    into.aborted_commits += other.aborted_commits
     if into.kind == "classic":
         into.kind = other.kind
 

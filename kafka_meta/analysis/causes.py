@@ -99,12 +99,15 @@ class ClientMemory:
             return f"client:{client_id}@{(host or '').split(':')[0].lstrip('/')}"
         return None
 
-    def arrival(self, key: str | None) -> str:
-        """The kind of a member's arrival: 'join' (a client never seen), 'restart' (back once after leaving of
-        its own accord, as in a rolling deploy) or 'rejoin' (back after it was expired or timed out, or back
-        yet again: a client that keeps coming and going is flapping, whatever it says when it goes)."""
+    def arrival(self, key: str | None, present: bool = False) -> str:
+        """The kind of a member's arrival: 'join' (a client never seen), 'restart' (the client restarted while
+        its old member id was still in the group, as a rolling bounce does, or came back once after leaving
+        of its own accord) or 'rejoin' (back after it was expired or timed out, or back yet again after
+        going: a client that keeps coming and going is flapping, whatever it says when it goes)."""
         if key is None or key not in self.seen:
             return "join"
+        if present:
+            return "restart"
         how = self.departed.pop(key, None)
         self.returns[key] = self.returns.get(key, 0) + 1
         if how in ("expiry", "poll-timeout", "rejoin") or how is None or self.returns[key] > 1:

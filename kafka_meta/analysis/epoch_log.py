@@ -141,6 +141,14 @@ class EpochGroupLog:
                                  evidence=m.evidence)
 
     def epoch(self, epoch: int, ts: float | None, where: model.Evidence) -> None:
+        known = self.rounds.get(epoch)
+        if known is not None:  # written again (a compacted copy, the same records in another partition)
+            if ts is not None and (known.start is None or ts < known.start):
+                known.start = ts
+            known.members += [self.copy(m) for m in self.members if known.member(m) is None]
+            self.current = known
+            self.arrivals, self.departures = [], []
+            return
         previous = self.current
         r = model.Round(self.timeline.group, "offsets", generation=epoch, start=ts,
                         protocol_type=self.family.protocol_type, evidence=where)

@@ -1,4 +1,5 @@
-"""KIP-848 rounds from captured ConsumerGroupHeartbeat exchanges: group epochs and member reconciliation.
+"""Rounds of the server-side protocols from captured heartbeats: KIP-848 consumer groups (ConsumerGroupHeartbeat),
+and in the same way KIP-932 share groups and KIP-1071 streams groups: group epochs and member reconciliation.
 
 Under the consumer rebalance protocol there is no JoinGroup/SyncGroup barrier: the coordinator bumps the
 group epoch, gives each member a new target assignment in its heartbeat responses, and each member
@@ -11,7 +12,8 @@ A member heartbeating with epoch -1 (or -2, static) is leaving; epoch 0 is joini
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from kafka_meta.analysis.causes import Cause, ClientMemory
@@ -51,12 +53,48 @@ def _tps(groups: Any, names: Mapping[str, str]) -> set[TopicPartition] | None:
     return out
 
 
-class EpochBuilder:
-    """The rounds of one KIP-848 group, fed its heartbeats in time order."""
+def _tasks(groups: Any) -> set[TopicPartition] | None:
+    """A streams group's active tasks, (subtopology id, partition)."""
+    if groups is None:
+        return None
+    return {(str(g.get("subtopologyId")), int(p)) for g in groups for p in g.get("partitions") or []}
 
-    def __init__(self, timeline: GroupTimeline, names: Mapping[str, str]) -> None:
+
+@dataclass(frozen=True)
+class Protocol:
+    """How one server-side group protocol's heartbeat says what a member owns and what it is to get."""
+
+    kind: str  # the timeline's kind of group
+    protocol_type: str
+    owned: Callable[[Mapping[str, Any], Mapping[str, str]], set[TopicPartition] | None]
+    target: Callable[[Mapping[str, Any], Mapping[str, str]], set[TopicPartition] | None]
+
+
+def _assignment(resp: Mapping[str, Any], names: Mapping[str, str]) -> set[TopicPartition] | None:
+    return _tps((resp.get("assignment") or {}).get("topicPartitions"), names) if resp.get("assignment") else None
+
+
+PROTOCOLS = {
+    # KIP-848: the member reports what it owns; the response carries its target when it changes
+    "ConsumerGroupHeartbeat": Protocol("consumer (KIP-848)", "consumer",
+                                       lambda req, names: _tps(req.get("topicPartitions"), names), _assignment),
+    # KIP-932: partitions are shared, nothing is revoked first: a member owns what it is given, at once
+    "ShareGroupHeartbeat": Protocol("share (KIP-932)", "share", lambda req, names: None, _assignment),
+    # KIP-1071: tasks instead of partitions; the member reports its active tasks, the response its new ones
+    "StreamsGroupHeartbeat": Protocol("streams (KIP-1071)", "streams",
+                                      lambda req, names: _tasks(req.get("activeTasks")),
+                                      lambda resp, names: _tasks(resp.get("activeTasks"))),
+}
+
+
+class EpochBuilder:
+    """The rounds of one group with a server-side protocol, fed its heartbeats in time order."""
+
+    def __init__(self, timeline: GroupTimeline, names: Mapping[str, str],
+                 protocol: Protocol = PROTOCOLS["ConsumerGroupHeartbeat"]) -> None:
         self.timeline = timeline
         self.names = names
+        self.protocol = protocol
         self.rounds: dict[int, Round] = {}
         self.epoch = -1
         self.events: list[tuple[str, str, str]] = []  # (kind, member, detail) since the current round began
@@ -111,9 +149,10 @@ class EpochBuilder:
             m = MemberRound(member_id, client_id=ex.get("clientId"), client=ex.get("client"), joined_at=ex.get("ts"),
                             evidence=where)
             r.members.append(m)
-        owned = _tps(req.get("topicPartitions"), self.names)
-        target = _tps((resp.get("assignment") or {}).get("topicPartitions"), self.names) \
-            if resp.get("assignment") is not None else None
+        owned = self.protocol.owned(req, self.names)
+        target = self.protocol.target(resp, self.names)
+        if owned is None and target is not None and self.protocol.protocol_type == "share":
+            owned = target
         held = m.owned or set()
         if m.reconciled and epoch == m.epoch and ((target is not None and not target >= held)
                                                   or (owned is not None and not owned >= held)):
@@ -140,7 +179,8 @@ class EpochBuilder:
     def new_round(self, epoch: int, ex: Mapping[str, Any], where: Evidence) -> Round:
         previous = self.current()
         start = min(t for t in (ex.get("ts"), self.pending_since) if t is not None) if ex.get("ts") else None
-        r = Round(self.timeline.group, "capture", generation=epoch, start=start, protocol_type="consumer",
+        r = Round(self.timeline.group, "capture", generation=epoch, start=start,
+                  protocol_type=self.protocol.protocol_type,
                   protocol=(ex.get("request") or {}).get("serverAssignor") or (previous.protocol if previous else None)
                   or "server-side", evidence=where)
         if previous is not None:  # members carry over, with what they own, until they reconcile anew

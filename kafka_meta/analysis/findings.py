@@ -128,8 +128,11 @@ def unfinished_joins(tl: GroupTimeline, t: Thresholds) -> list[Finding]:
                                generations=_gens([r]), evidence=[m.evidence for m in stuck if m.evidence]))
             continue
         unanswered = [m for m in stuck if "JoinGroup never answered" in m.errors]
+        refused = sorted({e.split("answered ", 1)[1] for m in stuck for e in m.errors
+                          if e.startswith("SyncGroup answered")})
         why = "its JoinGroup was never answered" if len(unanswered) == len(stuck) == 1 else (
-            "their JoinGroup was never answered" if len(unanswered) == len(stuck) else "no SyncGroup answer")
+            "their JoinGroup was never answered" if len(unanswered) == len(stuck) else
+            f"SyncGroup refused: {', '.join(refused)}" if refused else "no SyncGroup answer")
         out.append(Finding("join-unfinished", "warning", tl.group,
                            f"{len(stuck)} member(s) never finished joining {round_name} ({why}): {names}",
                            ts=min(m.joined_at or 0.0 for m in stuck), member=stuck[0].member_id,

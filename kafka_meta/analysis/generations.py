@@ -4,8 +4,10 @@ Unlike the analyze job's group facts (the newest record of each key, what compac
 reads every record in log order: each GroupMetadata record is a generation the coordinator completed
 (members, leader, protocol, each member's subscription and assignment), each ConsumerGroupMetadata record a
 KIP-848 group epoch, with the members' current and target assignments recorded after it; offset commits
-are counted against the generation in force when they were written. A record that does not decode is
-reported with its position and skipped; the rest of the log still counts.
+are counted against the generation in force when they were written; offsets committed in a transaction
+(``sendOffsetsToTransaction``) count only when their producer's COMMIT marker follows them in the partition,
+as a consumer of the group would see them, and those of an aborted transaction never count. A record that does
+not decode is reported with its position and skipped; the rest of the log still counts.
 """
 
 from __future__ import annotations
@@ -22,9 +24,11 @@ from kafka_meta.analysis.causes import Cause, ClientMemory
 from kafka_meta.analysis.epoch_log import BY_RECORD_TYPE, EpochGroupLog, name_topics
 from kafka_meta.analysis.groups import GroupFacts, _classic
 from kafka_meta.analysis.moves import moves
+from kafka_meta.analysis.rounds import streams_account
 from kafka_meta.errors import KafkaMetaError
+from kafka_meta.log import holds_offsets
 from kafka_meta.offsets.reader import decode_record
-from kafka_meta.offsets.records import CoordinatorRecord
+from kafka_meta.offsets.records import ControlRecord, CoordinatorRecord
 
 HEX = re.compile(r"^(?:[0-9a-fA-F]{2})*$")
 COMMITS = (0, 1)
@@ -100,10 +104,21 @@ class _Log:
         self.groups: dict[str, model.GroupTimeline] = {}
         self.topic_ids: dict[str, str] = {}  # topic id -> name, from offset commits (ids are cluster-wide)
         self.epoch_groups: dict[str, EpochGroupLog] = {}  # KIP-848, share and streams groups
+        # transactional offset commits waiting for their producer's marker, per partition and producer
+        self.pending: dict[tuple[Any, int], list[tuple[CoordinatorRecord, model.Evidence]]] = {}
         self.errors: list[str] = []
         # group -> generation -> its round: a months-long log holds a group's every generation, and looking
         # each new record's generation up in the list of rounds would make reading it quadratic
         self.by_generation: dict[str, dict[int | None, model.Round]] = {}
+
+    def settle(self, partition: tuple[Any, ...], producer: int, committed: bool) -> None:
+        """A transaction marker: the offsets its producer committed in the transaction count (COMMIT) or
+        never happened (ABORT: a consumer reading the group's offsets never sees them)."""
+        for record, where in self.pending.pop((partition, producer), []):
+            if committed:
+                self.read(record, where.ts, where)
+            elif record.group_id:
+                self.timeline(record.group_id).aborted_commits += 1
 
     def timeline(self, group: str, kind: str | None = None) -> model.GroupTimeline:
         tl = self.groups.setdefault(group, model.GroupTimeline(group))
@@ -126,7 +141,10 @@ class _Log:
                     self.topic_ids[str(topic_id)] = record.key.topic
                 current = self.last_round(group)
                 commit = model.Commit(group, ts, generation=current.generation if current else None, partitions=1,
-                                evidence=where)
+                                      evidence=where)
+                topic, partition = getattr(record.key, "topic", None), getattr(record.key, "partition", None)
+                if topic is not None and partition is not None and getattr(value, "offset", None) is not None:
+                    commit.offsets[f"{topic}-{partition}"] = value.offset
                 self.timeline(group).commits.append(commit)
                 if current is not None:
                     current.commits += 1
@@ -190,6 +208,9 @@ def build_generations(rows: Iterable[Mapping[str, Any]],
     not be read."""
     log = _Log()
     for n, row in enumerate(rows, 1):
+        topic = row.get("topic")
+        if isinstance(topic, str) and not holds_offsets(topic):
+            continue  # another internal topic of the same log directory (__transaction_state, ...)
         where = model.Evidence(file=row.get("_file", file), offset=row.get("offset"),
                          line=row.get("_line", n if row.get("offset") is None else None),
                          ts=_seconds(row.get("timestamp")))
@@ -201,8 +222,16 @@ def build_generations(rows: Iterable[Mapping[str, Any]],
         except (KafkaMetaError, ValueError) as e:
             log.errors.append(f"{where}: {e}")
             continue
-        if isinstance(record, CoordinatorRecord):
-            log.read(record, where.ts, where)
+        producer = row.get("producerId")
+        partition = (row.get("topic"), row.get("partition"), row.get("_file", file))
+        if isinstance(record, ControlRecord):
+            if isinstance(producer, int) and producer >= 0:
+                log.settle(partition, producer, committed=record.marker == "COMMIT")
+        elif isinstance(record, CoordinatorRecord):
+            if isinstance(producer, int) and producer >= 0 and record.record_type in COMMITS:
+                log.pending.setdefault((partition, producer), []).append((record, where))
+            else:
+                log.read(record, where.ts, where)
     for name, tl in log.groups.items():
         tl.rounds = model.sort_rounds(tl.rounds)
         if name in log.epoch_groups:
@@ -230,15 +259,22 @@ def _triggers(rounds: list[model.Round]) -> None:
                                 "" if r.members else "the group's first record: no members yet"))
         else:
             before, now = {m.member_id for m in previous.members}, {m.member_id for m in r.members}
+            earlier = {_client_key(m): m.member_id for m in previous.members if m.member_id not in now}
+            restarted = set()
             for member_id in sorted(now - before):
                 m = r.member(member_id)
                 key = _client_key(m)  # type: ignore[arg-type]
-                kind = memory.arrival(key)
+                kind = memory.arrival(key, present=key is not None and key in earlier)
+                if kind == "restart" and key in earlier:
+                    restarted.add(earlier[key])
                 memory.arrived(key)
                 causes.append(Cause(kind, member_id, f"static member {m.instance_id}" if m.instance_id else  # type: ignore[union-attr]
                                     f"client {m.client_id}" if m.client_id else ""))  # type: ignore[union-attr]
             for member_id in sorted(before - now):
                 old = previous.member(member_id)
+                if member_id in restarted:
+                    causes.append(Cause("restart", member_id, "its old member id, replaced by its restarted client"))
+                    continue
                 static = old is not None and old.instance_id
                 kind = "expiry" if static else "departure"
                 causes.append(Cause(kind, member_id, f"static member {old.instance_id}: no LeaveGroup on close, "  # type: ignore[union-attr]
@@ -252,10 +288,16 @@ def _triggers(rounds: list[model.Round]) -> None:
             if r.phase == "assign":
                 causes.append(Cause("follow-up", None, f"the partitions generation {previous.generation} "
                                     "revoked are handed out"))
+            if previous.rejoin_expected and now == before:
+                causes = [c for c in causes if c.kind != "metadata"] + [
+                    Cause("probing", None, f"the members switch Kafka Streams metadata versions after generation "
+                          f"{previous.generation}'s version probing and rejoin")]
             if not r.members and before:
                 causes = [Cause("emptied", None, "no members: " + ", ".join(str(c) for c in causes))]
             if not causes:
                 causes.append(Cause("no-change", None, "same members: a member rejoined"))
+        if r.protocol == "stream":
+            r.rejoin_expected = streams_account(r)[1]
         r.causes = [*r.causes, *causes]
         r.triggers = [*r.triggers, *(str(c) for c in causes)]
         r.trigger_member = next((c.member for c in causes if c.member and c.kind != "first"), None)

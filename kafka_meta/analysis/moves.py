@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from kafka_meta.analysis.timeline import Round, TopicPartition
 
-COOPERATIVE = ("cooperative-sticky",)
+# assignors that revoke before they hand out: KIP-429's, and Kafka Streams' (cooperative since 2.4)
+COOPERATIVE = ("cooperative-sticky", "stream")
 
 
 def moves(r: Round, previous: Round | None) -> None:

@@ -42,7 +42,8 @@ class Report:
         if self.timeline is not None:  # each group's rounds and findings, and every finding at the top
             for g in self.timeline.groups:
                 entry = doc["groups"].setdefault(g.group, {"kind": g.kind})
-                entry.update({"rounds": [r.to_json() for r in g.rounds], "findings": [f.to_json() for f in g.findings]})
+                entry.update({"rounds": [r.to_json() for r in g.rounds], "findings": [f.to_json() for f in g.findings],
+                              "abortedCommits": g.aborted_commits})
             doc["findings"] = [f.to_json() for f in self.timeline.ranked_findings]
         return doc
 

@@ -21,7 +21,7 @@ from typing import Any
 import kafka_meta as km
 from kafka_meta.analysis.causes import Cause, ClientMemory, is_poll_timeout
 from kafka_meta.analysis.codes import MEMBER_ID_REQUIRED, REBALANCE_IN_PROGRESS, error_name
-from kafka_meta.analysis.epochs import EpochBuilder, topic_names
+from kafka_meta.analysis.epochs import PROTOCOLS, EpochBuilder, topic_names
 from kafka_meta.analysis.joins import resolve_member_ids
 from kafka_meta.analysis.moves import moves
 from kafka_meta.analysis.timeline import (
@@ -36,11 +36,13 @@ from kafka_meta.analysis.timeline import (
 )
 
 JOIN, SYNC, HEARTBEAT, LEAVE, COMMIT = "JoinGroup", "SyncGroup", "Heartbeat", "LeaveGroup", "OffsetCommit"
-CONSUMER_HEARTBEAT = "ConsumerGroupHeartbeat"  # KIP-848: see kafka_meta.analysis.epochs
-GROUP_APIS = (JOIN, SYNC, HEARTBEAT, LEAVE, COMMIT, CONSUMER_HEARTBEAT)
+EPOCH_HEARTBEATS = tuple(PROTOCOLS)  # KIP-848, KIP-932, KIP-1071: see kafka_meta.analysis.epochs
+GROUP_APIS = (JOIN, SYNC, HEARTBEAT, LEAVE, COMMIT, *EPOCH_HEARTBEATS)
 # how long the coordinator may hold a JoinGroup: the largest rebalance timeout a Java consumer asks for by
 # default (max.poll.interval.ms, 5 minutes); a capture ending sooner after a join may just have cut it off
 REBALANCE_TIMEOUT_S = 300.0
+# what a Streams member does after a round that ends with another one (negotiation.streams_member.Rejoin)
+REJOINING = ("VERSION_PROBING", "IMMEDIATE")
 
 
 def as_dict(exchange: Any) -> dict[str, Any]:
@@ -282,7 +284,7 @@ class _GroupBuilder:
             moves(r, previous)
             self._triggers(r, previous, memory)
             if r.protocol == "stream":
-                r.explanation = streams_account(r)
+                r.explanation, r.rejoin_expected = streams_account(r)
             previous = r
         self.timeline.commits = commits
         if any(r.protocol == "stream" for r in self.timeline.rounds):
@@ -299,8 +301,10 @@ class _GroupBuilder:
         if end is None:
             return False
         stuck = [m for m in r.members if m.synced_at is None and m.joined_at is not None]
-        if any(e.startswith("SyncGroup answered") for m in stuck for e in m.errors):
+        refused = [e for m in stuck for e in m.errors if e.startswith("SyncGroup answered")]
+        if any("REBALANCE_IN_PROGRESS" not in e for e in refused):
             return False  # refused, not waiting: the capture's end has nothing to do with it
+        # (REBALANCE_IN_PROGRESS: a next round began, which the capture ends before seeing)
         return bool(stuck) and all(end - (m.joined_at or 0.0) <= REBALANCE_TIMEOUT_S for m in stuck)
 
     def _triggers(self, r: Round, previous: Round | None, memory: ClientMemory) -> None:
@@ -322,23 +326,28 @@ class _GroupBuilder:
             return
         before, now = {m.member_id for m in previous.members}, {m.member_id for m in r.members}
         new = sorted(now - before, key=lambda i: r.member(i).joined_at or 0.0)  # type: ignore[union-attr]
+        earlier = {_client_key(m): m.member_id for m in previous.members if m.member_id not in now}
         for member_id in new:
             m = r.member(member_id)
             key = _client_key(m)  # type: ignore[arg-type]
-            kind = memory.arrival(key)
+            kind = memory.arrival(key, present=key is not None and key in earlier)
             memory.arrived(key)
             causes.append(Cause(kind, _who(r, member_id), _arrival_detail(m, kind)))  # type: ignore[arg-type]
+        restarted = {earlier[k] for k in (_client_key(r.member(i)) for i in new) if k in earlier}  # type: ignore[arg-type]
         leaves = {_leaver(ex): ex for ex in self.leaves if (previous.start or since) < ex["ts"] <= until}
         for gone in sorted(before - now):
             old = previous.member(gone)
-            if gone in leaves:
+            if gone in restarted and gone not in leaves:
+                causes.append(Cause("restart", gone, "its old member id, gone once its restarted client rejoined"))
+            elif gone in leaves:
                 reason = _leave_reason(leaves[gone])
                 kind = "poll-timeout" if is_poll_timeout(reason) else "leave"
                 causes.append(Cause(kind, gone, f"LeaveGroup: {reason}" if reason else "LeaveGroup"))
             else:
                 kind = "expiry"
                 causes.append(Cause(kind, gone, "no LeaveGroup: its session timed out, or it was removed"))
-            memory.departure(_client_key(old) if old is not None else None, kind)
+            if gone not in restarted:
+                memory.departure(_client_key(old) if old is not None else None, kind)
         for m in r.members:
             old = previous.member(m.member_id)
             if old is None:
@@ -351,6 +360,10 @@ class _GroupBuilder:
         if r.phase == "assign":
             causes.append(Cause("follow-up", None, f"the partitions round {previous.generation} revoked are "
                                 "handed out"))
+        if previous.rejoin_expected and not (now ^ before):
+            causes = [c for c in causes if c.kind != "metadata"] + [
+                Cause("probing", None, f"the members switch Kafka Streams metadata versions after round "
+                      f"{previous.generation}'s version probing and rejoin")]
         if not causes:
             reason = next((m.join_reason for m in joiners if m.join_reason), None)
             causes.append(Cause("no-change", first, f"JoinGroup reason: {reason}" if reason else ""))
@@ -408,24 +421,26 @@ def _who(r: Round, member_id: str) -> str:
     return f"{m.client_id} (no member id yet)" if m is not None and m.client_id else "(no member id yet)"
 
 
-def streams_account(r: Round) -> list[str]:
+def streams_account(r: Round) -> tuple[list[str], bool]:
     """The negotiation layer's account of a captured Kafka Streams round: which version the leader can
-    use, who is probing, who must switch and rejoin (see docs/negotiation.md)."""
+    use, who is probing, who must switch and rejoin (see docs/negotiation.md); and whether a member
+    rejoins because of it (the version-probing follow-up)."""
     from kafka_meta.negotiation import NegotiationError, StreamsAssignment, StreamsSubscription, explain_streams
     from kafka_meta.negotiation.facts import UNKNOWN
 
     subs = [StreamsSubscription(m.member_id, m.streams_version, m.streams_latest if m.streams_latest is not None
                                 else UNKNOWN) for m in r.members if m.streams_version is not None]
     if not subs:
-        return []
+        return [], False
     assignments = {m.member_id: StreamsAssignment(m.streams_assignment_version, m.streams_common
                                                   if m.streams_common is not None else UNKNOWN)
                    for m in r.members if m.streams_assignment_version is not None}
     try:
         explanation = explain_streams(subs, assignments or None, leader=r.leader)
     except (NegotiationError, ValueError, KeyError) as e:  # versions no release knows: said, not raised
-        return [f"(no account: {e})"]
-    return [explanation.summary, *(f"- {d}" for d in explanation.details)]
+        return [f"(no account: {e})"], False
+    rejoins = any(m.get("rejoin") in REJOINING for m in explanation.data.get("members", {}).values())
+    return [explanation.summary, *(f"- {d}" for d in explanation.details)], rejoins
 
 
 def _leaver(ex: Mapping[str, Any]) -> str | None:
@@ -550,7 +565,7 @@ def build_timelines(exchanges: Iterable[Any], errors: list[str] | None = None) -
             out[name] = b.finish(commits.get(name, []))
             if name in epochs:
                 out[name].rounds = sort_rounds(out[name].rounds + epochs[name].finish())
-                out[name].kind = "consumer (KIP-848)"
+                out[name].kind = epochs[name].protocol.kind
         except (TypeError, ValueError, AttributeError, KeyError) as exc:  # a shape _clean does not know
             errors.append(f"group {name}: its exchanges could not be put in order ({type(exc).__name__}: {exc})")
             out[name] = GroupTimeline(name)
@@ -581,8 +596,8 @@ def capture_ends(rows: Iterable[Mapping[str, Any]]) -> dict[str | None, float]:
 def _feed(builders: dict[str, _GroupBuilder], epochs: dict[str, EpochBuilder], commits: dict[str, list[Commit]],
           names: Mapping[str, str], api: str, group: str, ex: dict[str, Any]) -> None:
     b = builders.setdefault(group, _GroupBuilder(group))
-    if api == CONSUMER_HEARTBEAT:
-        epochs.setdefault(group, EpochBuilder(b.timeline, names)).heartbeat(ex)
+    if api in EPOCH_HEARTBEATS:
+        epochs.setdefault(group, EpochBuilder(b.timeline, names, PROTOCOLS[api])).heartbeat(ex)
     elif api in (JOIN, SYNC):
         b.exchanges.append(ex)
     elif api == HEARTBEAT:
@@ -600,6 +615,9 @@ def _commit(group: str, ex: Mapping[str, Any]) -> Commit:
                generation=generation if isinstance(generation, int) else None, evidence=_evidence(ex))
     for topic in req.get("topics") or []:
         c.partitions += len(topic.get("partitions") or [])
+        for p in topic.get("partitions") or []:
+            if isinstance(p.get("committedOffset"), int) and isinstance(p.get("partitionIndex"), int):
+                c.offsets[f"{topic.get('name')}-{p['partitionIndex']}"] = p["committedOffset"]
     for topic in resp.get("topics") or []:
         for p in topic.get("partitions") or []:
             if p.get("errorCode"):

@@ -142,6 +142,7 @@ class Round:
     heartbeat_errors: Counter[int] = field(default_factory=Counter)  # what heartbeats answered meanwhile
     commits: int = 0  # offset commits made in this generation
     explanation: list[str] = field(default_factory=list)  # the negotiation layer's account (Streams)
+    rejoin_expected: bool = False  # that account says members rejoin at once (version probing's follow-up)
     complete: bool = True  # every member got its assignment
     cut_off: bool = False  # unfinished because the capture ends while it was still going
     superseded: bool = False  # unfinished because the next round began first (a member came or went meanwhile)
@@ -204,6 +205,7 @@ class Commit:
     partitions: int = 0
     error_codes: Counter[int] = field(default_factory=Counter)  # per-partition errors of the response
     evidence: Evidence | None = None
+    offsets: dict[str, int] = field(default_factory=dict)  # "topic-partition" -> offset, where known
 
 
 @dataclass
@@ -212,6 +214,7 @@ class GroupTimeline:
     kind: str = "classic"  # "classic", "consumer (KIP-848)", "streams"
     rounds: list[Round] = field(default_factory=list)
     commits: list[Commit] = field(default_factory=list)
+    aborted_commits: int = 0  # offsets committed in transactions that were aborted: never in force
     findings: list[Any] = field(default_factory=list)  # kafka_meta.analysis.findings.Finding
 
     @property
@@ -222,6 +225,15 @@ class GroupTimeline:
                 seen.setdefault(m.member_id)
         return list(seen)
 
+    def committed_offsets(self) -> dict[str, int]:
+        """The offsets in force after the last commit of each partition (commits refused or aborted never
+        are), in time order: what the group would resume from."""
+        out: dict[str, int] = {}
+        timed = sorted((c for c in self.commits if not c.error_codes), key=lambda c: c.ts or 0.0)
+        for c in timed:
+            out.update(c.offsets)
+        return out
+
     @property
     def trouble(self) -> int:
         """How much attention the group needs: the findings' severities, summed (sorts the reports)."""
@@ -230,7 +242,8 @@ class GroupTimeline:
     def to_json(self) -> dict[str, Any]:
         return {"group": self.group, "kind": self.kind, "members": self.members,
                 "rounds": [r.to_json() for r in self.rounds],
-                "commits": len(self.commits), "findings": [f.to_json() for f in self.findings]}
+                "commits": len(self.commits), "abortedCommits": self.aborted_commits,
+                "findings": [f.to_json() for f in self.findings]}
 
 
 def sort_rounds(rounds: list[Round]) -> list[Round]:

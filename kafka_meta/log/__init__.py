@@ -16,7 +16,7 @@ from typing import Any
 
 from kafka_meta.log.compression import DEFAULT_LIMIT, Inflater
 from kafka_meta.log.events import Batch, Damage, Record
-from kafka_meta.log.files import LogError, Segment, find_segments, segment_bytes
+from kafka_meta.log.files import OTHER_INTERNAL_TOPICS, LogError, Segment, find_segments, holds_offsets, segment_bytes
 from kafka_meta.log.rows import COLUMNS, segment_rows
 from kafka_meta.log.segment import Read, SegmentReader, read_segment
 from kafka_meta.log.summary import LogSummary
@@ -24,6 +24,7 @@ from kafka_meta.log.summary import LogSummary
 __all__ = [
     "COLUMNS",
     "DEFAULT_LIMIT",
+    "OTHER_INTERNAL_TOPICS",
     "Batch",
     "Damage",
     "LogError",
@@ -32,6 +33,7 @@ __all__ = [
     "Segment",
     "SegmentReader",
     "find_segments",
+    "holds_offsets",
     "read_batches",
     "read_events",
     "read_log",

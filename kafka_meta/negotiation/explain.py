@@ -150,7 +150,11 @@ def explain_streams(
         raise NegotiationError(f"leader {leader_id!r} is not among the members of a known release")
     decision = decide_leader(inferred[leader_id], subscriptions)
     details.extend(decision.steps)
-    leader_text = _leader_text(decision, leader_id, inferred[leader_id])
+    def label(member_id: str) -> str:  # a release given, or the releases a guess stands for (not its first)
+        code = inferred[member_id]
+        return str(code) if member_id in releases or code.future else describe_releases_speaking(code.latest)
+
+    leader_text = _leader_text(decision, leader_id, label(leader_id))
     clauses = [leader_text]
     member_decisions: dict[str, MemberDecision] = {}
     if decision.outcome is not Outcome.ASSIGN_FAILS:
@@ -170,7 +174,7 @@ def explain_streams(
             got = captured or predicted
             d = decide_member(inferred[s.member_id], s.used_version, got)
             member_decisions[s.member_id] = d
-            details.append(f"{s.member_id} ({inferred[s.member_id]}): {d.reason}")
+            details.append(f"{s.member_id} ({label(s.member_id)}): {d.reason}")
             if d.action is Action.ACCEPT and not d.rebalances and d.next_subscription_failure is None:
                 continue
             key = (d.action, d.next_version, d.used_version, d.rejoin, str(d.failure), d.error_code,
@@ -209,7 +213,7 @@ def explain_streams(
     return Explanation("streams", summary, details, data)
 
 
-def _leader_text(decision: LeaderDecision, leader_id: str, code: StreamsCode) -> str:
+def _leader_text(decision: LeaderDecision, leader_id: str, code: str) -> str:
     who = f"the leader ({leader_id}, {code})"
     if decision.outcome is Outcome.ASSIGN_FAILS:
         return f"{who} cannot assign: {decision.failure}"

@@ -47,7 +47,7 @@ def _log_dir(path: Path, inputs: Inputs) -> None:
             row = row if isinstance(row, dict) else dict(row)
             if row.get("_error"):
                 inputs.errors.append(f"{path}: {row['_error']}")
-            elif not row.get("control"):
+            else:  # transaction markers too: they decide whether transactional offset commits count
                 where = f"{path}/{row.get('topic')}-{row.get('partition')}" if row.get("topic") else str(path)
                 inputs.offsets.append(row | {"_file": where})
     except (KafkaMetaError, OSError, ValueError) as e:

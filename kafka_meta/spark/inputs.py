@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from kafka_meta.errors import InputError
+from kafka_meta.log import OTHER_INTERNAL_TOPICS
 from kafka_meta.log.files import looks_like_log
 from kafka_meta.sniff import binary_offset, head
 
@@ -190,7 +191,9 @@ def read_log(spark: Any, source: str) -> Inputs:
 
     register(spark)
     df = spark.read.format("kafka-meta-log").load(source)
-    return Inputs(offsets=df.select("key", "value", *PROVENANCE, "control", F.col("_error").alias("_damage")))
+    df = df.where(F.col("topic").isNull() | ~F.col("topic").isin(*OTHER_INTERNAL_TOPICS))  # not offsets records
+    return Inputs(offsets=df.select("key", "value", *PROVENANCE, "control", "producerId",
+                                    F.col("_error").alias("_damage")))
 
 
 def read_inputs(spark: Any, sources: list[str], fmt: str = "auto", bootstrap_servers: str | None = None) -> Inputs:

@@ -14,6 +14,7 @@ import json
 from typing import Any
 
 from kafka_meta.analysis.assemble import Timeline, build_timeline
+from kafka_meta.analysis.rounds import GROUP_APIS
 from kafka_meta.spark.bodies import body_value
 
 TIMELINE_RECORD_TYPES = (2, 3, 4, 5, 6, 7, 8)  # classic generations, KIP-848 epochs and member records
@@ -31,7 +32,6 @@ def _ms(df: Any) -> Any:
     return F.col("timestamp").cast("long")
 
 
-GROUP_APIS = ("JoinGroup", "SyncGroup", "Heartbeat", "LeaveGroup", "OffsetCommit", "ConsumerGroupHeartbeat")
 
 
 def capture_exchanges(spark: Any, paths: list[str]) -> tuple[list[dict[str, Any]], list[str]]:
@@ -79,10 +79,42 @@ def timeline_of(decoded: Any, source: str | None = None, exchanges: list[dict[st
     rows = ({"key": bytes(r.key), "value": None if r.value is None else bytes(r.value), "timestamp": r.timestamp,
              **{c: r[c] for c in keep if c != "_source"}, "_file": r["_source"] if "_source" in keep else source}
             for r in records.toLocalIterator())
-    commits = (good.where(F.col("recordType").isin(0, 1) & ~F.col("tombstone"))
-               .groupBy("groupId", F.floor(_ms(decoded) / 1000).alias("second")).count().collect())
-    counts = [(r.groupId, None if r.second is None else float(r.second), r["count"]) for r in commits]
-    return build_timeline(exchanges or [], offsets_rows=rows, commit_counts=counts)
+    commits = good.where(F.col("recordType").isin(0, 1) & ~F.col("tombstone")) \
+        .withColumn("_ms", _ms(decoded))
+    commits, aborted = settled_commits(decoded, commits)
+    per_second = (commits.groupBy("groupId", F.floor(F.col("_ms") / 1000).alias("second")).count().collect())
+    counts = [(r.groupId, None if r.second is None else float(r.second), r["count"]) for r in per_second]
+    timeline = build_timeline(exchanges or [], offsets_rows=rows, commit_counts=counts)
+    for group, n in aborted.items():
+        tl = timeline.group(group)
+        if tl is not None:
+            tl.aborted_commits += n
+    return timeline
+
+
+def settled_commits(decoded: Any, commits: Any) -> tuple[Any, dict[str, int]]:
+    """The commits that are in force: a transactional one (``producerId`` of a transactional batch) only when
+    the next marker of its producer in its partition is a COMMIT; and, per group, how many an ABORT undid.
+    Worked out on the executors: each transactional commit looks ahead to its producer's next marker."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    if "producerId" not in decoded.columns or "offset" not in decoded.columns:
+        return commits, {}
+    where = [c for c in ("_source", "topic", "partition") if c in decoded.columns]
+    transactional = F.coalesce(F.col("producerId"), F.lit(-1)) >= 0
+    plain = commits.where(~transactional)
+    markers = (decoded.where(F.col("control") & transactional)
+               .select(*where, "producerId", "offset", F.col("recordName").alias("_marker")))
+    pending = commits.where(transactional).withColumn("_marker", F.lit(None).cast("string"))
+    ahead = Window.partitionBy(*where, "producerId").orderBy("offset").rowsBetween(0, Window.unboundedFollowing)
+    judged = (pending.unionByName(markers, allowMissingColumns=True)
+              .withColumn("_outcome", F.first("_marker", ignorenulls=True).over(ahead))
+              .where(F.col("_marker").isNull()))
+    aborted = {r.groupId: r["count"] for r in judged.where(F.col("_outcome") == "control ABORT")
+               .groupBy("groupId").count().collect() if r.groupId}
+    kept = judged.where(F.col("_outcome") == "control COMMIT").select(*plain.columns)
+    return plain.unionByName(kept), aborted
 
 
 def _changes_only(records: Any, order: list[str], per: list[str]) -> Any:

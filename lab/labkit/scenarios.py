@@ -18,20 +18,20 @@ SCENARIOS = {
     scenario.name: scenario
     for scenario in (
         Scenario("classic", "kafkameta.lab.scenarios.Classic",
-                 "classic groups under range, then cooperative-sticky: joins, a leave, a kill -9 expiry", 80),
+                 "classic groups under range, then cooperative-sticky: joins, a leave, a kill -9 expiry", 75),
         Scenario("static", "kafkameta.lab.scenarios.StaticMembership",
-                 "static members (group.instance.id) restarting within and past the session timeout", 90),
+                 "static members (group.instance.id) restarting within and past the session timeout", 95),
         Scenario("storm", "kafkameta.lab.scenarios.Storm",
-                 "a member whose batches outlast max.poll.interval.ms, so the group rebalances again and again", 90),
+                 "a member whose batches outlast max.poll.interval.ms, so the group rebalances again and again", 65),
         Scenario("consumer", "kafkameta.lab.scenarios.ConsumerProtocol",
-                 "KIP-848 groups (group.protocol=consumer) with the broker's assignors: joins, leaves, an expiry", 90),
+                 "KIP-848 groups (group.protocol=consumer) with the broker's assignors: joins, leaves, an expiry", 75),
         Scenario("transactions", "kafkameta.lab.scenarios.Transactions",
-                 "a transactional producer committing a group's offsets (sendOffsetsToTransaction), one aborted", 60),
+                 "a transactional producer committing a group's offsets (sendOffsetsToTransaction), one aborted", 35),
         Scenario("share", "kafkameta.lab.scenarios.ShareGroup",
-                 "a share group (KIP-932): share consumers joining and leaving", 60),
+                 "a share group (KIP-932): share consumers joining and leaving", 40),
         Scenario("streams-upgrade", "kafkameta.lab.scenarios.StreamsUpgrade",
-                 "a Kafka Streams application rolled from 2.3.1 to 4.4.0 with upgrade.from (two rolling bounces)", 240),
+                 "a Kafka Streams application rolled from 2.4.1 to 4.4.0 with upgrade.from (two rolling bounces)", 110),
         Scenario("streams-group", "kafkameta.lab.scenarios.StreamsGroup",
-                 "a Kafka Streams application on a streams group (KIP-1071, group.protocol=streams)", 120),
+                 "a Kafka Streams application on a streams group (KIP-1071, group.protocol=streams)", 45),
     )
 }

@@ -1,5 +1,6 @@
 """``spark.read.format("kafka-meta-log").load(path)``: broker log segments as a DataFrame, one Spark
-partition per segment file, rows shaped like Spark's Kafka source plus ``control`` and ``_error``.
+partition per segment file, rows shaped like Spark's Kafka source plus ``control``, ``producerId`` (the
+producer of a transactional batch, -1 otherwise) and ``_error``.
 
 Options: ``maxBatchBytes`` (bytes one batch may inflate to; a larger one is a damage row) and
 ``fromOffset`` (skip the records before it). A damaged stretch of a segment is a row of its own with
@@ -18,16 +19,18 @@ from pyspark.sql.datasource import DataSourceReader, InputPartition
 from kafka_meta.log import DEFAULT_LIMIT, Damage, Record, Segment, SegmentReader, find_segments
 from kafka_meta.log.compression import Inflater
 from kafka_meta.log.files import segment_bytes
+from kafka_meta.log.rows import transactional_producer
 from kafka_meta.spark.sources.base import KafkaMetaSource
 
 NAME = "kafka-meta-log"
 SCHEMA = ("topic string, partition int, offset bigint, timestamp timestamp, timestampType int, key binary, "
-          "value binary, headers array<struct<key:string,value:binary>>, control boolean, _error string")
+          "value binary, headers array<struct<key:string,value:binary>>, control boolean, producerId bigint, "
+          "_error string")
 HEADER = pa.struct([("key", pa.string()), ("value", pa.binary())])
 ARROW_SCHEMA = pa.schema([("topic", pa.string()), ("partition", pa.int32()), ("offset", pa.int64()),
                           ("timestamp", pa.timestamp("us", tz="UTC")), ("timestampType", pa.int32()),
                           ("key", pa.binary()), ("value", pa.binary()), ("headers", pa.list_(HEADER)),
-                          ("control", pa.bool_()), ("_error", pa.string())])
+                          ("control", pa.bool_()), ("producerId", pa.int64()), ("_error", pa.string())])
 ROWS_PER_BATCH = 16384
 
 
@@ -52,18 +55,20 @@ class Columns:
         self.header_keys: list[str] = []
         self.header_values: list[bytes | None] = []
         self.controls: list[bool] = []
+        self.producers: list[int] = []
         self.errors: list[str | None] = []
 
     def __len__(self) -> int:
         return len(self.offsets)
 
-    def add_records(self, records: list[Record]) -> None:
+    def add_records(self, records: list[Record], producer_id: int = -1) -> None:
         self.offsets += [r.offset for r in records]
         self.timestamps += [r.timestamp * 1000 if r.timestamp_type >= 0 else None for r in records]
         self.types += [r.timestamp_type for r in records]
         self.keys += [r.key for r in records]
         self.values += [r.value for r in records]
         self.controls += [r.control for r in records]
+        self.producers += [producer_id] * len(records)
         self.errors += [None] * len(records)
         starts, total = self.header_starts, self.header_starts[-1]
         for r in records:
@@ -75,7 +80,7 @@ class Columns:
 
     def add_damage(self, damage: Damage) -> None:
         for column, value in ((self.offsets, damage.first_offset), (self.timestamps, None), (self.types, None),
-                              (self.keys, None), (self.values, None), (self.controls, False),
+                              (self.keys, None), (self.values, None), (self.controls, False), (self.producers, -1),
                               (self.errors, damage.describe(self.segment.path))):
             column.append(value)
         self.header_starts.append(self.header_starts[-1])
@@ -90,7 +95,8 @@ class Columns:
                   pa.array(self.offsets, pa.int64()), pa.array(self.timestamps, pa.int64()).cast(
                       pa.timestamp("us", tz="UTC")), pa.array(self.types, pa.int32()),
                   pa.array(self.keys, pa.binary()), pa.array(self.values, pa.binary()), headers,
-                  pa.array(self.controls, pa.bool_()), pa.array(self.errors, pa.string())]
+                  pa.array(self.controls, pa.bool_()), pa.array(self.producers, pa.int64()),
+                  pa.array(self.errors, pa.string())]
         self.clear()
         return pa.RecordBatch.from_arrays(arrays, schema=ARROW_SCHEMA)
 
@@ -115,7 +121,7 @@ class LogReader(DataSourceReader):
         with segment_bytes(segment) as data:
             for item in reader.batches(data):
                 if type(item) is tuple:
-                    columns.add_records(item[1])
+                    columns.add_records(item[1], transactional_producer(item[0]))
                 else:
                     columns.add_damage(item)
                 if len(columns) >= ROWS_PER_BATCH:

@@ -13,6 +13,7 @@ import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.GroupIdNotFoundException;
 
 /**
  * What Kafka's Admin client says about a group, written to truth.jsonl: `describeConsumerGroups` snapshots
@@ -31,6 +32,23 @@ public final class Groups {
             return admin.describeConsumerGroups(Collections.singleton(group)).all().get().get(group);
         } catch (InterruptedException | ExecutionException e) {
             throw new IllegalStateException("describeConsumerGroups " + group + ": " + e.getCause(), e);
+        }
+    }
+
+    /**
+     * Describe the group, or null while the coordinator does not know it: a KIP-848 group is created by its
+     * first heartbeat, and ConsumerGroupDescribe answers GROUP_ID_NOT_FOUND until then (where a classic group
+     * is described as Dead).
+     */
+    private ConsumerGroupDescription describeIfFound(String group) {
+        try {
+            return admin.describeConsumerGroups(Collections.singleton(group)).all().get().get(group);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof GroupIdNotFoundException) return null;
+            throw new IllegalStateException("describeConsumerGroups " + group + ": " + e.getCause(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
         }
     }
 
@@ -86,8 +104,8 @@ public final class Groups {
         long deadline = System.currentTimeMillis() + timeoutMs;
         ConsumerGroupDescription last = null;
         while (System.currentTimeMillis() < deadline) {
-            last = describe(group);
-            if (isSettled(last, members, partitions)) return snapshot(group);
+            last = describeIfFound(group);
+            if (last != null && isSettled(last, members, partitions)) return snapshot(group);
             sleep(250);
         }
         snapshot(group);

@@ -11,8 +11,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import kafkameta.lab.truth.Json;
 import kafkameta.lab.truth.Truth;
+import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.CloseOptions.GroupMembershipOperation;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
@@ -32,7 +36,8 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * Arguments (`--name value`): bootstrap, group, name (client.id and truth source), topics (comma separated),
  * assignors (range, roundrobin, sticky, cooperative-sticky; classic protocol), protocol (classic or consumer),
  * remote-assignor (uniform or range; consumer protocol), instance (group.instance.id), session-ms,
- * heartbeat-ms, max-poll-ms, process-ms (how long each non-empty batch takes), commit-ms.
+ * heartbeat-ms, max-poll-ms, process-ms (how long each non-empty batch takes; a stop cuts a batch short, and
+ * its offsets are then not committed), commit-ms.
  *
  * In its own JVM (`main`) it runs until its standard input says "stop" or closes, or until it is killed.
  */
@@ -44,6 +49,9 @@ public final class Member implements Runnable {
     private final Truth truth = Truth.get();
     private final Map<TopicPartition, OffsetAndMetadata> processed = new HashMap<>();
     private final CountDownLatch finished = new CountDownLatch(1);
+    private final CountDownLatch stopRequested = new CountDownLatch(1);
+    private final AtomicInteger assignments = new AtomicInteger();
+    private volatile GroupMembershipOperation onClose = GroupMembershipOperation.DEFAULT;
     private volatile boolean stopping;
     private Thread thread;
 
@@ -99,13 +107,36 @@ public final class Member implements Runnable {
 
     /** Close the consumer the ordinary way (a dynamic member sends LeaveGroup; a static one does not). */
     public void stop() {
+        close(GroupMembershipOperation.DEFAULT);
+    }
+
+    /** Close the consumer with CloseOptions LEAVE_GROUP: a static member leaves the group too (KIP-1092). */
+    public void leave() {
+        close(GroupMembershipOperation.LEAVE_GROUP);
+    }
+
+    private void close(GroupMembershipOperation operation) {
+        if (!stopping) onClose = operation;
         stopping = true;
+        stopRequested.countDown();
         consumer.wakeup();
         try {
             finished.await();
             if (thread != null) thread.join();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Wait until this consumer has had `count` onPartitionsAssigned callbacks (one per rebalance it joined). */
+    public void awaitAssignments(int count, long timeoutMs) {
+        long deadline = System.currentTimeMillis() + timeoutMs;
+        while (assignments.get() < count) {
+            if (System.currentTimeMillis() > deadline || finished.getCount() == 0) {
+                throw new IllegalStateException(name + " had " + assignments.get() + " assignments, not " + count
+                    + ", within " + timeoutMs + " ms");
+            }
+            Groups.sleep(100);
         }
     }
 
@@ -126,14 +157,14 @@ public final class Member implements Runnable {
             long lastCommit = System.currentTimeMillis();
             while (!stopping) {
                 ConsumerRecords<String, String> records = consumer.poll(Duration.ofMillis(200));
-                for (ConsumerRecord<String, String> record : records) {
-                    processed.put(new TopicPartition(record.topic(), record.partition()),
-                        new OffsetAndMetadata(record.offset() + 1));
-                }
                 if (!records.isEmpty() && processMs > 0) {
                     truth.record(name, "slow_batch", Json.object().put("group", group).put("ms", processMs)
                         .put("records", records.count()));
-                    Thread.sleep(processMs);
+                    if (stopRequested.await(processMs, TimeUnit.MILLISECONDS)) break;
+                }
+                for (ConsumerRecord<String, String> record : records) {
+                    processed.put(new TopicPartition(record.topic(), record.partition()),
+                        new OffsetAndMetadata(record.offset() + 1));
                 }
                 if (System.currentTimeMillis() - lastCommit >= commitEvery && !processed.isEmpty()) {
                     commit(new HashMap<>(processed), "periodic");
@@ -151,8 +182,10 @@ public final class Member implements Runnable {
             try {
                 if (!processed.isEmpty() && closeReason.equals("stopped")) commit(new HashMap<>(processed), "close");
             } finally {
-                consumer.close();
-                truth.record(name, "closed", Json.object().put("group", group).put("reason", closeReason));
+                GroupMembershipOperation operation = onClose;
+                consumer.close(CloseOptions.groupMembershipOperation(operation));
+                truth.record(name, "closed", Json.object().put("group", group).put("reason", closeReason)
+                    .put("membership", operation.name()));
                 finished.countDown();
             }
         }
@@ -199,6 +232,7 @@ public final class Member implements Runnable {
         @Override
         public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
             callback("assigned", partitions);
+            assignments.incrementAndGet();
         }
 
         @Override

@@ -29,34 +29,34 @@ public final class Classic extends Scenario {
         load(List.of(topic), 5);
         String[] common = {"--group", group, "--topics", topic, "--assignors", assignor, "--session-ms", "10000"};
 
-        step(group + ": a joins");
+        step(group + ": a joins", group, "join", "a");
         Member a = member(with(common, "--name", group + "-a"));
         groups.awaitStable(group, 1, PARTITIONS, SETTLE_MS);
         pause(2000);
 
-        step(group + ": b joins");
+        step(group + ": b joins", group, "join", "b");
         Member b = member(with(common, "--name", group + "-b"));
         groups.awaitStable(group, 2, PARTITIONS, SETTLE_MS);
         pause(2000);
 
-        step(group + ": c joins");
+        step(group + ": c joins", group, "join", "c");
         JavaProcess c = memberProcess(with(common, "--name", group + "-c"));
         groups.awaitStable(group, 3, PARTITIONS, SETTLE_MS);
         pause(3000);
         groups.committed(group);
 
-        step(group + ": b leaves");
+        step(group + ": b leaves", group, "leave", "b");
         b.stop();
         groups.awaitStable(group, 2, PARTITIONS, SETTLE_MS);
         pause(2000);
 
-        step(group + ": c is killed");
+        step(group + ": c is killed", group, "kill", "c");
         c.kill9();
         groups.awaitStable(group, 1, PARTITIONS, SETTLE_MS);
         pause(2000);
         groups.committed(group);
 
-        step(group + ": a leaves");
+        step(group + ": a leaves", group, "stop", "a");
         a.stop();
         groups.awaitStable(group, 0, PARTITIONS, SETTLE_MS);
         groups.committed(group);

@@ -46,6 +46,17 @@ public abstract class Scenario implements AutoCloseable {
         truth.record(name, "step", Json.object().put("step", what));
     }
 
+    /**
+     * A step that does one thing to one group: "join", "leave" (closed with LeaveGroup), "kill" (SIGKILL: the
+     * coordinator expires it), "poll-timeout" (it outlasts max.poll.interval.ms), "restart-within-timeout" and
+     * "restart-past-timeout" (a static member), "return" (back after being expired), "stop" (the last members
+     * go), so tests can tell what each rebalance should be attributed to.
+     */
+    protected void step(String what, String group, String action, String member) {
+        truth.record(name, "step", Json.object().put("step", what).put("group", group).put("action", action)
+            .put("member", member));
+    }
+
     protected void createTopic(String topic, int partitions) {
         try {
             admin.createTopics(Collections.singleton(new NewTopic(topic, partitions, (short) 1))).all().get();
@@ -71,6 +82,12 @@ public abstract class Scenario implements AutoCloseable {
             if (process.isAlive()) process.stop();
         });
         return process;
+    }
+
+    /** Anything else the scenario starts, closed at the end (in reverse order, with the members and the load). */
+    protected <T extends AutoCloseable> T closeAtEnd(T thing) {
+        started.add(thing);
+        return thing;
     }
 
     protected Load load(List<String> topics, int perSecond) {

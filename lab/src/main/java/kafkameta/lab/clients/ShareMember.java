@@ -1,0 +1,132 @@
+package kafkameta.lab.clients;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.concurrent.CountDownLatch;
+import kafkameta.lab.truth.Json;
+import kafkameta.lab.truth.Truth;
+import org.apache.kafka.clients.consumer.AcknowledgeType;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaShareConsumer;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicIdPartition;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.StringDeserializer;
+
+/**
+ * One share-group member (KIP-932): a KafkaShareConsumer in explicit acknowledgement mode that polls in a
+ * thread of its own, accepts every record it gets (AcknowledgeType.ACCEPT), commits the acknowledgements with
+ * commitSync, and writes one truth line per non-empty poll, plus its start and close. Closing it sends the
+ * ShareGroupHeartbeat with member epoch -1 that takes it out of the group.
+ *
+ * <p>Truth: "share_poll" lines carry group, records (how many the poll returned), received ({partition:
+ * [offsets]}), redelivered (the "partition@offset" of records whose delivery count is above 1), acknowledged
+ * ({partition: records accepted}) and errors ({partition: error} for acknowledgements commitSync refused).
+ */
+public final class ShareMember implements AutoCloseable, Runnable {
+    private final String name;
+    private final String group;
+    private final List<String> topics;
+    private final KafkaShareConsumer<String, String> consumer;
+    private final Truth truth = Truth.get();
+    private final CountDownLatch finished = new CountDownLatch(1);
+    private volatile boolean stopping;
+    private Thread thread;
+
+    public ShareMember(String bootstrap, String group, String name, List<String> topics) {
+        this.name = name;
+        this.group = group;
+        this.topics = topics;
+        Properties config = new Properties();
+        config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        config.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        config.put(ConsumerConfig.CLIENT_ID_CONFIG, name);
+        config.put(ConsumerConfig.SHARE_ACKNOWLEDGEMENT_MODE_CONFIG, "explicit");
+        config.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "50");
+        config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        this.consumer = new KafkaShareConsumer<>(config);
+    }
+
+    public ShareMember start() {
+        thread = new Thread(this, "share-member-" + name);
+        thread.start();
+        return this;
+    }
+
+    /** Close the share consumer (it leaves the group) and wait for its thread. */
+    public void stop() {
+        stopping = true;
+        consumer.wakeup();
+        try {
+            finished.await();
+            if (thread != null) thread.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public void close() {
+        stop();
+    }
+
+    @Override
+    public void run() {
+        truth.record(name, "start", Json.object().put("group", group).put("protocol", "share")
+            .put("pid", ProcessHandle.current().pid()));
+        String closeReason = "stopped";
+        try {
+            consumer.subscribe(topics);
+            while (!stopping) {
+                ConsumerRecords<String, String> records = consumer.poll(Duration.ofMillis(200));
+                if (!records.isEmpty()) acknowledge(records);
+            }
+        } catch (WakeupException e) {
+            // stop() woke the poll
+        } catch (RuntimeException e) {
+            closeReason = "error: " + e;
+            truth.record(name, "error", Json.object().put("group", group).put("error", e.toString()));
+        } finally {
+            consumer.close();
+            truth.record(name, "closed", Json.object().put("group", group).put("reason", closeReason));
+            finished.countDown();
+        }
+    }
+
+    private void acknowledge(ConsumerRecords<String, String> records) {
+        Map<TopicPartition, List<Long>> received = new HashMap<>();
+        List<String> redelivered = new ArrayList<>();
+        for (ConsumerRecord<String, String> record : records) {
+            TopicPartition partition = new TopicPartition(record.topic(), record.partition());
+            received.computeIfAbsent(partition, p -> new ArrayList<>()).add(record.offset());
+            if (record.deliveryCount().orElse((short) 1) > 1) {
+                redelivered.add(record.topic() + "-" + record.partition() + "@" + record.offset());
+            }
+            consumer.acknowledge(record, AcknowledgeType.ACCEPT);
+        }
+        Map<TopicIdPartition, Optional<KafkaException>> results = consumer.commitSync();
+        Map<TopicPartition, Integer> acknowledged = new HashMap<>();
+        Map<TopicPartition, String> errors = new HashMap<>();
+        for (Map.Entry<TopicIdPartition, Optional<KafkaException>> result : results.entrySet()) {
+            TopicPartition partition = result.getKey().topicPartition();
+            if (result.getValue().isPresent()) errors.put(partition, result.getValue().get().toString());
+            else acknowledged.put(partition, received.getOrDefault(partition, List.of()).size());
+        }
+        truth.record(name, "share_poll", Json.object()
+            .put("group", group)
+            .put("records", records.count())
+            .put("received", Names.byPartition(received))
+            .put("redelivered", redelivered)
+            .put("acknowledged", Names.byPartition(acknowledged))
+            .put("errors", Names.byPartition(errors)));
+    }
+}
