@@ -36,8 +36,8 @@ def test_report_json_and_html_carry_the_timeline(spark, tmp_path, capsys):
                 ] == [(r.generation, r.commits, r.leader, r.triggers) for r in g.rounds], g.group
     assert [(f["group"], f["kind"]) for f in saved["findings"]] == [(f.group, f.kind) for f in local.ranked_findings]
     kinds = {(f["group"], f["kind"]) for f in saved["findings"]}
-    # the bundled sample's story: a storm, an upgrade stuck half-way, a cooperative migration in two phases
-    assert ("g-cfk-storm", "storm") in kinds and ("g-upgrade", "stuck-upgrade") in kinds
+    # the bundled sample's story: churn, an upgrade stuck half-way, a cooperative migration in two phases
+    assert ("g-cfk-storm", "churn") in kinds and ("g-upgrade", "stuck-upgrade") in kinds
     assert [r["phase"] for r in saved["groups"]["g-cfk-coop"]["rounds"][1:3]] == ["revoke", "assign"]
     assert saved["groups"]["orders"]["rounds"][0]["commits"] == 6 and saved["groups"]["audit"]["mixedVersions"] is False
     html = (tmp_path / "report.html").read_text()
@@ -71,18 +71,25 @@ def test_the_readme_main_command_reads_every_kind_of_input(spark, tmp_path, caps
     command = re.findall(r"```\n(.*?)\n```", readme[start:], re.S)[0].split("&&")[-1].split()
     assert command[:2] == ["kafka-meta", "analyze"]
     inputs = command[2:]
-    assert {Path(p).name for p in inputs} == {"capture.jsonl", "pcap", "kafka-logs"}, inputs
+    assert {Path(p).name for p in inputs} == {"capture.jsonl", "pcap", "kafka-logs", "capture.pcapng"}, inputs
+    assert any("fixtures/lab/streams-upgrade" in p for p in inputs)  # Kafka Streams' own upgrade, recorded
     assert main(["analyze", *(str(ROOT / p) for p in inputs), "--output", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     saved = json.loads((tmp_path / "report.json").read_text())
     groups = saved["groups"]
     assert {"orders", "word-count"} <= set(groups)  # JSON Lines
     assert {"ledger", "billing"} <= set(groups)  # only in the log segments
-    assert {"g-cfk-storm", "g-upgrade", "g-cfk-848"} <= set(groups)  # only in the captures
+    assert {"g-cfk-storm", "g-upgrade", "g-cfk-848", "lab-storm"} <= set(groups)  # only in the captures
     cited = {e.get("file") for f in saved["findings"] for e in f.get("evidence", [])}
     assert any(str(c).endswith("kafka-logs") for c in cited) and any(str(c).endswith(".pcap") for c in cited)
-    kinds = {(f["group"], f["kind"]) for f in saved["findings"]}
-    assert ("g-cfk-storm", "storm") in kinds and ("g-upgrade", "stuck-upgrade") in kinds
+    kinds = {(f["group"], f["kind"]): f["severity"] for f in saved["findings"]}
+    assert kinds[("lab-storm", "storm")] == "critical" and ("g-upgrade", "stuck-upgrade") in kinds
+    assert kinds[("g-cfk-storm", "churn")] == "info"  # eight consumers joining and leaving: churn, not a storm
+    # the Streams application, from its capture and its broker's log in one job: the upgrade finished
+    assert kinds[("lab-wordcount-upgrade", "upgrade-finished")] == "info"
+    assert ("lab-wordcount-upgrade", "stuck-upgrade") not in kinds and ("lab-wordcount-upgrade", "storm") not in kinds
+    upgrade = groups["lab-wordcount-upgrade"]["rounds"]
+    assert sum(any(c["kind"] == "probing" for c in r["causes"]) for r in upgrade) == 2
     coop = next(name for name in groups if name.startswith("g-cfk-coop"))
     assert [r["phase"] for r in groups[coop]["rounds"][1:3]] == ["revoke", "assign"]
     assert "damage" in out or saved["errors"] >= 2  # the log's two damaged batches are reported, not fatal

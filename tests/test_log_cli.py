@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import shutil
 
 from log_support import LOGS, copy_partition
 
@@ -90,3 +91,23 @@ def test_progress_on_big_inputs(capsys, monkeypatch):
     _, _, err = run(capsys, ["log", str(LOGS)])
     progress = [line for line in err.splitlines() if line.startswith("... ")]
     assert progress and "/5 segments" in progress[-1] and "__consumer_offsets-3" in progress[-1]
+
+
+def test_decode_leaves_the_other_internal_topics_undecoded(capsys, tmp_path):
+    """A broker's log directory also holds __transaction_state and __share_group_state, whose records are no
+    group coordinator records: --decode prints them as they are (and --group never selects them), where
+    reading them as __consumer_offsets records would report each as an error."""
+    from log_support import kafka_python_batch
+
+    state = tmp_path / "__transaction_state-0"
+    state.mkdir()
+    key, value = b"\x00\x00\x00\x03txn", b"\x00\x01\x00\x00\x00\x00\x00\x00\x00\x07"
+    (state / "00000000000000000000.log").write_bytes(kafka_python_batch(0, [(key, value)]))
+    shutil.copytree(LOGS / "__consumer_offsets-0", tmp_path / "__consumer_offsets-0")
+    code, rows, err = run(capsys, ["log", "--decode", str(tmp_path)])
+    assert code == 0 and len(rows) == 1 + 39
+    [txn] = [r for r in rows if r["topic"] == "__transaction_state"]
+    assert base64.b64decode(txn["key"]) == key and base64.b64decode(txn["value"]) == value
+    assert err.strip().splitlines()[-1] == "not decoded (no group coordinator records there): 1 of __transaction_state"
+    code, rows, _ = run(capsys, ["log", "--group", "billing", str(tmp_path)])
+    assert code == 0 and rows and all(r["topic"] == "__consumer_offsets" for r in rows)

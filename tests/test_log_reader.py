@@ -109,7 +109,7 @@ def test_control_batches_are_markers_not_records():
 def test_rows_shaped_like_the_kafka_source():
     rows = list(read_log(LOGS / "__consumer_offsets-0"))
     assert set(rows[0]) == {"topic", "partition", "offset", "timestamp", "timestampType", "key", "value",
-                            "headers", "control", "_error"}
+                            "headers", "control", "producerId", "_error"}
     assert {(r["topic"], r["partition"]) for r in rows} == {("__consumer_offsets", 0)}
     offsets = [r["offset"] for r in rows]
     assert offsets == list(range(len(rows)))  # two segments, read in offset order, no gap

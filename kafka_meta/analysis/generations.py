@@ -93,6 +93,8 @@ def _classic_member(nest: Any, meta: Any) -> model.MemberRound:
             m.streams_latest = getattr(sub_data, "latest_supported_version", None)
     if asg_data is not None and type(asg_data).kafka_type == "AssignmentInfo":
         m.streams_assignment_version = asg_data.version
+        common = getattr(asg_data, "commonly_supported_version", None)
+        m.streams_common = common if common is not None and common >= 0 else None
     m.errors = list(nest.errors)
     return m
 

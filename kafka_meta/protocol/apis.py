@@ -5,8 +5,7 @@ header v2 (tagged fields after the client id), its response header v1. So this t
 of raw traffic find where a body starts for *any* api, including the ones whose bodies it cannot read.
 
 ``low`` is the oldest version Kafka ever defined (Kafka 4 removed several old versions, KIP-896, but old
-clients still send them and captures still hold them); ``high`` the newest known (Kafka 4.3 for the
-client apis, the October 2024 definitions for broker-internal ones, 4.4 for the Streams group apis).
+clients still send them and captures still hold them); ``high`` the newest Kafka 4.4 defines.
 """
 
 from __future__ import annotations

@@ -45,7 +45,7 @@ def _single_member(request: dict[str, Any]) -> str | None:
 
 
 # the apis whose bodies name a group, a member or a generation (the others only have an error code)
-GROUP_APIS = frozenset({8, 9, 10, 11, 12, 13, 14, 15, 42, 47, 68, 69, 88})
+GROUP_APIS = frozenset({8, 9, 10, 11, 12, 13, 14, 15, 42, 47, 68, 69, 76, 88})
 
 
 def group_facts(api_key: int | None, request: dict[str, Any] | None, response: dict[str, Any] | None

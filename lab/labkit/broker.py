@@ -224,9 +224,14 @@ def start(directory: str | Path, port: int | None = None, *, owner_pid: int | No
 
 
 def _cluster_id() -> str:
+    """A random cluster id as Kafka writes them (a uuid in URL-safe base64), not starting with '-' (the storage
+    tool would take it for an option) or '_'."""
     import base64
 
-    return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+    while True:
+        cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        if cluster_id[0].isalnum():
+            return cluster_id
 
 
 def _start_watchdog(owner_pid: int, broker_pid: int, directory: Path) -> int:

@@ -86,7 +86,7 @@ def record(scenario_name: str, outdir: str | Path, *, broker_dir: str | Path | N
         "broker_port": broker.port,
         "exit": outcome,
         "segments": copied,
-        "rerecord": f"lab/record {scenario_name} OUTDIR",
+        "rerecord": f"lab/record {scenario_name} fixtures/lab/{scenario_name}",
     }
     (outdir / "recording.json").write_text(json.dumps(summary, indent=1) + "\n")
     if outcome != 0:

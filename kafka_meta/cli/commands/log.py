@@ -1,21 +1,39 @@
-"""``kafka-meta log``: records straight from broker log segments, as JSON Lines (optionally decoded)."""
+"""``kafka-meta log``: records straight from broker log segments, as JSON Lines (optionally decoded).
+
+Decoding goes by the partition's topic: ``__cluster_metadata`` records are KRaft metadata records
+(``kafka_meta.kraft.reader``); those of Kafka's other internal topics (``__transaction_state``,
+``__share_group_state``...), which hold no group coordinator records, are printed undecoded; every other
+topic's are read as ``__consumer_offsets`` records (a copy of that topic may have been renamed).
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
 import time
+from collections import Counter
 from typing import Any
 
 from kafka_meta.cli.output import emit_json, fail
 from kafka_meta.errors import KafkaMetaError
-from kafka_meta.log import DEFAULT_LIMIT, Damage, LogSummary, Record, Segment, SegmentReader, find_segments
+from kafka_meta.kraft.reader import UnknownMetadataRecord, decode_metadata_record, metadata_record_json
+from kafka_meta.log import (
+    DEFAULT_LIMIT,
+    Damage,
+    LogSummary,
+    Record,
+    Segment,
+    SegmentReader,
+    find_segments,
+    holds_offsets,
+)
 from kafka_meta.log.compression import Inflater
 from kafka_meta.log.files import segment_bytes
 from kafka_meta.offsets import decode_record
 from kafka_meta.offsets.render import RecordStats, b64_or_none, record_json
 
 PROGRESS_EVERY = 2.0  # seconds between progress lines on stderr
+METADATA_TOPIC = "__cluster_metadata"  # the KRaft metadata log: its records are metadata records
 DESCRIPTION = ("Print every record of Kafka log segments as JSON Lines: topic, partition, offset, timestamp, "
                "timestampType, key and value (base64), headers, control. Damage (CRC mismatches, batches cut off, "
                "failed decompression) is printed as a line with 'error' and read around. A summary goes to stderr.")
@@ -27,7 +45,8 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("paths", nargs="+", metavar="PATH", help="a segment file, a <topic>-<partition> directory or a "
                                                             "broker log directory")
     p.add_argument("--decode", action="store_true",
-                   help="decode each record as a __consumer_offsets record, as 'kafka-meta offsets' does")
+                   help="decode each record as a __consumer_offsets record, as 'kafka-meta offsets' does (the "
+                        "records of __cluster_metadata partitions as KRaft metadata records)")
     p.add_argument("--from-offset", type=int, metavar="N", help="skip the records before offset N")
     p.add_argument("--group", help="only records of this group (decodes each key to find it)")
     p.add_argument("--strict", action="store_true", help="with --decode: Kafka 4.0+'s strict reading")
@@ -69,7 +88,8 @@ def run_log(args: argparse.Namespace) -> int:
         return fail("--max-batch-bytes must be positive")
     segments = [s for path in args.paths for s in find_segments(path)]
     reader = SegmentReader(Inflater(args.max_batch_bytes), args.from_offset)
-    summary, stats = LogSummary(), RecordStats()
+    summary, stats, metadata = LogSummary(), RecordStats(), MetadataStats()
+    undecoded: Counter[str] = Counter()
     decode = args.decode or args.group is not None
     progress = Progress(segments)
     for segment in segments:
@@ -79,6 +99,15 @@ def run_log(args: argparse.Namespace) -> int:
                 if isinstance(event, Damage):
                     print(event.describe(segment.path), file=sys.stderr)
                     emit_json({**_where(segment, event.first_offset), "error": event.describe(segment.path)})
+                elif isinstance(event, Record) and decode and segment.topic == METADATA_TOPIC and not event.control:
+                    _emit_metadata(segment, event, args, metadata)
+                    progress.tick(summary, segment)
+                elif isinstance(event, Record) and decode and not holds_offsets(segment.topic) and not event.control:
+                    undecoded[segment.topic] += 1  # no layouts for them: as they are, and never of a group
+                    # (control records are markers of the same layout in every topic, read as markers below)
+                    if args.group is None:
+                        emit_json(_plain(segment, event))
+                    progress.tick(summary, segment)
                 elif isinstance(event, Record):
                     _emit(segment, event, args, stats if decode else None)
                     progress.tick(summary, segment)
@@ -87,7 +116,47 @@ def run_log(args: argparse.Namespace) -> int:
     print(summary.render(), file=sys.stderr)
     if decode:
         print(stats.summary(), file=sys.stderr)
-    return 1 if summary.damage or stats.errors else 0
+        if metadata.records or metadata.errors:
+            print(metadata.summary(), file=sys.stderr)
+        if undecoded:
+            topics = ", ".join(f"{n} of {topic}" for topic, n in sorted(undecoded.items()))
+            print(f"not decoded (no group coordinator records there): {topics}", file=sys.stderr)
+    return 1 if summary.damage or stats.errors or metadata.errors else 0
+
+
+class MetadataStats:
+    """Counts for the metadata log's summary line: records per type, unknown apiKeys, errors."""
+
+    def __init__(self) -> None:
+        self.per_type: Counter[str] = Counter()
+        self.records = self.unknown = self.errors = 0
+
+    def add(self, record: Any) -> None:
+        self.records += 1
+        if isinstance(record, UnknownMetadataRecord):
+            self.unknown += 1
+        else:
+            self.per_type[record.record_type] += 1
+
+    def summary(self) -> str:
+        types = ", ".join(f"{name} {n}" for name, n in sorted(self.per_type.items()))
+        return (f"metadata records {self.records} ({types or 'none decoded'}); unknown apiKey {self.unknown}; "
+                f"errors {self.errors}")
+
+
+def _emit_metadata(segment: Segment, record: Record, args: argparse.Namespace, stats: MetadataStats) -> None:
+    """A record of the metadata log: decoded with --decode; with --group alone, left out (it has no group)."""
+    where = {**_where(segment, record.offset), "timestamp": record.timestamp}
+    try:
+        decoded = decode_metadata_record(record.value, strict=args.strict)
+    except KafkaMetaError as e:
+        stats.errors += 1
+        print(f"{segment.path}, offset {record.offset}: {e}", file=sys.stderr)
+        emit_json({**where, "error": str(e)})
+        return
+    stats.add(decoded)
+    if args.group is None:
+        emit_json({**where, **metadata_record_json(decoded)})
 
 
 def _emit(segment: Segment, record: Record, args: argparse.Namespace, stats: RecordStats | None) -> None:

@@ -1,0 +1,48 @@
+"""The lab's recordings the tests hold the project to: the committed ones and one made in the test session.
+
+A recording (lab/record SCENARIO OUTDIR) is a directory with capture.pcapng (the broker's traffic),
+kafka-logs/ (the broker's __consumer_offsets-N and __cluster_metadata-0 segments) and truth.jsonl. The
+committed ones live in fixtures/lab/<scenario>/; `fresh_recording` records the `classic` scenario against
+the session's broker (the kafka_broker fixture) once per test session, whichever module asks first.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+FIXTURES = ROOT / "fixtures" / "lab"
+FRESH_SCENARIO = "classic"
+_fresh: dict[str, Path] = {}
+
+
+def committed() -> list[Path]:
+    """Every recording under fixtures/lab/ (none until recordings are committed there)."""
+    if not FIXTURES.is_dir():
+        return []
+    return sorted(p for p in FIXTURES.iterdir() if p.is_dir() and (p / "kafka-logs").is_dir())
+
+
+def committed_params() -> list:
+    """The committed recordings as pytest parameters named by scenario."""
+    return [pytest.param(path, id=path.name) for path in committed()]
+
+
+def fresh_recording(lab, broker, tmp_path_factory) -> Path:
+    """The `classic` scenario recorded against the session broker; recorded once per session."""
+    if broker.directory not in _fresh:
+        import labkit.record
+
+        outdir = tmp_path_factory.mktemp(f"recording-{FRESH_SCENARIO}")
+        _fresh[broker.directory] = labkit.record.record(FRESH_SCENARIO, outdir, broker_dir=broker.directory)
+    return _fresh[broker.directory]
+
+
+def offsets_segments(recording: Path) -> list[Path]:
+    return sorted((recording / "kafka-logs").glob("__consumer_offsets-*/*.log"))
+
+
+def metadata_segments(recording: Path) -> list[Path]:
+    return sorted((recording / "kafka-logs").glob("__cluster_metadata-*/*.log"))
