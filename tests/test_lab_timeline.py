@@ -11,6 +11,7 @@ storm). The recordings are committed, so these tests need no JVM.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -68,12 +69,12 @@ def _require(paths: list[Path]) -> None:
 @pytest.mark.parametrize("path", CLASSIC, ids=lambda p: p.name)
 def test_generations_members_and_ownership_equal_what_the_clients_saw(path, source):
     timeline = SOURCES[source](path)
-    for name, truth in groups(path).items():
-        if truth.protocol != "classic":
+    for name, seen_by_clients in groups(path).items():
+        if seen_by_clients.protocol != "classic":
             continue
         got = completed_members(timeline.group(name).rounds)
-        assert sorted(got) == sorted(truth.generations), (name, "generations")
-        for generation, owners in truth.generations.items():
+        assert sorted(got) == sorted(seen_by_clients.generations), (name, "generations")
+        for generation, owners in seen_by_clients.generations.items():
             seen = got[generation]
             # the log also records a member the leader gave nothing to whose SyncGroup was then refused
             # (the next round had begun): it never completed the generation, so its client never saw it
@@ -88,13 +89,13 @@ def test_kip848_epochs_and_what_each_member_owned_equal_what_the_clients_saw(pat
     member epoch a client reported is a round of the timeline with that member in it, and each member went
     through the same assignments, in the same order, as its rebalance listener saw."""
     timeline = SOURCES[source](path)
-    for name, truth in groups(path).items():
-        if truth.protocol != "consumer":
+    for name, seen_by_clients in groups(path).items():
+        if seen_by_clients.protocol != "consumer":
             continue
         tl = timeline.group(name)
         assert tl.kind == "consumer (KIP-848)"
         epochs = {r.generation: r for r in tl.rounds if r.members}
-        for generation, owners in truth.generations.items():
+        for generation, owners in seen_by_clients.generations.items():
             assert generation in epochs, (name, generation)
             assert set(owners) <= {m.member_id for m in epochs[generation].members}, (name, generation)
         seen = {m: without_handovers(h) for m, h in timeline_histories(tl.rounds).items()}
@@ -249,3 +250,60 @@ def test_each_settled_epoch_is_the_round_kafka_describes(path, source):
         assert got == _described(event), (event["group"], event["group_epoch"])
         checked += 1
     assert checked
+
+
+PROBING_LINES = (
+    # the leader of an older release, handed a subscription newer than it knows
+    (re.compile(r"Received a future \(version probing\) subscription \(version: (\d+)\)\. Sending assignment back "
+                r"\(with supported version (\d+)\)"), "leader"),
+    # a member that sent its latest version and got an older one back: it downgrades and rejoins
+    (re.compile(r"Sent a version (\d+) subscription and got version (\d+) assignment back \(successful version "
+                r"probing\)"), "downgrade"),
+    # a member told everyone now speaks a newer version: it upgrades and rejoins, the end of the upgrade
+    (re.compile(r"Sent a version (\d+) subscription and group's latest commonly supported version is (\d+)"),
+     "upgrade"),
+)
+
+
+def _round_at(rounds, ts: float):
+    """The round in progress (or just finished) when Streams logged a line at ``ts``."""
+    started = [r for r in rounds if r.start is not None and r.start <= ts + 0.05 and r.members]
+    return started[-1] if started else None
+
+
+@pytest.mark.parametrize("source_name", sorted(SOURCES))
+def test_the_streams_upgrade_probes_as_streams_logged_it(source_name):
+    """The Kafka Streams application rolled from 2.4.1 to 4.4.0 with upgrade.from: every version-probing line
+    Streams logged is a round of the timeline whose members sent and got exactly those versions, and the
+    round after it is the probing follow-up; the upgrade ends with everyone on the newest version, and an
+    operator is told it finished (churn and an upgrade, no storm, nothing stuck)."""
+    path = recording("streams-upgrade")
+    if path is None:
+        pytest.skip("no streams-upgrade recording")
+    tl = SOURCES[source_name](path).group("lab-wordcount-upgrade")
+    rounds = [r for r in tl.rounds if r.members]
+    seen = 0
+    for event in truth(path):
+        if event["event"] != "streams_log":
+            continue
+        for pattern, kind in PROBING_LINES:
+            found = pattern.search(event["message"])
+            if found is None:
+                continue
+            sent, other = int(found.group(1)), int(found.group(2))
+            r = _round_at(rounds, event["ts"] / 1000)
+            assert r is not None, event["message"]
+            if kind == "upgrade":
+                assert any(m.streams_version == sent and m.streams_common == other for m in r.members), event
+            else:
+                assert any(m.streams_version == sent and m.streams_assignment_version == other for m in r.members), \
+                    (event["message"], [(m.streams_version, m.streams_assignment_version) for m in r.members])
+            if kind != "leader":
+                after = rounds[rounds.index(r) + 1]
+                assert "probing" in {c.kind for c in after.causes}, [str(c) for c in after.causes]
+            seen += 1
+    assert seen >= 4, "the upgrade logs probing at both rolling steps"
+    assert {(m.streams_version, m.streams_latest) for m in rounds[-1].members} == {(11, 11)}
+    kinds = {f.kind: f.severity for f in tl.findings}
+    assert kinds.get("upgrade-finished") == "info" and "storm" not in kinds and "stuck-upgrade" not in kinds, \
+        [f.summary for f in tl.findings]
