@@ -159,8 +159,12 @@ def test_deliberate_joins_and_leaves_are_churn_not_a_storm(scenario, source):
     path = recording(scenario)
     if path is None:
         pytest.skip(f"no {scenario} recording")
+    check_churn(path, source, CHURN[scenario])
+
+
+def check_churn(path: Path, source: str, groups_of_scenario: tuple[str, ...]) -> None:
     timeline = SOURCES[source](path)
-    for group in CHURN[scenario]:
+    for group in groups_of_scenario:
         tl = timeline.group(group)
         kinds = {f.kind: f.severity for f in tl.findings}
         assert "storm" not in kinds and kinds.get("churn") == "info", (group, [f.summary for f in tl.findings])
@@ -173,6 +177,10 @@ def test_a_real_java_join_is_one_member_in_two_steps():
     path = recording("classic")
     if path is None:
         pytest.skip("no classic recording")
+    check_two_step_joins(path)
+
+
+def check_two_step_joins(path: Path) -> None:
     tl = capture_timeline(path).group("lab-classic-range")
     first = tl.rounds[0]
     assert [m.member_id for m in first.members] == [first.leader] and first.complete

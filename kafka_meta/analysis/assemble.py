@@ -62,15 +62,19 @@ def merge(into: GroupTimeline, other: GroupTimeline) -> None:
 
 def build_timeline(exchanges: Iterable[Any] = (), offsets_rows: Iterable[Mapping[str, Any]] = (),
                    thresholds: Thresholds | None = None, offsets_file: str | None = None,
-                   commit_counts: Iterable[tuple[str, float | None, int]] = ()) -> Timeline:
+                   commit_counts: Iterable[tuple[str, float | None, int]] = (),
+                   topic_names: Mapping[str, str] | None = None) -> Timeline:
     """The whole story: rounds per group from both sources, findings per group, groups by trouble.
 
     ``commit_counts`` are (group, epoch seconds, commits) counted outside (the Spark job counts commits
-    instead of collecting them); commits among ``offsets_rows`` are counted here."""
+    instead of collecting them); commits among ``offsets_rows`` are counted here. ``topic_names`` (topic id,
+    as :func:`~kafka_meta.analysis.epochs.topic_id` writes it, to name) names the topics of records that give
+    only ids, beside what the rows' own commits say (the Spark job gathers them from commits it does not
+    collect)."""
     timeline = Timeline(thresholds=thresholds or Thresholds())
     skipped: list[str] = []
     groups = build_timelines(exchanges, skipped)
-    logged, timeline.errors = build_generations(offsets_rows, offsets_file)
+    logged, timeline.errors = build_generations(offsets_rows, offsets_file, topic_names)
     timeline.errors = skipped + timeline.errors
     add_commit_counts(logged, commit_counts)
     for name, tl in logged.items():

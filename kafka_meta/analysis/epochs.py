@@ -11,6 +11,7 @@ A member heartbeating with epoch -1 (or -2, static) is leaving; epoch 0 is joini
 
 from __future__ import annotations
 
+import base64
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -36,10 +37,20 @@ def topic_names(exchanges: list[Mapping[str, Any]]) -> dict[str, str]:
     return names
 
 
-def _topic_id(value: Any) -> str:
+def topic_id(value: Any) -> str:
+    """A topic id in one form, ``str(uuid)``, whether given as its 16 bytes, a uuid, Kafka's URL-safe base64
+    (as Kafka's JSON and the Spark columns print it) or already as text."""
     if isinstance(value, bytes | bytearray) and len(value) == 16:
         return str(uuid.UUID(bytes=bytes(value)))
+    if isinstance(value, str) and len(value) == 22:
+        try:
+            return str(uuid.UUID(bytes=base64.urlsafe_b64decode(value + "==")))
+        except (ValueError, TypeError):
+            return value
     return str(value)
+
+
+_topic_id = topic_id
 
 
 def _tps(groups: Any, names: Mapping[str, str]) -> set[TopicPartition] | None:

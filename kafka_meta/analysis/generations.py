@@ -203,12 +203,14 @@ class _Log:
         tl.rounds.append(r)
 
 
-def build_generations(rows: Iterable[Mapping[str, Any]],
-                      file: str | None = None) -> tuple[dict[str, model.GroupTimeline], list[str]]:
+def build_generations(rows: Iterable[Mapping[str, Any]], file: str | None = None,
+                      topic_names: Mapping[str, str] | None = None,
+                      ) -> tuple[dict[str, model.GroupTimeline], list[str]]:
     """Timelines from ``__consumer_offsets`` rows in log order (``key``, ``value`` and, when known,
     ``timestamp`` in ms, ``offset``, ``partition``, ``_file``/``_line`` where it was read), and the records that could
     not be read."""
     log = _Log()
+    log.topic_ids.update(topic_names or {})
     for n, row in enumerate(rows, 1):
         topic = row.get("topic")
         if isinstance(topic, str) and not holds_offsets(topic):

@@ -14,6 +14,7 @@ import json
 from typing import Any
 
 from kafka_meta.analysis.assemble import Timeline, build_timeline
+from kafka_meta.analysis.epochs import topic_id
 from kafka_meta.analysis.rounds import GROUP_APIS
 from kafka_meta.spark.bodies import body_value
 
@@ -48,7 +49,9 @@ def group_exchanges(df: Any) -> tuple[list[dict[str, Any]], list[str]]:
     """The group-protocol rows of a ``kafka-meta-capture`` DataFrame as exchange dicts, and its problems."""
     from pyspark.sql import functions as F
 
-    rows = df.where(F.col("apiName").isin(*GROUP_APIS) | (F.col("apiName").isNull() & F.col("_error").isNotNull()))
+    # Metadata exchanges too: their responses name the topics KIP-848 heartbeats give by id only
+    rows = df.where(F.col("apiName").isin(*GROUP_APIS, "Metadata")
+                    | (F.col("apiName").isNull() & F.col("_error").isNotNull()))
     exchanges, problems = [], []
     for row in rows.collect():
         d = row.asDict(recursive=True)
@@ -84,12 +87,26 @@ def timeline_of(decoded: Any, source: str | None = None, exchanges: list[dict[st
     commits, aborted = settled_commits(decoded, commits)
     per_second = (commits.groupBy("groupId", F.floor(F.col("_ms") / 1000).alias("second")).count().collect())
     counts = [(r.groupId, None if r.second is None else float(r.second), r["count"]) for r in per_second]
-    timeline = build_timeline(exchanges or [], offsets_rows=rows, commit_counts=counts)
+    timeline = build_timeline(exchanges or [], offsets_rows=rows, commit_counts=counts,
+                              topic_names=topic_names(commits))
     for group, n in aborted.items():
         tl = timeline.group(group)
         if tl is not None:
             tl.aborted_commits += n
     return timeline
+
+
+def topic_names(commits: Any) -> dict[str, str]:
+    """Topic id -> name from the offset commits (which carry both since Kafka 4.1): the KIP-848 records the
+    timeline collects name topics by id only. As many rows come back as there are topics."""
+    from pyspark.sql import functions as F
+
+    if "offsetCommit" not in commits.columns:
+        return {}
+    pairs = (commits.where(F.col("offsetCommit.value.topicId").isNotNull())
+             .select(F.col("offsetCommit.value.topicId").alias("id"), F.col("offsetCommit.key.topic").alias("name"))
+             .distinct().collect())
+    return {topic_id(r.id): r.name for r in pairs if r.name}
 
 
 def settled_commits(decoded: Any, commits: Any) -> tuple[Any, dict[str, int]]:

@@ -1,0 +1,102 @@
+"""The analyze job (Spark, local mode) on the lab's recordings, captures and log directories in one run: its
+report.json tells what the Java clients themselves observed, as the plain-Python timeline does."""
+
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+
+import pytest
+from lab_truth import (
+    completed_members,
+    groups,
+    owned_histories,
+    recording,
+    timeline_histories,
+    truth,
+    without_handovers,
+)
+
+pytest.importorskip("pyspark", reason="PySpark is not installed (the spark extra)")
+
+from kafka_meta.cli.main import main
+
+SCENARIOS = ("classic", "static", "storm", "consumer", "transactions", "streams-upgrade")
+
+
+def _units(labels: list[str] | None) -> set[tuple[str, int]] | None:
+    if labels is None:
+        return None
+    return {(label.rsplit("-", 1)[0], int(label.rsplit("-", 1)[1])) for label in labels}
+
+
+def rounds_of(doc: dict) -> list[SimpleNamespace]:
+    """report.json's rounds of one group as the objects the truth helpers read."""
+    return [SimpleNamespace(generation=r["generation"], source=r["source"], causes=r["causes"],
+                            members=[SimpleNamespace(member_id=m["memberId"], assigned=_units(m["assigned"]),
+                                                     synced_at=m["syncedAt"]) for m in r["members"]])
+            for r in doc["rounds"]]
+
+
+@pytest.fixture(scope="module")
+def report(spark, tmp_path_factory):
+    paths = [recording(name) for name in SCENARIOS]
+    if None in paths:
+        pytest.skip("the lab recordings are not all there (fixtures/lab)")
+    inputs = [str(p / part) for p in paths for part in ("capture.pcapng", "kafka-logs")]  # type: ignore[operator]
+    out = tmp_path_factory.mktemp("lab-analyze")
+    assert main(["analyze", *inputs, "--output", str(out)]) == 0
+    return json.loads((out / "report.json").read_text()), paths
+
+
+def test_every_group_of_every_recording_is_in_the_report(report):
+    doc, paths = report
+    for path in paths:
+        for name in groups(path):
+            assert name in doc["groups"], (path.name, name)
+
+
+def test_classic_generations_and_ownership_equal_what_the_clients_saw(report):
+    doc, paths = report
+    for path in paths:
+        for name, seen in groups(path).items():
+            if seen.protocol != "classic":
+                continue
+            got = completed_members(rounds_of(doc["groups"][name]))
+            assert sorted(got) == sorted(seen.generations), name
+            for generation, owners in seen.generations.items():
+                assert {m: got[generation][m] for m in owners} == owners, (name, generation)
+
+
+def test_kip848_members_went_through_what_their_listeners_saw(report):
+    doc, paths = report
+    for path in paths:
+        for name, seen in groups(path).items():
+            if seen.protocol != "consumer":
+                continue
+            got = {m: without_handovers(h) for m, h in timeline_histories(rounds_of(doc["groups"][name])).items()}
+            assert got == {m: without_handovers(h) for m, h in owned_histories(path, name).items()}, name
+
+
+def test_findings_as_an_operator_would_judge_them(report):
+    doc, _ = report
+    severity = {(f["group"], f["kind"]): f["severity"] for f in doc["findings"]}
+    assert severity[("lab-storm", "storm")] == "critical"
+    assert severity[("lab-static", "storm")] == "critical"
+    for churn in ("lab-classic-range", "lab-classic-coop", "lab-consumer-uniform", "lab-consumer-range"):
+        assert severity.get((churn, "churn")) == "info" and (churn, "storm") not in severity, churn
+    assert severity[("lab-wordcount-upgrade", "upgrade-finished")] == "info"
+    assert not {k for k in severity if k[0] == "lab-wordcount-upgrade" and k[1] in ("storm", "stuck-upgrade")}
+    assert not [k for k in severity if k[1] in ("join-unfinished", "zombie-commit")], severity
+
+
+def test_an_aborted_transactions_offsets_are_not_counted(report):
+    doc, paths = report
+    transactions = [e for e in truth(next(p for p in paths if p.name == "transactions"))
+                    if e["event"] == "transaction"]
+    txn = doc["groups"]["lab-txn"]
+    aborted = sum(len(t["offsets"]) for t in transactions if t["outcome"] == "aborted")
+    assert aborted and txn["abortedCommits"] == aborted
+    # one OffsetCommit record per partition of each committed transaction, and only those
+    committed = sum(len(t["offsets"]) for t in transactions if t["outcome"] == "committed")
+    assert sum(r["commits"] for r in txn["rounds"]) == committed
