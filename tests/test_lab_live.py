@@ -31,5 +31,6 @@ def test_a_fresh_recordings_churn_is_not_a_storm(fresh, source):
     held.check_churn(fresh, source, held.CHURN["classic"])
 
 
-def test_a_fresh_recordings_committed_offsets(fresh):
-    held.test_committed_offsets_equal_what_kafkas_admin_client_read(fresh)
+@pytest.mark.parametrize("source", sorted(held.SOURCES))
+def test_a_fresh_recordings_committed_offsets(fresh, source):
+    held.test_committed_offsets_equal_what_kafkas_admin_client_read(fresh, source)

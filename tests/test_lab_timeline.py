@@ -191,17 +191,18 @@ def check_two_step_joins(path: Path) -> None:
 def _committed_at(tl, ts: float) -> dict[str, int]:
     """The offsets in force at ``ts`` by the timeline's commits (refused and aborted ones never count)."""
     out: dict[str, int] = {}
-    for c in sorted((c for c in tl.commits if not c.error_codes and c.ts is not None and c.ts <= ts),
-                    key=lambda c: c.ts):
+    for c in sorted((c for c in tl.commits if not c.error_codes and c.in_force is not None and c.in_force <= ts),
+                    key=lambda c: c.in_force):
         out.update(c.offsets)
     return out
 
 
 @pytest.mark.parametrize("path", recordings(), ids=lambda p: p.name)
-def test_committed_offsets_equal_what_kafkas_admin_client_read(path):
-    """Every listConsumerGroupOffsets snapshot the scenario took equals the offsets the log's commits put in
-    force by then; offsets committed in an aborted transaction are never among them."""
-    timeline = log_timeline(path)
+def test_committed_offsets_equal_what_kafkas_admin_client_read(path, source):
+    """Every listConsumerGroupOffsets snapshot the scenario took equals the offsets the commits put in force
+    by then (the log's records, the capture's OffsetCommit and committed TxnOffsetCommit requests); offsets
+    committed in an aborted transaction are never among them."""
+    timeline = SOURCES[source](path)
     snapshots = [e for e in truth(path) if e["event"] == "committed" and e.get("offsets")]
     if not snapshots:
         pytest.skip(f"{path.name}: no committed offsets were read")
@@ -218,11 +219,17 @@ def test_an_aborted_transactions_offsets_never_count():
     transactions = [e for e in truth(path) if e["event"] == "transaction"]
     aborted = [t for t in transactions if t["outcome"] == "aborted"]
     assert aborted, "the scenario aborts a transaction"
+    committed = [t for t in transactions if t["outcome"] == "committed"]
     for source in (log_timeline, both_timeline):
         tl = source(path).group("lab-txn")
         assert tl.aborted_commits == sum(len(t["offsets"]) for t in aborted)
-        committed = sum(len(t["offsets"]) for t in transactions if t["outcome"] == "committed")
-        assert len([c for c in tl.commits if c.evidence and c.evidence.offset is not None]) == committed
+        assert len([c for c in tl.commits if c.evidence and c.evidence.offset is not None]) == sum(
+            len(t["offsets"]) for t in committed)
+    # on the wire: TxnOffsetCommit requests, decided by the producer's EndTxn
+    tl = capture_timeline(path).group("lab-txn")
+    assert tl.aborted_commits == sum(len(t["offsets"]) for t in aborted)
+    assert sorted(tuple(sorted(c.offsets.items())) for c in tl.commits) == sorted(
+        tuple(sorted(t["offsets"].items())) for t in committed)
 
 
 def _described(event: dict) -> dict[str, frozenset[str]]:

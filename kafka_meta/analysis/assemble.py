@@ -44,18 +44,23 @@ class Timeline:
 
 
 def merge(into: GroupTimeline, other: GroupTimeline) -> None:
+    """The log's view (``other``) of a group into the capture's (``into``). Where both saw the same thing the
+    log's record of it counts once: the commits the coordinator wrote (one record per partition) stand for
+    the OffsetCommit requests that wrote them, and only the requests it refused, which it never wrote, are
+    added from the capture; an aborted transaction seen both ways is one."""
     captured = {r.generation for r in into.rounds if r.generation is not None}
     for r in other.rounds:
         twin = next((c for c in into.rounds if c.generation == r.generation), None) if r.generation in captured \
             else None
         if twin is not None:
-            twin.commits += r.commits
+            twin.commits = r.commits or twin.commits
             twin.explanation = twin.explanation or r.explanation
         else:
             into.rounds.append(r)
     into.rounds = sort_rounds(into.rounds)
-    into.commits += other.commits
-    into.aborted_commits += other.aborted_commits
+    if other.commits:
+        into.commits = [*other.commits, *(c for c in into.commits if c.error_codes)]
+    into.aborted_commits = max(into.aborted_commits, other.aborted_commits)
     if into.kind == "classic":
         into.kind = other.kind
 

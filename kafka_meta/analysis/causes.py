@@ -109,8 +109,10 @@ class ClientMemory:
         if present:
             return "restart"
         how = self.departed.pop(key, None)
+        if how is None:  # that client never went: another process with the same client id and host
+            return "join"
         self.returns[key] = self.returns.get(key, 0) + 1
-        if how in ("expiry", "poll-timeout", "rejoin") or how is None or self.returns[key] > 1:
+        if how in ("expiry", "poll-timeout", "rejoin") or self.returns[key] > 1:
             return "rejoin"
         return "restart"
 

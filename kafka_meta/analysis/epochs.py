@@ -53,6 +53,15 @@ def topic_id(value: Any) -> str:
 _topic_id = topic_id
 
 
+def topic_label(topic: Mapping[str, Any], names: Mapping[str, str]) -> str:
+    """A topic of a request body by its name, or by its id where newer versions give only that (OffsetCommit
+    v10, TxnOffsetCommit v6): the name the capture's Metadata gave it, else the id's first 8 characters."""
+    if topic.get("name"):
+        return str(topic["name"])
+    ident = topic_id(topic.get("topicId"))
+    return names.get(ident, ident[:8])
+
+
 def _tps(groups: Any, names: Mapping[str, str]) -> set[TopicPartition] | None:
     if groups is None:
         return None

@@ -21,7 +21,7 @@ from typing import Any
 import kafka_meta as km
 from kafka_meta.analysis.causes import Cause, ClientMemory, is_poll_timeout
 from kafka_meta.analysis.codes import MEMBER_ID_REQUIRED, REBALANCE_IN_PROGRESS, error_name
-from kafka_meta.analysis.epochs import PROTOCOLS, EpochBuilder, topic_names
+from kafka_meta.analysis.epochs import PROTOCOLS, EpochBuilder, topic_label, topic_names
 from kafka_meta.analysis.joins import resolve_member_ids
 from kafka_meta.analysis.moves import moves
 from kafka_meta.analysis.timeline import (
@@ -34,10 +34,11 @@ from kafka_meta.analysis.timeline import (
     TopicPartition,
     sort_rounds,
 )
+from kafka_meta.analysis.transactions import END_TXN, TXN_COMMIT, Transactions
 
 JOIN, SYNC, HEARTBEAT, LEAVE, COMMIT = "JoinGroup", "SyncGroup", "Heartbeat", "LeaveGroup", "OffsetCommit"
 EPOCH_HEARTBEATS = tuple(PROTOCOLS)  # KIP-848, KIP-932, KIP-1071: see kafka_meta.analysis.epochs
-GROUP_APIS = (JOIN, SYNC, HEARTBEAT, LEAVE, COMMIT, *EPOCH_HEARTBEATS)
+GROUP_APIS = (JOIN, SYNC, HEARTBEAT, LEAVE, COMMIT, *EPOCH_HEARTBEATS, TXN_COMMIT, END_TXN)
 # how long the coordinator may hold a JoinGroup: the largest rebalance timeout a Java consumer asks for by
 # default (max.poll.interval.ms, 5 minutes); a capture ending sooner after a join may just have cut it off
 REBALANCE_TIMEOUT_S = 300.0
@@ -548,12 +549,19 @@ def build_timelines(exchanges: Iterable[Any], errors: list[str] | None = None) -
         if ex.get("apiName") in GROUP_APIS and _group_of(ex):
             coordinators[_group_of(ex)].add(ex.get("broker"))  # type: ignore[index]
     ends = capture_ends(rows)
+    transactions = Transactions()
     for n, ex in enumerate(rows, 1):
         api, group = ex.get("apiName"), _group_of(ex)
+        if api == END_TXN:  # names no group: it decides the offsets its producer committed for some
+            for commit in transactions.end(ex):
+                commits[_placed(commit.group, coordinators, ex)].append(commit)
+            continue
         if not group or api not in GROUP_APIS:
             continue
-        if len(coordinators[group]) > 1:  # one group id on several coordinators: other clusters, or a move
-            group = f"{group} @ {ex.get('broker') or '?'}"
+        if api == TXN_COMMIT:
+            transactions.offsets(_placed(group, coordinators, ex), ex, names)
+            continue
+        group = _placed(group, coordinators, ex)
         try:
             _feed(builders, epochs, commits, names, api, group, ex)
         except (TypeError, ValueError, AttributeError, KeyError) as exc:  # a body not in the specs' shape
@@ -569,6 +577,11 @@ def build_timelines(exchanges: Iterable[Any], errors: list[str] | None = None) -
         except (TypeError, ValueError, AttributeError, KeyError) as exc:  # a shape _clean does not know
             errors.append(f"group {name}: its exchanges could not be put in order ({type(exc).__name__}: {exc})")
             out[name] = GroupTimeline(name)
+    for group, n in transactions.aborted.items():
+        out.setdefault(group, GroupTimeline(group)).aborted_commits += n
+    for name, group_commits in commits.items():
+        if name not in out:  # a group seen only committing offsets in transactions
+            out[name] = GroupTimeline(name, commits=group_commits)
     for tl in out.values():
         by_generation: dict[int, int] = defaultdict(int)
         for c in tl.commits:
@@ -577,6 +590,14 @@ def build_timelines(exchanges: Iterable[Any], errors: list[str] | None = None) -
         for r in tl.rounds:
             r.commits = by_generation.get(r.generation, 0) if r.generation is not None else 0
     return out
+
+
+def _placed(group: str, coordinators: Mapping[str, set[str | None]], ex: Mapping[str, Any]) -> str:
+    """The group's name in the timeline: ``group @ broker`` when its id went to several coordinators (other
+    clusters, or a coordinator that moved), so unrelated generations are not mixed."""
+    if len(coordinators.get(group, ())) > 1:
+        return f"{group} @ {ex.get('broker') or '?'}"
+    return group
 
 
 def capture_ends(rows: Iterable[Mapping[str, Any]]) -> dict[str | None, float]:
@@ -605,19 +626,20 @@ def _feed(builders: dict[str, _GroupBuilder], epochs: dict[str, EpochBuilder], c
     elif api == LEAVE:
         b.leaves.append(ex)
     else:
-        commits[group].append(_commit(group, ex))
+        commits[group].append(_commit(group, ex, names))
 
 
-def _commit(group: str, ex: Mapping[str, Any]) -> Commit:
+def _commit(group: str, ex: Mapping[str, Any], names: Mapping[str, str]) -> Commit:
     req, resp = ex.get("request") or {}, ex.get("response") or {}
     generation = req.get("generationIdOrMemberEpoch", req.get("generationId", ex.get("generationId")))
     c = Commit(group, ex.get("ts"), member_id=req.get("memberId") or ex.get("memberId"),
-               generation=generation if isinstance(generation, int) else None, evidence=_evidence(ex))
+               generation=generation if isinstance(generation, int) else None, evidence=_evidence(ex),
+               answered=ex.get("responseTs"))
     for topic in req.get("topics") or []:
         c.partitions += len(topic.get("partitions") or [])
         for p in topic.get("partitions") or []:
             if isinstance(p.get("committedOffset"), int) and isinstance(p.get("partitionIndex"), int):
-                c.offsets[f"{topic.get('name')}-{p['partitionIndex']}"] = p["committedOffset"]
+                c.offsets[f"{topic_label(topic, names)}-{p['partitionIndex']}"] = p["committedOffset"]
     for topic in resp.get("topics") or []:
         for p in topic.get("partitions") or []:
             if p.get("errorCode"):

@@ -206,6 +206,11 @@ class Commit:
     error_codes: Counter[int] = field(default_factory=Counter)  # per-partition errors of the response
     evidence: Evidence | None = None
     offsets: dict[str, int] = field(default_factory=dict)  # "topic-partition" -> offset, where known
+    answered: float | None = None  # a captured commit: when the coordinator answered (it is in force from then)
+
+    @property
+    def in_force(self) -> float | None:
+        return self.answered if self.answered is not None else self.ts
 
 
 @dataclass
@@ -229,7 +234,7 @@ class GroupTimeline:
         """The offsets in force after the last commit of each partition (commits refused or aborted never
         are), in time order: what the group would resume from."""
         out: dict[str, int] = {}
-        timed = sorted((c for c in self.commits if not c.error_codes), key=lambda c: c.ts or 0.0)
+        timed = sorted((c for c in self.commits if not c.error_codes), key=lambda c: c.in_force or 0.0)
         for c in timed:
             out.update(c.offsets)
         return out

@@ -1,0 +1,66 @@
+"""Offsets committed inside transactions (KIP-98's ``sendOffsetsToTransaction``), from captured exchanges.
+
+A transactional producer commits a group's offsets with TxnOffsetCommit; they take effect only when the
+producer ends the transaction with EndTxn(committed=true), and an aborted transaction's offsets never do (a
+member of the group never resumes from them). So TxnOffsetCommit exchanges are held per producer until that
+producer's next EndTxn decides them, as the group coordinator itself does with the transaction's markers.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from kafka_meta.analysis.epochs import topic_label
+from kafka_meta.analysis.timeline import Commit, Evidence
+
+TXN_COMMIT, END_TXN = "TxnOffsetCommit", "EndTxn"
+
+
+def _producer(ex: Mapping[str, Any]) -> int | None:
+    producer = (ex.get("request") or {}).get("producerId")
+    return producer if isinstance(producer, int) and not isinstance(producer, bool) else None
+
+
+class Transactions:
+    """TxnOffsetCommit exchanges waiting for their producer's EndTxn, fed in time order."""
+
+    def __init__(self) -> None:
+        self.pending: dict[int, list[Commit]] = defaultdict(list)
+        self.aborted: Counter[str] = Counter()  # group -> partitions whose offsets an aborted transaction held
+
+    def offsets(self, group: str, ex: Mapping[str, Any], names: Mapping[str, str]) -> None:
+        producer = _producer(ex)
+        if producer is None:
+            return
+        req, resp = ex.get("request") or {}, ex.get("response") or {}
+        source = ex.get("source") or {}
+        generation = req.get("generationIdOrMemberEpoch", req.get("generationId"))
+        commit = Commit(group, ex.get("ts"), member_id=req.get("memberId") or None,
+                        generation=generation if isinstance(generation, int) and generation >= 0 else None,
+                        evidence=Evidence(file=source.get("file"), frame=source.get("frame"), ts=ex.get("ts")))
+        for topic in req.get("topics") or []:
+            for p in topic.get("partitions") or []:
+                commit.partitions += 1
+                if isinstance(p.get("committedOffset"), int) and isinstance(p.get("partitionIndex"), int):
+                    commit.offsets[f"{topic_label(topic, names)}-{p['partitionIndex']}"] = p["committedOffset"]
+        for topic in resp.get("topics") or []:
+            for p in topic.get("partitions") or []:
+                if p.get("errorCode"):
+                    commit.error_codes[p["errorCode"]] += 1
+        self.pending[producer].append(commit)
+
+    def end(self, ex: Mapping[str, Any]) -> Iterator[Commit]:
+        """The commits an EndTxn puts in force (none when it aborts, or is refused)."""
+        producer = _producer(ex)
+        if producer is None or producer not in self.pending:
+            return
+        committed = (ex.get("request") or {}).get("committed") is True
+        refused = bool((ex.get("response") or {}).get("errorCode")) or ex.get("responseTs") is None
+        for commit in self.pending.pop(producer):
+            if committed and not refused and not commit.error_codes:
+                commit.answered = ex.get("responseTs")  # in force once the transaction committed
+                yield commit
+            else:
+                self.aborted[commit.group] += commit.partitions
