@@ -1,5 +1,6 @@
 """The project's own golden corpus (fixtures/golden): it verifies, covers every registered type and
-version, holds every shared vector of a registered type, and is exactly what the build script writes."""
+version, holds every shared vector of a registered type and every vector taken from the lab's recordings of
+Kafka (fixtures/lab/vectors.jsonl), and is exactly what the build script writes."""
 
 from __future__ import annotations
 
@@ -10,10 +11,11 @@ from kafka_meta.codec.registry import Registry
 from kafka_meta.formats.catalogue import load_bundled
 from kafka_meta.golden import find_cases, subjects, verify_directory
 from kafka_meta.golden.build import build
-from kafka_meta.golden.sources import shared_vectors
+from kafka_meta.golden.sources import shared_vectors, vector_file
 from kafka_meta.golden.verify import load_document, read_bytes
 
 CORPUS = ROOT / "fixtures" / "golden"
+LAB_VECTORS = ROOT / "fixtures" / "lab" / "vectors.jsonl"
 REBUILD = "rebuild the corpus with: python -m kafka_meta.golden.build"
 
 
@@ -50,9 +52,22 @@ def test_every_shared_vector_of_a_registered_type_is_in_the_corpus():
     assert missing == [], REBUILD
 
 
+def test_every_lab_vector_is_in_the_corpus():
+    """Bytes Kafka 4.4.0's broker, its Java clients and Kafka Streams wrote in the lab's recordings: every one is
+    a case, checked both ways (none needs to be decode-only)."""
+    known = subjects(bundled())
+    cases, _ = find_cases(CORPUS)
+    pinned = {read_bytes(c) for c in cases}
+    vectors = list(vector_file(LAB_VECTORS))
+    assert vectors and all(v.subject in known for v in vectors)
+    assert [v.metadata["source"] for v in vectors if v.blob not in pinned] == [], REBUILD
+    lab = [load_document(c) for c in cases if c.name.startswith("lab-")]
+    assert len(lab) == len(vectors) and not [d for d in lab if d.get("decodeOnly")]
+
+
 @pytest.mark.skipif(not GOLDEN_DIR.is_dir(), reason=SHARED_REASON)
 def test_rebuilding_writes_exactly_the_corpus(tmp_path):
-    report = build(tmp_path, GOLDEN_DIR, bundled())
+    report = build(tmp_path, GOLDEN_DIR, bundled(), vectors=[LAB_VECTORS])
     assert report.skipped == []
     ours = {p.relative_to(CORPUS): p.read_bytes() for p in CORPUS.rglob("*") if p.is_file()}
     rebuilt = {p.relative_to(tmp_path): p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import base64
 import json
+import uuid
+from pathlib import Path
 
 import pytest
 from log_support import kafka_python_batch
@@ -18,11 +20,18 @@ from kafka_meta.kraft.reader import (
     decode_metadata_record,
     metadata_record_json,
     read_frame,
+    topic_names,
 )
+from kafka_meta.log import read_log
+from kafka_meta.offsets import decode_record
 
 MV21 = bytes.fromhex("010c00" "116d657461646174612e76657273696f6e" "0015" "00")  # metadata.version = 21
-# a TopicRecord (apiKey 2, v0) of a real controller: name "t", a topic id; no spec of ours declares it
-TOPIC = bytes.fromhex("010200" "0274" + "11" * 16 + "00")
+# a NoOpRecord (apiKey 20, v0: nothing but its tagged fields), as a controller writes one every few hundred ms;
+# no spec of ours declares it
+NOOP = bytes.fromhex("011400" "00")
+# a TopicRecord (apiKey 2, v0) of Kafka 4.4's controller (fixtures/lab/transactions, offset 30): a name, an id
+TOPIC = bytes.fromhex("010200" "0b6c61622d74786e2d696e" "70305a98b91e4bdd89d6f0373f456994" "00")
+LAB = Path(__file__).resolve().parents[1] / "fixtures" / "lab"
 
 
 def test_a_feature_level_record_is_decoded():
@@ -34,15 +43,25 @@ def test_a_feature_level_record_is_decoded():
                                             "record": {"name": "metadata.version", "featureLevel": 21}}
 
 
-def test_a_record_of_an_undeclared_type_is_kept_whole():
+def test_a_topic_record_is_decoded():
     record = decode_metadata_record(TOPIC)
+    assert (record.record_type, record.record.name) == ("TopicRecord", "lab-txn-in")
+    assert record.record.topic_id == uuid.UUID("70305a98-b91e-4bdd-89d6-f0373f456994")
+    assert metadata_record_json(record) == {"frameVersion": 1, "apiKey": 2, "recordVersion": 0,
+                                            "recordType": "TopicRecord",
+                                            "record": {"name": "lab-txn-in", "topicId": "cDBamLkeS92J1vA3P0VplA"}}
+    assert km.encode(record) == TOPIC
+
+
+def test_a_record_of_an_undeclared_type_is_kept_whole():
+    record = decode_metadata_record(NOOP)
     assert isinstance(record, UnknownMetadataRecord)
-    assert (record.frame_version, record.api_key, record.record_version, record.value) == (1, 2, 0, TOPIC)
-    assert metadata_record_json(record) == {"frameVersion": 1, "apiKey": 2, "recordVersion": 0, "unknown": True,
-                                            "reason": "unknown metadata record apiKey 2",
-                                            "value": base64.b64encode(TOPIC).decode()}
-    with pytest.raises(km.DecodeError, match="unknown metadata record apiKey 2") as info:
-        decode_metadata_record(TOPIC, strict=True)
+    assert (record.frame_version, record.api_key, record.record_version, record.value) == (1, 20, 0, NOOP)
+    assert metadata_record_json(record) == {"frameVersion": 1, "apiKey": 20, "recordVersion": 0, "unknown": True,
+                                            "reason": "unknown metadata record apiKey 20",
+                                            "value": base64.b64encode(NOOP).decode()}
+    with pytest.raises(km.DecodeError, match="unknown metadata record apiKey 20") as info:
+        decode_metadata_record(NOOP, strict=True)
     assert (info.value.path, info.value.offset) == ("apiKey", 1)
 
 
@@ -60,13 +79,13 @@ def test_what_kafka_refuses_is_an_error_naming_where():
         decode_metadata_record(bytes.fromhex("01808004" "00") + MV21[3:])
     with pytest.raises(km.DecodeError, match="Kafka refuses them"):
         decode_metadata_record(MV21 + b"\xff")
-    assert read_frame(TOPIC) == Frame(1, 2, 0)
+    assert read_frame(TOPIC) == Frame(1, 2, 0) and read_frame(NOOP) == Frame(1, 20, 0)
 
 
 def test_kafka_meta_log_decodes_a_metadata_partition(tmp_path, capsys):
     partition = tmp_path / "__cluster_metadata-0"
     partition.mkdir()
-    (partition / "00000000000000000000.log").write_bytes(kafka_python_batch(0, [(None, MV21), (None, TOPIC)]))
+    (partition / "00000000000000000000.log").write_bytes(kafka_python_batch(0, [(None, MV21), (None, NOOP)]))
     code = main(["log", "--decode", str(partition)])
     out, err = capsys.readouterr()
     rows = [json.loads(line) for line in out.splitlines()]
@@ -78,5 +97,39 @@ def test_kafka_meta_log_decodes_a_metadata_partition(tmp_path, capsys):
 
     code = main(["log", "--decode", "--strict", str(partition)])
     out, err = capsys.readouterr()
-    assert code == 1 and "unknown metadata record apiKey 2" in json.loads(out.splitlines()[1])["error"]
+    assert code == 1 and "unknown metadata record apiKey 20" in json.loads(out.splitlines()[1])["error"]
     assert main(["log", "--group", "g", str(partition)]) == 0 and capsys.readouterr().out == ""  # no groups here
+
+
+def test_topic_names_come_from_the_topic_records_of_a_real_metadata_log():
+    names = topic_names(read_log(LAB / "transactions" / "kafka-logs"))  # the whole log directory: other topics too
+    assert names["70305a98-b91e-4bdd-89d6-f0373f456994"] == "lab-txn-in"
+    assert set(names.values()) == {"lab-txn-in", "lab-txn-out", "__consumer_offsets", "__transaction_state"}
+    assert all(str(uuid.UUID(key)) == key for key in names)  # str(uuid.UUID): the form the record models print
+
+
+def test_topic_names_are_the_ids_kip_848_groups_commit_under():
+    """The consumer recording's KIP-848 group commits offsets with the topic's name in the key and its id in
+    the value (OffsetCommitValue v4): every such id names the same topic in the metadata log."""
+    logs = LAB / "consumer" / "kafka-logs"
+    names = topic_names(read_log(logs / "__cluster_metadata-0"))
+    committed = {}
+    for row in read_log(logs):
+        if row["topic"] == "__consumer_offsets" and row["value"] is not None and not row["control"]:
+            record = decode_record(row["key"], row["value"])
+            if record.record_name == "OffsetCommit" and getattr(record.value, "topic_id", None) is not None:
+                committed[str(record.value.topic_id)] = record.key.topic
+    assert committed and all(names[topic_id] == topic for topic_id, topic in committed.items())
+
+
+def test_topic_names_pass_over_what_names_no_topic():
+    rows = [{"topic": "__cluster_metadata", "key": None, "value": NOOP},
+            {"topic": "__cluster_metadata", "key": None, "value": b"\x01\x02"},  # cut inside the frame
+            {"topic": "__cluster_metadata", "key": None, "value": TOPIC[:-3]},  # cut inside the record
+            {"topic": "__cluster_metadata", "key": None, "value": None, "_error": "damage at byte 7"},
+            {"topic": "__cluster_metadata", "key": b"\x00\x00", "value": TOPIC, "control": True},
+            {"topic": "__consumer_offsets", "key": None, "value": TOPIC},
+            {"topic": "__cluster_metadata", "key": None, "value": MV21},
+            {"topic": "__cluster_metadata", "key": None, "value": TOPIC}]
+    assert topic_names(rows) == {"70305a98-b91e-4bdd-89d6-f0373f456994": "lab-txn-in"}
+    assert topic_names([]) == {}

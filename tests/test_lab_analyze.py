@@ -21,7 +21,7 @@ pytest.importorskip("pyspark", reason="PySpark is not installed (the spark extra
 
 from kafka_meta.cli.main import main
 
-SCENARIOS = ("classic", "static", "storm", "consumer", "transactions", "streams-upgrade")
+SCENARIOS = ("classic", "static", "storm", "consumer", "transactions", "share", "streams-upgrade", "streams-group")
 
 
 def _units(labels: list[str] | None) -> set[tuple[str, int]] | None:
@@ -100,3 +100,22 @@ def test_an_aborted_transactions_offsets_are_not_counted(report):
     # one OffsetCommit record per partition of each committed transaction, and only those
     committed = sum(len(t["offsets"]) for t in transactions if t["outcome"] == "committed")
     assert sum(r["commits"] for r in txn["rounds"]) == committed
+
+
+def test_settled_epochs_are_what_kafkas_admin_client_described(report):
+    """KIP-848, share and streams groups: each Stable describe snapshot is the round of its group epoch."""
+    from test_lab_timeline import _described
+
+    doc, paths = report
+    checked = 0
+    for path in paths:
+        for event in truth(path):
+            if event["event"] not in ("describe", "streams_describe") or not event.get("members"):
+                continue
+            if event.get("state") != "Stable" or event.get("group_epoch") is None or event.get("type") == "Classic":
+                continue
+            r = next(r for r in doc["groups"][event["group"]]["rounds"] if r["generation"] == event["group_epoch"])
+            got = {m["memberId"]: frozenset(m["assigned"] or ()) for m in r["members"]}
+            assert got == _described(event), (event["group"], event["group_epoch"])
+            checked += 1
+    assert checked >= 10

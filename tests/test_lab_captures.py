@@ -10,21 +10,24 @@ lab and its broker (marked kafka).
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pytest
-from lab_recordings import committed_params, fresh_recording
+from lab_recordings import FIXTURES, committed_params, fresh_recording
 
 from kafka_meta.capture import read_capture
+from kafka_meta.kraft.reader import topic_names
+from kafka_meta.log import read_log
 from kafka_meta.protocol import APIS
 from kafka_meta.protocol.member_metadata import ASSIGNMENT, SUBSCRIPTION, USER_DATA_TYPES
 
 RECORDINGS = committed_params()
 GROUP_APIS = ("JoinGroup", "SyncGroup", "Heartbeat", "LeaveGroup", "OffsetCommit", "ConsumerGroupHeartbeat",
-              "StreamsGroupHeartbeat", "ShareGroupHeartbeat")
+              "StreamsGroupHeartbeat", "ShareGroupHeartbeat", "TxnOffsetCommit")
 CONSUMER = "consumer"
 SHOWN = 10
 
@@ -120,6 +123,34 @@ def check_capture(capture: Path) -> Counter:
 @pytest.mark.parametrize("recording", RECORDINGS)
 def test_every_exchange_of_a_recording_decodes(recording):
     check_capture(recording / "capture.pcapng")
+
+
+def test_a_transactional_producers_exchanges_are_its_transactions():
+    """The transactions recording: each transaction the producer reported (truth.jsonl) is one TxnOffsetCommit,
+    naming the group, the member and generation it commits for and the offsets (topics by id, named by the
+    metadata log's TopicRecords), then one EndTxn with its transactional id, producer and outcome."""
+    recording = FIXTURES / "transactions"
+    truth = [json.loads(line) for line in (recording / "truth.jsonl").read_text().splitlines() if line.strip()]
+    transactions = [t for t in truth if t["event"] == "transaction"]
+    rows = exchanges(recording / "capture.pcapng")
+    commits = [r for r in rows if r["apiName"] == "TxnOffsetCommit"]
+    ends = [r for r in rows if r["apiName"] == "EndTxn"]
+    assert transactions and len(commits) == len(ends) == len(transactions)
+    names = topic_names(read_log(recording / "kafka-logs" / "__cluster_metadata-0"))
+    for txn, commit, end in zip(transactions, commits, ends, strict=True):
+        assert (commit["groupId"], commit["memberId"], commit["generationId"], commit["errorCode"]) == (
+            txn["group"], txn["member_id"], txn["generation"], None)
+        request = commit["request"]
+        assert request["transactionalId"] == txn["transactional_id"]
+        offsets = {f"{names[str(t['topicId'])]}-{p['partitionIndex']}": p["committedOffset"]
+                   for t in request["topics"] for p in t["partitions"]}
+        assert offsets == txn["offsets"]
+        assert all(p["errorCode"] == 0 for t in commit["response"]["topics"] for p in t["partitions"])
+        body = end["request"]
+        assert (body["transactionalId"], body["producerId"], body["producerEpoch"]) == (
+            txn["transactional_id"], request["producerId"], request["producerEpoch"])
+        assert body["committed"] == (txn["outcome"] == "committed")
+        assert end["response"]["errorCode"] == 0 and end["groupId"] is None  # EndTxn names no group
 
 
 @pytest.mark.kafka

@@ -1,6 +1,8 @@
 """Kafka's DumpLogSegments is the reference for the broker's segments: `kafka-meta log --decode` gives, record
 for record, what Kafka's own tool prints for every recording's `__consumer_offsets` and `__cluster_metadata`
-segments (the committed recordings under fixtures/lab/ and one recorded in this session).
+segments (the committed recordings under fixtures/lab/ and one recorded in this session). Of the metadata log,
+every record's type and version, and the contents of the records kafka_meta declares (FeatureLevelRecord,
+TopicRecord), held to Kafka's specs of them as they lie in the lab's kafka-metadata jar.
 
 For each record, kafka_meta's JSON line is turned into what DumpLogSegments would print for it
 (`expected_key`, `expected_payload`) by the rules below, each one a place where the two representations
@@ -17,7 +19,9 @@ from __future__ import annotations
 import base64
 import io
 import json
+import uuid
 import zipfile
+from collections import Counter
 from contextlib import redirect_stderr, redirect_stdout
 from functools import cache
 from pathlib import Path
@@ -30,8 +34,11 @@ from lab_recordings import committed_params, fresh_recording, metadata_segments,
 
 import kafka_meta as km
 from kafka_meta.cli.main import main
-from kafka_meta.log import Batch, Damage, read_batches
+from kafka_meta.kraft.reader import topic_names
+from kafka_meta.log import Batch, Damage, read_batches, read_log
+from kafka_meta.spec import load_spec_text
 from kafka_meta.spec.jsonc import loads
+from kafka_meta.spec.model import MessageSpec
 
 pytestmark = pytest.mark.kafka
 
@@ -307,24 +314,31 @@ def check_batches(dumplog, segments: list[Path], decoder: str) -> None:
     report(mismatches, checked)
 
 
-# --- __cluster_metadata: every FeatureLevelRecord, and every record's type and version ---------------------
+# --- __cluster_metadata: every record's type and version, the contents of those kafka_meta declares --------
 
 @cache
-def kafka_metadata_types(jar_dir: Path) -> dict[str, int]:
-    """Kafka 4.4's metadata record names (MetadataRecordType constants, FEATURE_LEVEL_RECORD) -> apiKey, from
-    the specs inside the lab's kafka-metadata jar (read where they lie, never copied)."""
+def kafka_metadata_specs(jar_dir: Path) -> dict[str, MessageSpec]:
+    """Kafka 4.4's metadata record specs by the name DumpLogSegments prints for their type (MetadataRecordType
+    constants: FEATURE_LEVEL_RECORD), from the specs inside the lab's kafka-metadata jar (read where they lie,
+    never copied)."""
     [jar] = sorted(jar_dir.glob("kafka-metadata-*.jar"))
     out = {}
     with zipfile.ZipFile(jar) as z:
         for name in z.namelist():
             if name.startswith("common/metadata/") and name.endswith(".json"):
-                spec = loads(z.read(name).decode())
-                if spec.get("type") == "metadata":
-                    out[upper_snake(spec["name"])] = spec["apiKey"]
+                text = z.read(name).decode()
+                if loads(text).get("type") == "metadata":
+                    spec = load_spec_text(text, f"{jar.name}!{name}")
+                    out[upper_snake(spec.name)] = spec
     return out
 
 
-def metadata_mismatch(kafka, row: dict[str, Any], types: dict[str, int]) -> str | None:
+def declared_metadata_types() -> dict[int, str]:
+    """apiKey -> name of the metadata records kafka_meta declares (the others it keeps as bytes)."""
+    return {key: fmt.name for key, fmt in km.model("MetadataRecord").record_formats().items()}
+
+
+def metadata_mismatch(kafka, row: dict[str, Any], specs: dict[str, MessageSpec]) -> str | None:
     if kafka.control is not None:
         # Rule: DumpLogSegments names a KRaft control record (LeaderChange, KRaftVersion, KRaftVoters...) and
         # prints its contents; kafka_meta says it is a control record and gives its type id ("type 2").
@@ -333,34 +347,41 @@ def metadata_mismatch(kafka, row: dict[str, Any], types: dict[str, int]) -> str 
     if kafka.error is not None:
         return None if "error" in row else f"Kafka: {kafka.error!r}; kafka_meta read {row}"
     payload = kafka.payload
-    if row.get("apiKey") != types.get(payload["type"]) or row.get("recordVersion") != payload["version"]:
+    spec = specs.get(payload["type"])
+    if spec is None or row.get("apiKey") != spec.api_key or row.get("recordVersion") != payload["version"]:
         # Rule: Kafka prints the record type's name, kafka_meta its apiKey: Kafka's own specs map one to the other.
         return (f"Kafka {payload['type']} v{payload['version']} vs apiKey {row.get('apiKey')} "
                 f"v{row.get('recordVersion')}")
-    if payload["type"] != "FEATURE_LEVEL_RECORD":
+    ours = declared_metadata_types().get(spec.api_key)
+    if ours is None:
         # Rule: kafka_meta declares the metadata records rebalances depend on; the others it keeps as bytes.
         return None if row.get("unknown") else f"kafka_meta decoded {payload['type']}: {row}"
-    if row.get("recordType") != "FeatureLevelRecord":
-        return f"Kafka read a FeatureLevelRecord, kafka_meta {row}"
+    if row.get("recordType") != ours or ours != spec.name:
+        return f"Kafka read a {spec.name}, kafka_meta {row}"
     try:
-        data = kafka_view(row["record"], kafka_spec("FeatureLevelRecord").fields, row["recordVersion"], path="record")
+        data = kafka_view(row["record"], spec.fields, row["recordVersion"], path="record")
     except NotKafkas as e:
         return str(e)
-    return None if data == payload["data"] else f"FeatureLevelRecord: Kafka {payload['data']} vs {data}"
+    return None if data == payload["data"] else f"{ours}: Kafka {payload['data']} vs {data}"
 
 
 def check_metadata(dumplog, lab, recording: Path) -> None:
-    need_shared()
     segments = metadata_segments(recording)
     assert segments, f"{recording} holds no __cluster_metadata segment"
     kafka, ours = compared(dumplog, segments, "cluster-metadata")
     same_records(kafka, ours)
-    types = kafka_metadata_types(lab.build.LAB / "kafka" / "target" / "lib")
+    specs = kafka_metadata_specs(lab.build.LAB / "kafka" / "target" / "lib")
     mismatches = [f"{where}: {problem}" for where, record in sorted(kafka.items())
-                  if (problem := metadata_mismatch(record, ours[where], types))]
+                  if (problem := metadata_mismatch(record, ours[where], specs))]
     report(mismatches, len(kafka))
+    types = Counter(r.payload.get("type") for r in kafka.values() if r.payload)
+    assert {"FEATURE_LEVEL_RECORD", "TOPIC_RECORD"} <= set(types), types
     features = [r for r in kafka.values() if r.payload and r.payload.get("type") == "FEATURE_LEVEL_RECORD"]
     assert any(r.payload["data"]["name"] == "metadata.version" for r in features), "no metadata.version level"
+    # kraft.reader.topic_names: the id -> name of every TopicRecord Kafka printed, ids as str(uuid.UUID)
+    topics = {str(uuid.UUID(bytes=base64.urlsafe_b64decode(r.payload["data"]["topicId"] + "=="))):
+              r.payload["data"]["name"] for r in kafka.values() if r.payload and r.payload["type"] == "TOPIC_RECORD"}
+    assert topic_names(read_log(recording / "kafka-logs")) == topics
 
 
 # --- the tests -------------------------------------------------------------------------------------------

@@ -20,13 +20,14 @@ kp_group = pytest.importorskip("kafka.protocol.consumer.group", reason="kafka-py
 kp_metadata = pytest.importorskip("kafka.protocol.metadata")
 kp_admin = pytest.importorskip("kafka.protocol.admin")
 kp_produce = pytest.importorskip("kafka.protocol.producer.produce")
+kp_txn = pytest.importorskip("kafka.protocol.producer.transaction")
 
 CONN = Connection("10.0.0.1:50000", "10.0.0.2:9092", 1)
 KAFKA_PYTHON_APIS = {
     "ApiVersions": kp_metadata, "FindCoordinator": kp_metadata, "JoinGroup": kp_group, "SyncGroup": kp_group,
     "Heartbeat": kp_group, "LeaveGroup": kp_group, "OffsetCommit": kp_group, "OffsetFetch": kp_group,
     "DescribeGroups": kp_admin, "ListGroups": kp_admin, "DeleteGroups": kp_admin, "OffsetDelete": kp_group,
-    "Metadata": kp_metadata,
+    "Metadata": kp_metadata, "TxnOffsetCommit": kp_txn, "EndTxn": kp_txn,
 }
 
 

@@ -26,10 +26,12 @@ from kafka_meta.analysis.groups import GroupFacts, _classic
 from kafka_meta.analysis.moves import moves
 from kafka_meta.analysis.rounds import streams_account
 from kafka_meta.errors import KafkaMetaError
+from kafka_meta.kraft.reader import topic_names as cluster_topic_names
 from kafka_meta.log import holds_offsets
 from kafka_meta.offsets.reader import decode_record
 from kafka_meta.offsets.records import ControlRecord, CoordinatorRecord
 
+METADATA_TOPIC = "__cluster_metadata"
 HEX = re.compile(r"^(?:[0-9a-fA-F]{2})*$")
 COMMITS = (0, 1)
 GROUP_METADATA = 2
@@ -211,8 +213,12 @@ def build_generations(rows: Iterable[Mapping[str, Any]], file: str | None = None
     not be read."""
     log = _Log()
     log.topic_ids.update(topic_names or {})
+    metadata: list[Mapping[str, Any]] = []
     for n, row in enumerate(rows, 1):
         topic = row.get("topic")
+        if topic == METADATA_TOPIC:
+            metadata.append(row)  # the cluster's TopicRecords name the topics some records give by id only
+            continue
         if isinstance(topic, str) and not holds_offsets(topic):
             continue  # another internal topic of the same log directory (__transaction_state, ...)
         where = model.Evidence(file=row.get("_file", file), offset=row.get("offset"),
@@ -242,6 +248,7 @@ def build_generations(rows: Iterable[Mapping[str, Any]], file: str | None = None
             log.epoch_groups[name].finish()
         else:
             _triggers(tl.rounds)
+    log.topic_ids.update(cluster_topic_names(metadata))
     name_topics([log.groups[name] for name in log.epoch_groups], log.topic_ids)
     return dict(sorted(log.groups.items())), log.errors
 

@@ -1,10 +1,12 @@
-"""Build (or rebuild) the golden corpus: ``python -m kafka_meta.golden.build [--out DIR] [--shared DIR]``.
+"""Build (or rebuild) the golden corpus:
+``python -m kafka_meta.golden.build [--out DIR] [--shared DIR] [--vectors FILE ...]``.
 
 For every subject the registry offers (each type, and each key + value record):
 
-1. every vector of the shared golden set (bytes from Kafka's Java code and other clients) whose type is
-   registered becomes a case, kept only if it decodes and, unless it is decode-only, re-encodes to the
-   same bytes;
+1. every vector of the shared golden set (bytes from Kafka's Java code and other clients), and of the
+   vector files given (by default ``fixtures/lab/vectors.jsonl``: bytes Kafka 4.4.0's broker, Java clients
+   and Kafka Streams wrote in the lab's recordings), whose type is registered becomes a case, kept only if
+   it decodes and, unless it is decode-only, re-encodes to the same bytes;
 2. every version with no such vector gets cases written by our own encoder from realistic values
    (:mod:`kafka_meta.golden.samples`): a typical message, the all-defaults message, and in flexible
    versions one carrying a tagged field no version knows; records also get a tombstone.
@@ -18,7 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,12 +30,13 @@ from kafka_meta.errors import KafkaMetaError
 from kafka_meta.formats.catalogue import REGISTRY
 from kafka_meta.golden import samples
 from kafka_meta.golden.layout import CaseRef, find_cases
-from kafka_meta.golden.sources import Vector, shared_vectors
+from kafka_meta.golden.sources import Vector, shared_vectors, vector_file
 from kafka_meta.golden.store import add_from_bytes
 from kafka_meta.golden.subjects import CaseBytes, RecordSubject, Subject, decode_message, subjects
 from kafka_meta.wire.composite import KStruct
 
 MARKER = "kafka_meta.golden.build"
+LAB_VECTORS = Path("fixtures/lab/vectors.jsonl")  # bytes from the lab's recordings of Kafka (docs/lab.md)
 OWN_SOURCE = "kafka_meta's encoder (realistic values; no other implementation's bytes for this version)"
 
 
@@ -119,24 +122,34 @@ def _add_vector(out: Path, subject: Subject, name: str, blob: CaseBytes, version
     return add_from_bytes(out, subject, name, blob, version, **metadata)
 
 
-def build(out: Path, shared: Path | None, registry: Registry = REGISTRY) -> BuildReport:
+def _vectors(shared: Path | None, files: Sequence[Path]) -> Iterator[Vector]:
+    """The shared set's vectors, then those of each file."""
+    if shared is not None and shared.is_dir():
+        yield from shared_vectors(shared)
+    for path in files:
+        yield from vector_file(path)
+
+
+def build(out: Path, shared: Path | None, registry: Registry = REGISTRY, vectors: Sequence[Path] = ()
+          ) -> BuildReport:
+    """Write the corpus under ``out`` from the shared set under ``shared`` (None: none), the vector files
+    ``vectors`` and, for the versions no vector covers, our encoder."""
     report = BuildReport()
     known = subjects(registry)
     covered: set[tuple[str, str | None, int | None]] = set()
     meta = {"generatedBy": MARKER}
-    if shared is not None and shared.is_dir():
-        for vector in shared_vectors(shared):
-            subject = _route(vector, known)
-            if subject is None:
-                report.unregistered[vector.subject] = report.unregistered.get(vector.subject, 0) + 1
-                continue
-            try:
-                case = _add_vector(out, subject, vector.name, vector.blob, vector.version, {**vector.metadata, **meta})
-            except KafkaMetaError as e:
-                report.skipped.append(f"{vector.metadata.get('source')}: {e}")
-                continue
-            report.written.append(case)
-            covered.add((case.subject, _variant_of(case), case.version))
+    for vector in _vectors(shared, vectors):
+        subject = _route(vector, known)
+        if subject is None:
+            report.unregistered[vector.subject] = report.unregistered.get(vector.subject, 0) + 1
+            continue
+        try:
+            case = _add_vector(out, subject, vector.name, vector.blob, vector.version, {**vector.metadata, **meta})
+        except KafkaMetaError as e:
+            report.skipped.append(f"{vector.metadata.get('source')}: {e}")
+            continue
+        report.written.append(case)
+        covered.add((case.subject, _variant_of(case), case.version))
     for name, subject in known.items():
         jobs: list[tuple[int | None, str, CaseBytes]] = []
         layouts = subject.layouts()
@@ -195,11 +208,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", default="fixtures/golden", help="the corpus directory (default: %(default)s)")
     parser.add_argument("--shared", default="../shared/golden",
                         help="vectors from other implementations (default: %(default)s; skipped if absent)")
+    parser.add_argument("--vectors", action="append", type=Path,
+                        help=f"a vector file of the same shape, repeatable (default: {LAB_VECTORS}, if present)")
     args = parser.parse_args(argv)
     shared = Path(args.shared)
     if not shared.is_dir():
-        print(f"{shared} not found: writing generated cases only", file=sys.stderr)
-    report = build(Path(args.out), shared if shared.is_dir() else None)
+        print(f"{shared} not found: no shared vectors", file=sys.stderr)
+    files = args.vectors if args.vectors is not None else [p for p in [LAB_VECTORS] if p.is_file()]
+    report = build(Path(args.out), shared if shared.is_dir() else None, vectors=files)
     print(report.summary())
     return 0
 

@@ -1,5 +1,5 @@
-"""Vectors from other implementations (the shared golden set: JSON Lines of hex bytes with notes), as
-candidate golden cases.
+"""Vectors from other implementations (the shared golden set: JSON Lines of hex bytes with notes; and files of
+the same shape, such as the vectors taken from recordings of Kafka itself), as candidate golden cases.
 
 Each line names its type (Java vectors: ``type``; other clients: ``kind``). A ``keyHex`` makes it a key +
 value record, whose value may be null (a tombstone).
@@ -68,8 +68,9 @@ def _blob(case: dict[str, Any]) -> CaseBytes | None:
     return CaseBytes(body, key)
 
 
-def read_vectors(path: Path, origin: str) -> Iterator[Vector]:
-    """The vectors of one file; ``origin`` (e.g. ``java``) starts every case name."""
+def read_vectors(path: Path, origin: str, prefix: str | None = None) -> Iterator[Vector]:
+    """The vectors of one file; ``origin`` (e.g. ``java``) names the writer of lines that do not name theirs
+    (``source``), and starts every case name, unless a line names its writer or ``prefix`` is given."""
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
             continue
@@ -78,8 +79,8 @@ def read_vectors(path: Path, origin: str) -> Iterator[Vector]:
         if subject is None or blob is None:
             continue
         source = case.get("source") or SOURCE_NAMES.get(origin, origin)
-        prefix = slug(source.split()[0] if case.get("source") else origin, 16)
-        name = f"{prefix}-{number:03d}-{slug(describe(case.get('note') or ''))}"
+        start = prefix or slug(source.split()[0] if case.get("source") else origin, 16)
+        name = f"{start}-{number:03d}-{slug(describe(case.get('note') or ''))}"
         metadata = {"source": f"{source} ({path.parent.name}/{path.name} line {number})", "note": case.get("note")}
         if case.get("decodeOnly"):
             metadata["decodeOnly"] = True
@@ -93,3 +94,10 @@ def shared_vectors(root: Path) -> Iterator[Vector]:
     """Every vector under a shared golden directory (``java/``, ``java-2026/``, ``clients/`` ...)."""
     for path in sorted(root.glob("*/*.jsonl")):
         yield from read_vectors(path, path.parent.name)
+
+
+def vector_file(path: Path) -> Iterator[Vector]:
+    """The vectors of one more file of the same shape outside the shared set (``fixtures/lab/vectors.jsonl``:
+    bytes taken from recordings of Kafka's broker and clients); its cases are named after its directory
+    (``lab-012-...``), each line naming its writer (``source``)."""
+    yield from read_vectors(path, path.parent.name, prefix=slug(path.parent.name, 16))

@@ -2,7 +2,8 @@
 
 Each record of that log has no key; its value is one framed metadata record (``MetadataRecord``). A
 controller writes dozens of record types (topics, partitions, brokers, configs...), of which kafka_meta
-declares the ones rebalances depend on (``FeatureLevelRecord``; more with :func:`kafka_meta.load_specs`).
+declares the ones rebalances depend on (``FeatureLevelRecord``, and ``TopicRecord``, which names the topic ids
+KIP-848 groups use: :func:`topic_names`; more with :func:`kafka_meta.load_specs`).
 So, as :func:`kafka_meta.offsets.decode_record` does for ``__consumer_offsets``, a lenient read keeps a
 record of an apiKey no registered spec has as an :class:`UnknownMetadataRecord` with its frame and bytes,
 instead of failing the log it sits in; a strict read refuses it. Anything else that does not read (a frame
@@ -11,6 +12,7 @@ version other than 1, a damaged body, bytes after the record) is a :class:`~kafk
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
 from kafka_meta.api import decode, model
@@ -20,6 +22,8 @@ from kafka_meta.models.base import KafkaModel
 from kafka_meta.models.values import KafkaBytes, bytes_to_json
 
 RECORD = "__cluster_metadata record"
+METADATA_TOPIC = "__cluster_metadata"
+TOPIC_RECORD_API_KEY = 2  # TopicRecord: a topic's name and id
 FRAME_FIELDS = ("frameVersion", "apiKey", "recordVersion")  # Kafka's names, for errors
 
 
@@ -100,3 +104,37 @@ def metadata_record_json(record: MetadataRecord | UnknownMetadataRecord) -> dict
     out = record.to_json_dict()
     return {"frameVersion": out["frameVersion"], "apiKey": out["apiKey"], "recordVersion": out["recordVersion"],
             "recordType": record.record_type, "record": out["record"]}
+
+
+def topic_names(rows: Iterable[Mapping[str, Any]]) -> dict[str, str]:
+    """Topic id -> topic name, from the ``TopicRecord`` of each topic among metadata-log rows.
+
+    KIP-848 consumer groups name topics by id alone (their ``__consumer_offsets`` records, OffsetCommit v10+,
+    ConsumerGroupHeartbeat), and so does the rest of the metadata log; the ``TopicRecord`` a controller writes
+    when it creates a topic is what gives each id its name back. ``rows`` are shaped as
+    :func:`kafka_meta.log.read_log` yields them (``topic``, ``key``, ``value``, ``control``, ``_error``...), and
+    may come from a whole log directory: rows of other topics, keyed rows, control records, damage and records
+    that do not read are passed over (this gathers names; reading the log record by record is
+    :func:`decode_metadata_record`'s job), so a damaged log still names the topics it can.
+
+    The ids are keys in the form ``str(uuid.UUID)`` gives (lowercase hex with dashes,
+    ``"70305a98-b91e-4bdd-89d6-f0373f456994"``), the form kafka_meta uses for the ``topic_id`` of KIP-848
+    records' models: not Kafka's base64 form (``cDBamLkeS92J1vA3P0VplA``) that JSON output uses. A topic deleted
+    and created again has a new id, so both ids name it; an id recorded twice keeps its latest name.
+    """
+    names: dict[str, str] = {}
+    for row in rows:
+        value = row.get("value")
+        if (value is None or row.get("key") is not None or row.get("control") or row.get("_error")
+                or row.get("topic") not in (METADATA_TOPIC, None)):
+            continue
+        try:
+            if read_frame(bytes(value)).api_key != TOPIC_RECORD_API_KEY:
+                continue
+            record = decode_metadata_record(value)
+        except DecodeError:
+            continue
+        if isinstance(record, MetadataRecord) and record.record_type == "TopicRecord":
+            body = record.record
+            names[str(body.topic_id)] = body.name  # type: ignore[attr-defined]
+    return names

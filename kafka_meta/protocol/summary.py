@@ -1,10 +1,11 @@
 """The group-level facts of an exchange (group, member, generation, error), lifted from its bodies.
 
 Each api spells them its own way: the classic apis say ``generationId``, KIP-848 heartbeats
-``memberEpoch`` (reported as the generation: it plays that role), OffsetCommit v9+
-``generationIdOrMemberEpoch``; batched apis (DescribeGroups, OffsetFetch v8+, LeaveGroup v3+) name a group
-or member only when the batch holds exactly one. The response wins over the request: it carries what the
-broker decided (the member id a first join is given).
+``memberEpoch`` (reported as the generation: it plays that role), OffsetCommit v9+ and TxnOffsetCommit
+``generationIdOrMemberEpoch`` (a transactional producer commits a group's offsets for the member that consumed
+them, so the exchange is the group's though a producer sent it); batched apis (DescribeGroups, OffsetFetch v8+,
+LeaveGroup v3+) name a group or member only when the batch holds exactly one. The response wins over the
+request: it carries what the broker decided (the member id a first join is given).
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ def _single_member(request: dict[str, Any]) -> str | None:
 
 
 # the apis whose bodies name a group, a member or a generation (the others only have an error code)
-GROUP_APIS = frozenset({8, 9, 10, 11, 12, 13, 14, 15, 42, 47, 68, 69, 76, 88})
+GROUP_APIS = frozenset({8, 9, 10, 11, 12, 13, 14, 15, 28, 42, 47, 68, 69, 76, 88})
 
 
 def group_facts(api_key: int | None, request: dict[str, Any] | None, response: dict[str, Any] | None

@@ -54,7 +54,8 @@ def _round_rows(r: Round) -> str:
     codes = sorted((r.error_codes + r.heartbeat_errors).items())
     state = r.state if not r.phase else f"{r.phase} {r.state}".strip()
     cells = [(str(r.generation) if r.generation is not None else "?", "n"), (clock(r.start), ""),
-             (seconds(r.duration_ms), "n"), (r.source, ""), ("<br>".join(escape(t) for t in r.triggers) or "-", "raw"),
+             (seconds(r.duration_ms), "n"), (r.source, ""),
+             ("<br>".join(escape(t) for t in (*r.triggers, *r.notes)) or "-", "raw"),
              (r.leader or "-", ""), (r.protocol or "-", ""),
              (short([f"{v} x{n}" for v, n in sorted(r.versions.items())], 4), ""),
              (short(tp_labels(r.moved), 8), ""), (str(r.commits), "n"),

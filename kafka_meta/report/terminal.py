@@ -71,7 +71,7 @@ def _round_row(r: Round) -> list[str | Text]:
         state = f"{r.phase} {state}".strip()
     generation = str(r.generation) if r.generation is not None else "?"
     return [generation + (" log" if r.source == "offsets" else ""), time_of_day(r.start), seconds(r.duration_ms),
-            "\n".join(r.triggers) or "-", r.leader or "-", str(len(r.members)), versions,
+            "\n".join((*r.triggers, *r.notes)) or "-", r.leader or "-", str(len(r.members)), versions,
             short(sorted(f"{tp[0]}-{tp[1]}" for tp in r.moved), 4), str(r.commits), errors or "-",
             Text(state, style="yellow" if state else "")]
 

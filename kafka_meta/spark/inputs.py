@@ -34,6 +34,7 @@ class Inputs:
     offsets: Any = None  # DataFrame: key, value (binary), provenance columns, control
     blobs: Any = None  # DataFrame: type, blob (binary), other columns
     exchanges: Any = None  # DataFrame: the kafka-meta-capture data source's rows
+    topics: Any = None  # DataFrame: the __cluster_metadata records of a log directory that name topics
     unreadable: int = 0  # input lines that are not JSON objects
 
 
@@ -191,8 +192,12 @@ def read_log(spark: Any, source: str) -> Inputs:
 
     register(spark)
     df = spark.read.format("kafka-meta-log").load(source)
+    # the cluster's TopicRecords (frame version 1, apiKey 2: the value's first two bytes) name the topics that
+    # KIP-848, share and streams group records give by id; one per topic, picked out on the executors
+    topics = df.where((F.col("topic") == "__cluster_metadata")
+                      & (F.substring("value", 1, 2) == F.lit(bytearray(b"\x01\x02")))).select("topic", "key", "value")
     df = df.where(F.col("topic").isNull() | ~F.col("topic").isin(*OTHER_INTERNAL_TOPICS))  # not offsets records
-    return Inputs(offsets=df.select("key", "value", *PROVENANCE, "control", "producerId",
+    return Inputs(topics=topics, offsets=df.select("key", "value", *PROVENANCE, "control", "producerId",
                                     F.col("_error").alias("_damage")))
 
 
@@ -206,7 +211,7 @@ def read_inputs(spark: Any, sources: list[str], fmt: str = "auto", bootstrap_ser
         inputs = read_input(spark, source, fmt, bootstrap_servers)
         if inputs.offsets is not None:
             inputs.offsets = inputs.offsets.withColumn("_source", F.lit(source))
-        for kind in ("offsets", "blobs", "exchanges"):
+        for kind in ("offsets", "blobs", "exchanges", "topics"):
             frame, more = getattr(merged, kind), getattr(inputs, kind)
             if more is not None:
                 setattr(merged, kind, more if frame is None else _union(frame, more))

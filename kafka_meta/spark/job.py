@@ -21,6 +21,7 @@ from typing import Any
 from kafka_meta.analysis import GroupFacts, Report, analyze_groups, render_text
 from kafka_meta.analysis.assemble import build_timeline
 from kafka_meta.errors import InputError, KafkaMetaError
+from kafka_meta.kraft.reader import topic_names
 from kafka_meta.offsets import decode_record
 from kafka_meta.spark.inputs import FORMATS, Inputs, check_source, read_inputs
 from kafka_meta.spark.timeline import capture_exchanges, group_exchanges, timeline_of, write_timeline_html
@@ -41,7 +42,7 @@ class Progress:
 
 
 def analyze_offsets(offsets: Any, output: str, report: Report, progress: Progress, source: str | None = None,
-                    exchanges: list[dict[str, Any]] | None = None) -> None:
+                    exchanges: list[dict[str, Any]] | None = None, names: dict[str, str] | None = None) -> None:
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
@@ -91,7 +92,7 @@ def analyze_offsets(offsets: Any, output: str, report: Report, progress: Progres
         facts.committed_partitions = row["count"]
     report.groups = dict(sorted(report.groups.items()))
     progress.step("building the rebalance timeline")
-    report.timeline = timeline_of(decoded, source, exchanges)
+    report.timeline = timeline_of(decoded, source, exchanges, names)
     decoded.unpersist()
 
 
@@ -167,7 +168,8 @@ def run(spark: Any, source: str | list[str], fmt: str = "auto", output: str = "k
         exchanges += group_exchanges(inputs.exchanges)[0]
         analyze_exchanges(inputs.exchanges, output, report, progress)
     if inputs.offsets is not None:
-        analyze_offsets(inputs.offsets, output, report, progress, source, exchanges)
+        names = topic_names([row.asDict() for row in inputs.topics.collect()]) if inputs.topics is not None else {}
+        analyze_offsets(inputs.offsets, output, report, progress, source, exchanges, names)
     elif exchanges:
         report.timeline = build_timeline(exchanges)
     if inputs.blobs is not None:

@@ -14,11 +14,14 @@ import json
 from typing import Any
 
 from kafka_meta.analysis.assemble import Timeline, build_timeline
+from kafka_meta.analysis.epoch_log import BY_RECORD_TYPE
 from kafka_meta.analysis.epochs import topic_id
 from kafka_meta.analysis.rounds import GROUP_APIS
 from kafka_meta.spark.bodies import body_value
 
-TIMELINE_RECORD_TYPES = (2, 3, 4, 5, 6, 7, 8)  # classic generations, KIP-848 epochs and member records
+# classic generations (2), the KIP-848 topic names of Kafka 4.0 (4), and the epochs and member records of
+# consumer, share and streams groups
+TIMELINE_RECORD_TYPES = (2, 4, *sorted(BY_RECORD_TYPE))
 ORDER = ("partition", "offset")
 
 
@@ -64,9 +67,11 @@ def group_exchanges(df: Any) -> tuple[list[dict[str, Any]], list[str]]:
     return exchanges, problems
 
 
-def timeline_of(decoded: Any, source: str | None = None, exchanges: list[dict[str, Any]] | None = None) -> Timeline:
+def timeline_of(decoded: Any, source: str | None = None, exchanges: list[dict[str, Any]] | None = None,
+                names: dict[str, str] | None = None) -> Timeline:
     """The timeline of ``decode_offsets`` output (rows in; only group records and commit counts come out),
-    with captured exchanges when there are some."""
+    with captured exchanges when there are some; ``names`` (topic id -> name, from the cluster's metadata log)
+    adds to the names the commits give."""
     from pyspark.sql import functions as F
 
     good = decoded.where(F.col("_error").isNull() & ~F.col("unknown") & ~F.col("control"))
@@ -88,11 +93,11 @@ def timeline_of(decoded: Any, source: str | None = None, exchanges: list[dict[st
     per_second = (commits.groupBy("groupId", F.floor(F.col("_ms") / 1000).alias("second")).count().collect())
     counts = [(r.groupId, None if r.second is None else float(r.second), r["count"]) for r in per_second]
     timeline = build_timeline(exchanges or [], offsets_rows=rows, commit_counts=counts,
-                              topic_names=topic_names(commits))
-    for group, n in aborted.items():
+                              topic_names={**(names or {}), **topic_names(commits)})
+    for group, n in aborted.items():  # the log's count; a capture of the same transactions saw the same ones
         tl = timeline.group(group)
         if tl is not None:
-            tl.aborted_commits += n
+            tl.aborted_commits = max(tl.aborted_commits, n)
     return timeline
 
 
