@@ -24,7 +24,7 @@ from kafka_meta.analysis.causes import Cause, ClientMemory
 from kafka_meta.analysis.epoch_log import BY_RECORD_TYPE, EpochGroupLog, name_topics
 from kafka_meta.analysis.groups import GroupFacts, _classic
 from kafka_meta.analysis.moves import moves
-from kafka_meta.analysis.rounds import streams_account
+from kafka_meta.analysis.streams_rounds import streams_account
 from kafka_meta.errors import KafkaMetaError
 from kafka_meta.kraft.reader import topic_names as cluster_topic_names
 from kafka_meta.log import holds_offsets

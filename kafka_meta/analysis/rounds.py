@@ -3,13 +3,16 @@
 A classic round is the set of JoinGroup exchanges whose responses carry one generation, and the SyncGroup
 exchanges of that generation: it starts with the first JoinGroup request and ends with the last SyncGroup
 response, which is when the last member could resume work. JoinGroup calls the coordinator refused
-(MEMBER_ID_REQUIRED, REBALANCE_IN_PROGRESS...) belong to the round they were trying to reach; a JoinGroup
-never answered opens a round that never completed. Each round is then compared with the one before it to
-say what set it off and which partitions moved.
+(KIP-394's MEMBER_ID_REQUIRED, COORDINATOR_LOAD_IN_PROGRESS...) belong to the round their member was trying
+to reach (:mod:`~kafka_meta.analysis.joins` says whose they are); a JoinGroup never answered opens a round
+that never completed. Each round is then compared with the one before it to say what set it off
+(:mod:`~kafka_meta.analysis.causes`) and which partitions moved (:mod:`~kafka_meta.analysis.moves`). Groups
+with a server-side protocol are built from their heartbeats (:mod:`~kafka_meta.analysis.epochs`), offsets
+committed in transactions by :mod:`~kafka_meta.analysis.transactions`.
 
-Exchanges are the dicts of the capture layer's contract (``Exchange.to_dict()``: camelCase names, nested
-member metadata decoded in place, with ``_type``/``_version``); member metadata still in bytes is decoded
-here, so rows from any reader work.
+Exchanges are the dicts of the capture layer's contract, made safe to read by
+:mod:`~kafka_meta.analysis.exchange_rows`; member metadata still in bytes is decoded by
+:mod:`~kafka_meta.analysis.member_metadata`, so rows from any reader work.
 """
 
 from __future__ import annotations
@@ -18,20 +21,19 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-import kafka_meta as km
+from kafka_meta.analysis import exchange_rows
+from kafka_meta.analysis import member_metadata as metadata
 from kafka_meta.analysis.causes import Cause, ClientMemory, is_poll_timeout
 from kafka_meta.analysis.codes import MEMBER_ID_REQUIRED, REBALANCE_IN_PROGRESS, error_name
 from kafka_meta.analysis.epochs import PROTOCOLS, EpochBuilder, topic_label, topic_names
 from kafka_meta.analysis.joins import resolve_member_ids
 from kafka_meta.analysis.moves import moves
+from kafka_meta.analysis.streams_rounds import streams_account
 from kafka_meta.analysis.timeline import (
-    LAST_SECOND,
     Commit,
-    Evidence,
     GroupTimeline,
     MemberRound,
     Round,
-    TopicPartition,
     sort_rounds,
 )
 from kafka_meta.analysis.transactions import END_TXN, TXN_COMMIT, Transactions
@@ -42,87 +44,6 @@ GROUP_APIS = (JOIN, SYNC, HEARTBEAT, LEAVE, COMMIT, *EPOCH_HEARTBEATS, TXN_COMMI
 # how long the coordinator may hold a JoinGroup: the largest rebalance timeout a Java consumer asks for by
 # default (max.poll.interval.ms, 5 minutes); a capture ending sooner after a join may just have cut it off
 REBALANCE_TIMEOUT_S = 300.0
-# what a Streams member does after a round that ends with another one (negotiation.streams_member.Rejoin)
-REJOINING = ("VERSION_PROBING", "IMMEDIATE")
-
-
-def as_dict(exchange: Any) -> dict[str, Any]:
-    """An exchange as its contract dict, whether given as a dict, an ``Exchange`` or a pydantic model."""
-    if isinstance(exchange, Mapping):
-        return dict(exchange)
-    for method in ("to_dict", "model_dump"):
-        if hasattr(exchange, method):
-            return dict(getattr(exchange, method)())
-    raise TypeError(f"not an exchange: {type(exchange).__name__}")
-
-
-def _evidence(ex: Mapping[str, Any]) -> Evidence:
-    source = ex.get("source") or {}
-    return Evidence(file=source.get("file"), frame=source.get("frame"), ts=ex.get("ts"))
-
-
-def _nested(value: Any, type_name: str) -> dict[str, Any] | None:
-    """Member metadata as a dict: decoded by the reader already, or decoded here from its bytes."""
-    if isinstance(value, Mapping):
-        return dict(value)
-    if isinstance(value, bytes | bytearray) and value:
-        try:
-            msg = km.decode(type_name, bytes(value))
-        except km.KafkaMetaError as e:
-            return {"_type": type_name, "_error": str(e), "_raw": bytes(value)}
-        return msg.model_dump(by_alias=True) | {"_type": type_name, "_version": msg.version}
-    return None
-
-
-def _partitions(groups: Any) -> set[TopicPartition]:
-    out: set[TopicPartition] = set()
-    for g in groups or []:
-        if isinstance(g, Mapping):
-            out.update((str(g.get("topic")), int(p)) for p in g.get("partitions") or [])
-    return out
-
-
-def _user_data(member: MemberRound, user_data: Any, assignment: bool) -> None:
-    if isinstance(user_data, Mapping):
-        kind, version = user_data.get("_type"), user_data.get("_version")
-        if user_data.get("_error"):
-            member.errors.append(f"{kind or 'user data'}: {user_data['_error']}")
-            return
-        if kind == "SubscriptionInfo" and not assignment:
-            member.streams_version, member.streams_latest = version, user_data.get("latestSupportedVersion")
-        elif kind == "AssignmentInfo" and assignment:
-            member.streams_assignment_version = version
-            member.streams_common = user_data.get("commonlySupportedVersion")
-        if kind and not assignment:
-            member.user_data = f"{kind} v{version}"
-
-
-def _subscription(member: MemberRound, metadata: Any) -> None:
-    sub = _nested(metadata, "ConsumerProtocolSubscription")
-    if sub is None:
-        return
-    if sub.get("_error"):
-        member.errors.append(f"subscription: {sub['_error']}")
-        return
-    member.subscription_version = sub.get("_version")
-    member.topics = list(sub.get("topics") or [])
-    if member.subscription_version is not None and member.subscription_version >= 1:
-        member.owned = _partitions(sub.get("ownedPartitions"))
-    _user_data(member, sub.get("userData"), assignment=False)
-
-
-def _assignment(member: MemberRound, value: Any) -> None:
-    asg = _nested(value, "ConsumerProtocolAssignment")
-    if asg is None:
-        if value is not None:
-            member.assigned = set()  # an empty assignment: nothing handed out
-        return
-    if asg.get("_error"):
-        member.errors.append(f"assignment: {asg['_error']}")
-        return
-    member.assigned = _partitions(asg.get("assignedPartitions"))
-    member.assignment_version = asg.get("_version")
-    _user_data(member, asg.get("userData"), assignment=True)
 
 
 class _GroupBuilder:
@@ -141,7 +62,7 @@ class _GroupBuilder:
     def round(self, generation: int, ex: Mapping[str, Any]) -> Round:
         if generation not in self.by_generation:
             self.by_generation[generation] = Round(self.timeline.group, "capture", generation=generation,
-                                                   evidence=_evidence(ex))
+                                                   evidence=exchange_rows.evidence(ex))
         return self.by_generation[generation]
 
     @staticmethod
@@ -177,19 +98,20 @@ class _GroupBuilder:
         if r.leader:
             self.member(r, r.leader)  # the coordinator names it: a member even if its own join was not seen
         m = self.member(r, member_id)
-        m.client_id, m.client, m.joined_at, m.evidence = ex.get("clientId"), ex.get("client"), ex["ts"], _evidence(ex)
+        m.client_id, m.client, m.joined_at = ex.get("clientId"), ex.get("client"), ex["ts"]
+        m.evidence = exchange_rows.evidence(ex)
         m.instance_id = req.get("groupInstanceId") or m.instance_id
         m.join_reason = req.get("reason") or m.join_reason
         m.join_steps += 1
         m.protocols = [p.get("name") for p in req.get("protocols") or []]
         chosen = next((p for p in req.get("protocols") or [] if p.get("name") == r.protocol), None)
         if chosen is not None:
-            _subscription(m, chosen.get("metadata"))
+            metadata.subscription(m, chosen.get("metadata"))
         for other in resp.get("members") or []:  # the leader's view: every member's metadata
             om = self.member(r, other.get("memberId") or "")
             om.instance_id = other.get("groupInstanceId") or om.instance_id
             if om.subscription_version is None and not om.errors:
-                _subscription(om, other.get("metadata"))
+                metadata.subscription(om, other.get("metadata"))
 
     def joined_finished_round(self, r: Round, ex: Mapping[str, Any], member_id: str) -> None:
         """A JoinGroup answered with a generation that had already completed: the coordinator took the member
@@ -223,9 +145,9 @@ class _GroupBuilder:
             r.error_codes[code] += 1
             m.errors.append(f"SyncGroup answered {error_name(code)}")
         for a in req.get("assignments") or []:  # the leader's SyncGroup: everyone's assignment
-            _assignment(self.member(r, a.get("memberId") or ""), a.get("assignment"))
+            metadata.assignment(self.member(r, a.get("memberId") or ""), a.get("assignment"))
         if "assignment" in resp and (m.assigned is None or not req.get("assignments")):
-            _assignment(m, resp.get("assignment"))
+            metadata.assignment(m, resp.get("assignment"))
 
     def place_refused(self) -> None:
         """Joins the coordinator refused or never answered go to the round their member was reaching (the
@@ -247,7 +169,8 @@ class _GroupBuilder:
                 (r for start, _, r in spans if start is not None and start > ts and _open_to(r, member_id, ts)), None)
             if target is None:
                 target = Round(self.timeline.group, "capture", start=ex["ts"], complete=False,
-                               protocol_type=(ex.get("request") or {}).get("protocolType"), evidence=_evidence(ex))
+                               protocol_type=(ex.get("request") or {}).get("protocolType"),
+                               evidence=exchange_rows.evidence(ex))
                 rounds.append(target)
                 spans.append((target.start, float("inf"), target))
             target.start = ex["ts"] if target.start is None else min(target.start, ex["ts"])
@@ -256,7 +179,7 @@ class _GroupBuilder:
             m.instance_id = m.instance_id or (ex.get("request") or {}).get("groupInstanceId")
             m.join_steps += 1
             if m.joined_at is None or ex["ts"] < m.joined_at:
-                m.joined_at, m.evidence = ex["ts"], _evidence(ex)
+                m.joined_at, m.evidence = ex["ts"], exchange_rows.evidence(ex)
             code = resp.get("errorCode")
             if code and code != MEMBER_ID_REQUIRED:  # KIP-394's handshake is how every member joins, not an error
                 target.error_codes[code] += 1
@@ -267,7 +190,7 @@ class _GroupBuilder:
                     m.protocols = [p.get("name") for p in (ex.get("request") or {}).get("protocols") or []]
                     chosen = next(iter((ex.get("request") or {}).get("protocols") or []), None)
                     if chosen is not None:
-                        _subscription(m, chosen.get("metadata"))
+                        metadata.subscription(m, chosen.get("metadata"))
         self.timeline.rounds = sort_rounds(rounds)
 
     def finish(self, commits: list[Commit]) -> GroupTimeline:
@@ -422,28 +345,6 @@ def _who(r: Round, member_id: str) -> str:
     return f"{m.client_id} (no member id yet)" if m is not None and m.client_id else "(no member id yet)"
 
 
-def streams_account(r: Round) -> tuple[list[str], bool]:
-    """The negotiation layer's account of a captured Kafka Streams round: which version the leader can
-    use, who is probing, who must switch and rejoin (see docs/negotiation.md); and whether a member
-    rejoins because of it (the version-probing follow-up)."""
-    from kafka_meta.negotiation import NegotiationError, StreamsAssignment, StreamsSubscription, explain_streams
-    from kafka_meta.negotiation.facts import UNKNOWN
-
-    subs = [StreamsSubscription(m.member_id, m.streams_version, m.streams_latest if m.streams_latest is not None
-                                else UNKNOWN) for m in r.members if m.streams_version is not None]
-    if not subs:
-        return [], False
-    assignments = {m.member_id: StreamsAssignment(m.streams_assignment_version, m.streams_common
-                                                  if m.streams_common is not None else UNKNOWN)
-                   for m in r.members if m.streams_assignment_version is not None}
-    try:
-        explanation = explain_streams(subs, assignments or None, leader=r.leader)
-    except (NegotiationError, ValueError, KeyError) as e:  # versions no release knows: said, not raised
-        return [f"(no account: {e})"], False
-    rejoins = any(m.get("rejoin") in REJOINING for m in explanation.data.get("members", {}).values())
-    return [explanation.summary, *(f"- {d}" for d in explanation.details)], rejoins
-
-
 def _leaver(ex: Mapping[str, Any]) -> str | None:
     req = ex.get("request") or {}
     if req.get("memberId"):
@@ -452,106 +353,32 @@ def _leaver(ex: Mapping[str, Any]) -> str | None:
     return members[0].get("memberId") if members else ex.get("memberId")
 
 
-def _shape_error(ex: Mapping[str, Any]) -> str | None:
-    """What makes an exchange unusable here (rows from JSON files can hold anything), or None."""
-    if not isinstance(ex.get("ts"), int | float) or isinstance(ex.get("ts"), bool):
-        return "no numeric ts"
-    for name in ("ts", "responseTs"):
-        if isinstance(ex.get(name), int | float) and not 0 <= ex[name] < LAST_SECOND:
-            return f"{name} {ex[name]} is not a time"
-    for name in ("request", "response", "source"):
-        if ex.get(name) is not None and not isinstance(ex[name], Mapping):
-            return f"{name} is not an object"
-    if ex.get("responseTs") is not None and not isinstance(ex["responseTs"], int | float):
-        return "responseTs is not a number"
-    group = ex.get("groupId")
-    return None if group is None or isinstance(group, str) else "groupId is not a string"
-
-
-INT_FIELDS = ("generationId", "errorCode", "memberEpoch", "generationIdOrMemberEpoch", "stream", "apiKey",
-              "apiVersion", "correlationId", "frame")
-STR_FIELDS = ("memberId", "leader", "protocolName", "protocolType", "groupId", "clientId", "client", "broker",
-              "apiName", "name", "file", "reason", "groupInstanceId")
-LIST_FIELDS = ("protocols", "members", "assignments", "topics", "partitions", "topicPartitions",
-               "assignedPartitions", "ownedPartitions", "subscribedTopicNames")
-
-
-def _clean(value: Any, depth: int = 0) -> Any:
-    """The exchange with every field this module reads in the type the contract gives it: a wrong type
-    becomes None (a list keeps only its well-formed items), so nothing later trips over it. (Plain ``dict``
-    checks, not ``Mapping``: this runs over every body, and JSON and the readers give dicts.)"""
-    if depth > 12 or not isinstance(value, dict):
-        return value
-    out: dict[str, Any] = {}
-    for key, v in value.items():
-        if key in INT_FIELDS:
-            v = v if isinstance(v, int) and not isinstance(v, bool) else None
-        elif key in STR_FIELDS:
-            v = v if isinstance(v, str) else None
-        elif key in ("ts", "responseTs"):
-            v = v if isinstance(v, int | float) and not isinstance(v, bool) else None
-        elif key in LIST_FIELDS:
-            v = _clean_list(v, depth) if isinstance(v, list) else None
-        elif isinstance(v, dict):
-            v = _clean(v, depth + 1)
-        out[key] = v
-    return out
-
-
-def _clean_list(items: list[Any], depth: int) -> list[Any]:
-    """A list of objects (cleaned), of integers (partition numbers) or of strings (topic names): whichever
-    the list holds; items of another kind are dropped."""
-    objects = [_clean(i, depth + 1) for i in items if isinstance(i, dict)]
-    numbers = [i for i in items if isinstance(i, int) and not isinstance(i, bool)]
-    if objects and not numbers:
-        return objects
-    if numbers:
-        return numbers
-    return [i for i in items if isinstance(i, str)]
-
-
-def _group_of(ex: Mapping[str, Any]) -> str | None:
-    group = ex.get("groupId") or (ex.get("request") or {}).get("groupId")
-    return group if isinstance(group, str) and group else None
-
-
-def _frame(ex: Mapping[str, Any]) -> int:
-    frame = (ex.get("source") or {}).get("frame")
-    return frame if isinstance(frame, int) else 0
-
-
-def _where(ex: Mapping[str, Any], n: int) -> str:
-    source = ex.get("source") if isinstance(ex.get("source"), Mapping) else {}
-    if source.get("file") is not None:
-        return f"{source['file']} packet {source.get('frame')}"
-    return f"exchange {n}"
-
-
 def build_timelines(exchanges: Iterable[Any], errors: list[str] | None = None) -> dict[str, GroupTimeline]:
     """Per group, its rounds from captured exchanges (any order; they are sorted by time). Exchanges not in
     the contract's shape are skipped and, when ``errors`` is given, listed there with their place."""
     errors = [] if errors is None else errors
     rows = []
     for n, e in enumerate(exchanges, 1):
-        ex = as_dict(e)
-        problem = _shape_error(ex)
+        ex = exchange_rows.as_dict(e)
+        problem = exchange_rows.shape_error(ex)
         if problem is None:
-            rows.append(_clean(ex) if ex.get("apiName") in GROUP_APIS or ex.get("apiName") == "Metadata" else ex)
+            read = ex.get("apiName") in GROUP_APIS or ex.get("apiName") == "Metadata"
+            rows.append(exchange_rows.clean(ex) if read else ex)
         elif ex.get("apiName") in GROUP_APIS:
-            errors.append(f"{_where(ex, n)}: {ex.get('apiName')} exchange skipped: {problem}")
-    rows.sort(key=lambda e: (e["ts"], _frame(e)))
+            errors.append(f"{exchange_rows.where(ex, n)}: {ex.get('apiName')} exchange skipped: {problem}")
+    rows.sort(key=lambda e: (e["ts"], exchange_rows.frame(e)))
     builders: dict[str, _GroupBuilder] = {}
     epochs: dict[str, EpochBuilder] = {}
     names = topic_names(rows)
     commits: dict[str, list[Commit]] = defaultdict(list)
     coordinators: dict[str, set[str | None]] = defaultdict(set)
     for ex in rows:
-        if ex.get("apiName") in GROUP_APIS and _group_of(ex):
-            coordinators[_group_of(ex)].add(ex.get("broker"))  # type: ignore[index]
-    ends = capture_ends(rows)
+        if ex.get("apiName") in GROUP_APIS and exchange_rows.group_of(ex):
+            coordinators[exchange_rows.group_of(ex)].add(ex.get("broker"))  # type: ignore[index]
+    ends = exchange_rows.capture_ends(rows)
     transactions = Transactions()
     for n, ex in enumerate(rows, 1):
-        api, group = ex.get("apiName"), _group_of(ex)
+        api, group = ex.get("apiName"), exchange_rows.group_of(ex)
         if api == END_TXN:  # names no group: it decides the offsets its producer committed for some
             for commit in transactions.end(ex):
                 commits[_placed(commit.group, coordinators, ex)].append(commit)
@@ -565,7 +392,7 @@ def build_timelines(exchanges: Iterable[Any], errors: list[str] | None = None) -
         try:
             _feed(builders, epochs, commits, names, api, group, ex)
         except (TypeError, ValueError, AttributeError, KeyError) as exc:  # a body not in the specs' shape
-            errors.append(f"{_where(ex, n)}: {api} body not understood ({type(exc).__name__}: {exc})")
+            errors.append(f"{exchange_rows.where(ex, n)}: {api} body not understood ({type(exc).__name__}: {exc})")
     out = {}
     for name, b in sorted(builders.items()):
         b.capture_end = ends
@@ -600,20 +427,6 @@ def _placed(group: str, coordinators: Mapping[str, set[str | None]], ex: Mapping
     return group
 
 
-def capture_ends(rows: Iterable[Mapping[str, Any]]) -> dict[str | None, float]:
-    """Per capture file, the last moment it recorded anything (any api: fetches and heartbeats keep coming
-    while clients run), which tells a round the capture cut off from one that never finished."""
-    ends: dict[str | None, float] = {}
-    for ex in rows:
-        source = ex.get("source")
-        file = source.get("file") if isinstance(source, Mapping) else None
-        if not isinstance(file, str | None):
-            continue
-        last = max(t for t in (ex.get("ts"), ex.get("responseTs")) if isinstance(t, int | float))
-        ends[file] = max(ends.get(file, last), last)
-    return ends
-
-
 def _feed(builders: dict[str, _GroupBuilder], epochs: dict[str, EpochBuilder], commits: dict[str, list[Commit]],
           names: Mapping[str, str], api: str, group: str, ex: dict[str, Any]) -> None:
     b = builders.setdefault(group, _GroupBuilder(group))
@@ -633,7 +446,7 @@ def _commit(group: str, ex: Mapping[str, Any], names: Mapping[str, str]) -> Comm
     req, resp = ex.get("request") or {}, ex.get("response") or {}
     generation = req.get("generationIdOrMemberEpoch", req.get("generationId", ex.get("generationId")))
     c = Commit(group, ex.get("ts"), member_id=req.get("memberId") or ex.get("memberId"),
-               generation=generation if isinstance(generation, int) else None, evidence=_evidence(ex),
+               generation=generation if isinstance(generation, int) else None, evidence=exchange_rows.evidence(ex),
                answered=ex.get("responseTs"))
     for topic in req.get("topics") or []:
         c.partitions += len(topic.get("partitions") or [])
@@ -647,4 +460,4 @@ def _commit(group: str, ex: Mapping[str, Any], names: Mapping[str, str]) -> Comm
     return c
 
 
-__all__ = ["as_dict", "build_timelines", "streams_account"]
+__all__ = ["GROUP_APIS", "build_timelines"]
