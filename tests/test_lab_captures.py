@@ -20,8 +20,8 @@ import pytest
 from lab_recordings import FIXTURES, committed_params, fresh_recording
 
 from kafka_meta.capture import read_capture
-from kafka_meta.kraft.reader import topic_names
 from kafka_meta.log import read_log
+from kafka_meta.metadata_log import topic_names
 from kafka_meta.protocol import APIS
 from kafka_meta.protocol.member_metadata import ASSIGNMENT, SUBSCRIPTION, USER_DATA_TYPES
 

@@ -34,8 +34,8 @@ from lab_recordings import committed_params, fresh_recording, metadata_segments,
 
 import kafka_meta as km
 from kafka_meta.cli.main import main
-from kafka_meta.kraft.reader import topic_names
 from kafka_meta.log import Batch, Damage, read_batches, read_log
+from kafka_meta.metadata_log import topic_names
 from kafka_meta.spec import load_spec_text
 from kafka_meta.spec.jsonc import loads
 from kafka_meta.spec.model import MessageSpec
@@ -378,7 +378,7 @@ def check_metadata(dumplog, lab, recording: Path) -> None:
     assert {"FEATURE_LEVEL_RECORD", "TOPIC_RECORD"} <= set(types), types
     features = [r for r in kafka.values() if r.payload and r.payload.get("type") == "FEATURE_LEVEL_RECORD"]
     assert any(r.payload["data"]["name"] == "metadata.version" for r in features), "no metadata.version level"
-    # kraft.reader.topic_names: the id -> name of every TopicRecord Kafka printed, ids as str(uuid.UUID)
+    # metadata_log.topic_names: the id -> name of every TopicRecord Kafka printed, ids as str(uuid.UUID)
     topics = {str(uuid.UUID(bytes=base64.urlsafe_b64decode(r.payload["data"]["topicId"] + "=="))):
               r.payload["data"]["name"] for r in kafka.values() if r.payload and r.payload["type"] == "TOPIC_RECORD"}
     assert topic_names(read_log(recording / "kafka-logs")) == topics

@@ -26,8 +26,8 @@ from kafka_meta.analysis.groups import GroupFacts, _classic
 from kafka_meta.analysis.moves import moves
 from kafka_meta.analysis.streams_rounds import streams_account
 from kafka_meta.errors import KafkaMetaError
-from kafka_meta.kraft.reader import topic_names as cluster_topic_names
 from kafka_meta.log import holds_offsets
+from kafka_meta.metadata_log import topic_names as cluster_topic_names
 from kafka_meta.offsets.reader import decode_record
 from kafka_meta.offsets.records import ControlRecord, CoordinatorRecord
 

@@ -21,7 +21,7 @@ from typing import Any
 from kafka_meta.analysis import GroupFacts, Report, analyze_groups, render_text
 from kafka_meta.analysis.assemble import build_timeline
 from kafka_meta.errors import InputError, KafkaMetaError
-from kafka_meta.kraft.reader import topic_names
+from kafka_meta.metadata_log import topic_names
 from kafka_meta.offsets import decode_record
 from kafka_meta.spark.inputs import FORMATS, Inputs, check_source, read_inputs
 from kafka_meta.spark.timeline import capture_exchanges, group_exchanges, timeline_of, write_timeline_html

@@ -3,7 +3,7 @@
 ``__cluster_metadata`` records kafka_meta declares, framed as the log holds them and bare.
 
 Each record is read by kafka_meta's own readers (``kafka_meta.log``, ``kafka_meta.offsets``,
-``kafka_meta.kraft.reader``); a record they cannot read is reported, never written as a vector.
+``kafka_meta.metadata_log``); a record they cannot read is reported, never written as a vector.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from kafka_meta.errors import DecodeError
-from kafka_meta.kraft.reader import UnknownMetadataRecord, decode_metadata_record, read_frame
 from kafka_meta.log import read_log
+from kafka_meta.metadata_log import UnknownMetadataRecord, decode_metadata_record, read_frame
 from kafka_meta.offsets import ControlRecord, CoordinatorRecord, decode_record
 from labvectors.candidate import Candidate, Unreadable, shape
 

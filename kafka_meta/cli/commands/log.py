@@ -1,7 +1,7 @@
 """``kafka-meta log``: records straight from broker log segments, as JSON Lines (optionally decoded).
 
 Decoding goes by the partition's topic: ``__cluster_metadata`` records are KRaft metadata records
-(``kafka_meta.kraft.reader``); those of Kafka's other internal topics (``__transaction_state``,
+(``kafka_meta.metadata_log``); those of Kafka's other internal topics (``__transaction_state``,
 ``__share_group_state``...), which hold no group coordinator records, are printed undecoded; every other
 topic's are read as ``__consumer_offsets`` records (a copy of that topic may have been renamed).
 """
@@ -16,7 +16,6 @@ from typing import Any
 
 from kafka_meta.cli.output import emit_json, fail
 from kafka_meta.errors import KafkaMetaError
-from kafka_meta.kraft.reader import UnknownMetadataRecord, decode_metadata_record, metadata_record_json
 from kafka_meta.log import (
     DEFAULT_LIMIT,
     Damage,
@@ -29,6 +28,7 @@ from kafka_meta.log import (
 )
 from kafka_meta.log.compression import Inflater
 from kafka_meta.log.files import segment_bytes
+from kafka_meta.metadata_log import UnknownMetadataRecord, decode_metadata_record, metadata_record_json
 from kafka_meta.offsets import decode_record
 from kafka_meta.offsets.render import RecordStats, b64_or_none, record_json
 

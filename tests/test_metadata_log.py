@@ -1,4 +1,4 @@
-"""Records of the KRaft metadata log read as a broker's segments hold them: kafka_meta.kraft.reader, and
+"""Records of the KRaft metadata log read as a broker's segments hold them: kafka_meta.metadata_log, and
 `kafka-meta log --decode` on `__cluster_metadata` partitions. (Against Kafka's own DumpLogSegments on a real
 broker's metadata log: tests/test_lab_dumplog.py.)"""
 
@@ -14,7 +14,8 @@ from log_support import kafka_python_batch
 
 import kafka_meta as km
 from kafka_meta.cli.main import main
-from kafka_meta.kraft.reader import (
+from kafka_meta.log import read_log
+from kafka_meta.metadata_log import (
     Frame,
     UnknownMetadataRecord,
     decode_metadata_record,
@@ -22,7 +23,6 @@ from kafka_meta.kraft.reader import (
     read_frame,
     topic_names,
 )
-from kafka_meta.log import read_log
 from kafka_meta.offsets import decode_record
 
 MV21 = bytes.fromhex("010c00" "116d657461646174612e76657273696f6e" "0015" "00")  # metadata.version = 21
