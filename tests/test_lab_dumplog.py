@@ -49,6 +49,7 @@ CONTROL_TYPES = {"ABORT": 0, "COMMIT": 1, "LeaderChange": 2, "SnapshotHeader": 3
                  "KRaftVersion": 5, "KRaftVoters": 6}
 CONSUMER_PROTOCOL = {"subscription": "ConsumerProtocolSubscription", "assignment": "ConsumerProtocolAssignment"}
 SHOWN = 15  # mismatches listed in a failure
+LOG_FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "log" / "kafka-logs"
 
 
 @pytest.fixture(scope="module")
@@ -56,11 +57,34 @@ def fresh(lab, kafka_broker, tmp_path_factory) -> Path:
     return fresh_recording(lab, kafka_broker, tmp_path_factory)
 
 
+class Dumps:
+    """labkit.dumplog with its runs shared: DumpLogSegments starts a JVM per run (about 2 s), so every segment
+    the tests will ask about is dumped in one run per decoder, and each later question is answered from it."""
+
+    def __init__(self, module: Any) -> None:
+        self.module = module
+        self.done: dict[tuple[str, str], Any] = {}
+
+    def dump(self, files: list[Path], decoder: str = "offsets") -> list[Any]:
+        missing = [f for f in files if (str(Path(f).resolve()), decoder) not in self.done]
+        if missing:
+            for segment, dumped in zip(missing, self.module.dump(missing, decoder), strict=True):
+                self.done[(str(Path(segment).resolve()), decoder)] = dumped
+        return [self.done[(str(Path(f).resolve()), decoder)] for f in files]
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.module, name)
+
+
 @pytest.fixture(scope="module")
 def dumplog(lab):
     import labkit.dumplog
 
-    return labkit.dumplog
+    dumps = Dumps(labkit.dumplog)
+    recordings = [p.values[0] for p in RECORDINGS]
+    dumps.dump([s for r in recordings for s in offsets_segments(r)] + sorted(LOG_FIXTURES.rglob("*.log")), "offsets")
+    dumps.dump([s for r in recordings for s in metadata_segments(r)], "cluster-metadata")
+    return dumps
 
 
 def kafka_meta_log(paths: list[Path], *options: str) -> tuple[int, list[dict[str, Any]], str]:
@@ -400,9 +424,6 @@ def test_cluster_metadata_is_what_dump_log_segments_prints(dumplog, lab, recordi
 def test_batches_are_what_dump_log_segments_prints(dumplog, recording):
     check_batches(dumplog, offsets_segments(recording), "offsets")
     check_batches(dumplog, metadata_segments(recording), "cluster-metadata")
-
-
-LOG_FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "log" / "kafka-logs"
 
 
 def test_the_log_fixtures_are_what_dump_log_segments_prints(dumplog):

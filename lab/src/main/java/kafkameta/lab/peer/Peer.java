@@ -1,0 +1,79 @@
+package kafkameta.lab.peer;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.BufferedReader;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.TreeSet;
+
+/**
+ * Kafka's own code as a peer the project is compared with, case by case: one JVM for a whole run, reading
+ * requests as JSON Lines on standard input and answering each on standard output, in order.
+ *
+ * A request is {"id": any, "op": "name", ...arguments}; its answer {"id": same, "ok": true, "result": ...} or,
+ * when Kafka's code throws, {"id": same, "ok": false, "error": "ExceptionClass: message"}: a refusal is an
+ * answer, not a failure of the peer. Bytes travel as hex. "ops" lists the operations this peer knows.
+ * Answers are flushed whenever no more requests are waiting, so a caller may send many before reading.
+ */
+public final class Peer {
+    /** One operation: its arguments in, its result out (any exception is the answer's error). */
+    public interface Handler {
+        JsonNode handle(ObjectNode request) throws Exception;
+    }
+
+    static final ObjectMapper JSON = new ObjectMapper();
+    private final Map<String, Handler> handlers = new HashMap<>();
+
+    public void register(String op, Handler handler) {
+        if (handlers.put(op, handler) != null) throw new IllegalStateException("op registered twice: " + op);
+    }
+
+    private Peer() {
+        register("ping", request -> JSON.createObjectNode()
+            .put("kafka", org.apache.kafka.common.utils.internals.AppInfoParser.getVersion()));
+        register("ops", request -> JSON.valueToTree(new TreeSet<>(handlers.keySet())));
+        // each family of operations registers itself
+        Messages.register(this);
+    }
+
+    ObjectNode answer(String line) {
+        ObjectNode out = JSON.createObjectNode();
+        ObjectNode request;
+        try {
+            request = (ObjectNode) JSON.readTree(line);
+        } catch (Exception e) {
+            return out.put("ok", false).put("error", "request is not a JSON object: " + e.getMessage());
+        }
+        out.set("id", request.get("id"));
+        String op = request.path("op").asText("");
+        Handler handler = handlers.get(op);
+        if (handler == null) return out.put("ok", false).put("error", "unknown op " + op);
+        try {
+            out.put("ok", true).set("result", handler.handle(request));
+        } catch (Throwable e) {
+            out.put("ok", false).put("error", e.getClass().getSimpleName() + ": " + e.getMessage());
+        }
+        return out;
+    }
+
+    public static void main(String[] args) throws IOException {
+        Peer peer = new Peer();
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8), 1 << 16);
+        BufferedWriter out = new BufferedWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8), 1 << 16);
+        String line;
+        while ((line = in.readLine()) != null) {
+            if (line.isBlank()) continue;
+            out.write(JSON.writeValueAsString(peer.answer(line)));
+            out.write('\n');
+            if (!in.ready()) out.flush();
+        }
+        out.flush();
+    }
+}
