@@ -37,7 +37,7 @@ final class Messages {
 
     private Messages() {}
 
-    static void register(Peer peer) {
+    public static void register(Peer peer) {
         peer.register("message.encode", Messages::encode);
         peer.register("message.decode", Messages::decode);
         peer.register("message.versions", request -> {

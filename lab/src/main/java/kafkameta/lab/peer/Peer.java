@@ -29,6 +29,11 @@ public final class Peer {
     }
 
     static final ObjectMapper JSON = new ObjectMapper();
+    /** The families of operations, each a class of this package with a static register(Peer). */
+    static final String[] FAMILIES = {
+        "Messages", "ConsumerProtocolOps", "AssignorUserData", "StreamsInfo", "Records",
+        "ClientAssignors", "ServerAssignors", "TaskAssignors", "StreamsDecisions",
+    };
     private final Map<String, Handler> handlers = new HashMap<>();
 
     public void register(String op, Handler handler) {
@@ -39,8 +44,16 @@ public final class Peer {
         register("ping", request -> JSON.createObjectNode()
             .put("kafka", org.apache.kafka.common.utils.internals.AppInfoParser.getVersion()));
         register("ops", request -> JSON.valueToTree(new TreeSet<>(handlers.keySet())));
-        // each family of operations registers itself
-        Messages.register(this);
+        // each family of operations registers itself (a static register(Peer) method)
+        for (String family : FAMILIES) {
+            try {
+                Class.forName("kafkameta.lab.peer." + family).getMethod("register", Peer.class).invoke(null, this);
+            } catch (ClassNotFoundException e) {
+                // a family this build does not have
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException("cannot register the " + family + " operations", e);
+            }
+        }
     }
 
     ObjectNode answer(String line) {

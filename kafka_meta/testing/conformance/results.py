@@ -1,0 +1,45 @@
+"""What one kind of check found for one type (a message, a record, an assignor): how many cases, how many
+identical, and each difference with an example, so a table and a failure can both say it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+SHOWN = 5  # examples kept of each kind of difference
+
+
+@dataclass
+class Difference:
+    """One way the project and Kafka disagreed, with an example case; ``deliberate`` names the documented
+    reason (docs/conformance.md) when the project differs on purpose."""
+
+    what: str  # e.g. "bytes differ", "Kafka refuses, we read", "assignment differs"
+    example: dict[str, Any] = field(default_factory=dict)
+    count: int = 1
+    deliberate: str | None = None
+
+
+@dataclass
+class Result:
+    type: str  # the type or assignor, e.g. "ConsumerProtocolSubscription v3", "assignor range"
+    cases: int = 0
+    identical: int = 0
+    kafka_refusals: int = 0  # cases Kafka's code threw on (mutated bytes, values it will not write)
+    our_refusals: int = 0  # cases the project refused (DecodeError, EncodeError, an assignor's error)
+    differences: list[Difference] = field(default_factory=list)
+
+    def differ(self, what: str, example: dict[str, Any], deliberate: str | None = None) -> None:
+        for d in self.differences:
+            if d.what == what and d.deliberate == deliberate:
+                d.count += 1
+                return
+        self.differences.append(Difference(what, example, 1, deliberate))
+
+    @property
+    def unexplained(self) -> int:
+        return sum(d.count for d in self.differences if d.deliberate is None)
+
+    @property
+    def explained(self) -> int:
+        return sum(d.count for d in self.differences if d.deliberate is not None)
