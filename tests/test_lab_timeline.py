@@ -28,29 +28,29 @@ from lab_truth import (
 )
 
 from kafka_meta.analysis.assemble import Timeline, build_timeline
-from kafka_meta.capture import read_capture
-from kafka_meta.report.inputs import Inputs, _log_dir
+from kafka_meta.inputs import read
 
 CLASSIC = [path for path in recordings() if any(g.protocol == "classic" for g in groups(path).values())]
 CONSUMER = [path for path in recordings() if any(g.protocol == "consumer" for g in groups(path).values())]
 
 
+def _read(*parts: Path):
+    inputs = read([str(p) for p in parts])
+    assert inputs.complete, inputs.unreadable  # (a capture may end inside a frame: damage read around)
+    return inputs
+
+
 def capture_timeline(path: Path) -> Timeline:
-    return build_timeline([e.to_dict() for e in read_capture(str(path / "capture.pcapng"))])
+    return build_timeline(_read(path / "capture.pcapng").exchanges)
 
 
 def log_timeline(path: Path) -> Timeline:
-    inputs = Inputs()
-    _log_dir(path / "kafka-logs", inputs)
-    assert inputs.errors == []
-    return build_timeline(offsets_rows=inputs.offsets)
+    return build_timeline(offsets_rows=_read(path / "kafka-logs").offsets)
 
 
 def both_timeline(path: Path) -> Timeline:
-    inputs = Inputs()
-    _log_dir(path / "kafka-logs", inputs)
-    exchanges = [e.to_dict() for e in read_capture(str(path / "capture.pcapng"))]
-    return build_timeline(exchanges, inputs.offsets)
+    inputs = _read(path / "capture.pcapng", path / "kafka-logs")
+    return build_timeline(inputs.exchanges, inputs.offsets)
 
 
 SOURCES = {"capture": capture_timeline, "log": log_timeline, "both": both_timeline}

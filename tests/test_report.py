@@ -93,13 +93,20 @@ def test_cli_json_and_html(tmp_path):
 def test_cli_reports_bad_input_and_carries_on(tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"key": "zz", "value": null}\nnot json\n' + SAMPLE.read_text().splitlines()[0] + "\n")
+    damaged = run("report", str(bad))
+    assert damaged.returncode == 0, damaged.stderr  # read, its bad lines reported: every input was read
+    assert "bad.jsonl line 2: not JSON" in damaged.stdout
+    assert "bad.jsonl line 1: neither hex nor base64" in damaged.stdout
+    assert "orders" in damaged.stdout  # the good line still makes its group
     done = run("report", str(bad), str(tmp_path / "missing.jsonl"))
-    assert done.returncode == 0, done.stderr
-    assert "bad.jsonl line 2: not JSON" in done.stdout and "missing.jsonl: no such file" in done.stdout
-    assert "bad.jsonl line 1: neither hex nor base64" in done.stdout
-    assert "orders" in done.stdout  # the good line still makes its group
+    assert done.returncode == 1  # the exit status says whether every input could be read, whatever the others
+    assert "missing.jsonl: no such file" in done.stdout and "orders" in done.stdout
     nothing = run("report", str(tmp_path / "missing.jsonl"))
-    assert nothing.returncode == 1
+    assert nothing.returncode == 1 and "every group rebalanced cleanly" not in nothing.stdout
+    empty = tmp_path / "empty.log"
+    empty.write_bytes(b"")
+    said = run("report", str(empty))
+    assert said.returncode == 1 and "empty.log: empty: nothing to read" in said.stdout
     assert run("report", str(SAMPLE), "--storm-rounds", "1").returncode == 2
 
 

@@ -43,7 +43,13 @@ def short(items: list[str], limit: int = MAX_LIST) -> str:
 def _findings(console: Console, timeline: Timeline) -> None:
     findings = timeline.ranked_findings
     if not findings:
-        console.print(Text("No findings: every group rebalanced cleanly.", style="green"))
+        if timeline.errors:  # no clean bill of health for what could not be read
+            console.print(Text(f"No findings in what could be read; {len(timeline.errors)} input(s) or "
+                               "part(s) of inputs could not be (listed at the end).", style="yellow"))
+        elif timeline.groups:
+            console.print(Text("No findings: every group rebalanced cleanly.", style="green"))
+        else:
+            console.print(Text("No groups: the inputs hold no rebalance and no offset commit.", style="yellow"))
         return
     console.print(Text(f"Findings ({len(findings)})", style="bold"))
     for f in findings:

@@ -12,11 +12,14 @@ from kafka_meta.cli.output import fail
 
 def add_parsers(sub: Any) -> None:
     p = sub.add_parser("report", help="the rebalance timeline of captures and __consumer_offsets dumps",
-                       description="Read packet captures (.pcap/.pcapng), JSON Lines of captured exchanges or of "
-                                   "__consumer_offsets records, and broker log directories; print each group's "
-                                   "rebalance rounds and the findings (groups with the most trouble first), and "
-                                   "write a self-contained HTML report with -o.")
-    p.add_argument("inputs", nargs="+", metavar="INPUT", help="capture, JSON Lines file or log directory")
+                       description="Read packet captures, JSON Lines or Parquet of captured exchanges or of "
+                                   "__consumer_offsets records, broker log segments and directories holding any "
+                                   "of them (each file recognised by its content); print each group's rebalance "
+                                   "rounds and the findings (groups with the most trouble first), and write a "
+                                   "self-contained HTML report with -o. Exit status 1 when an input could not be "
+                                   "read at all.")
+    p.add_argument("inputs", nargs="+", metavar="INPUT",
+                   help="a capture, JSON Lines, Parquet, a log segment, or a directory of any of them")
     p.add_argument("-o", "--output", help="write the HTML report here (one offline file)")
     p.add_argument("--format", choices=("text", "json"), default="text",
                    help="stdout: the terminal report (default) or the timeline as JSON")
@@ -36,11 +39,11 @@ def run_report(args: argparse.Namespace) -> int:
         return fail("report needs rich and plotly: pip install 'kafka-meta[report]'")
     from kafka_meta.analysis.assemble import build_timeline
     from kafka_meta.analysis.findings import Thresholds
-    from kafka_meta.report.inputs import read_inputs
+    from kafka_meta.inputs import read
 
     if args.storm_rounds < 2 or args.storm_window <= 0 or args.eager_pause < 0 or args.stuck_rounds < 1:
         return fail("thresholds must be positive (a storm needs at least 2 rounds)")
-    inputs = read_inputs(args.inputs)
+    inputs = read(args.inputs)
     thresholds = Thresholds(storm_rounds=args.storm_rounds, storm_window_s=args.storm_window,
                             eager_pause_ms=args.eager_pause * 1000, stuck_rounds=args.stuck_rounds)
     timeline = build_timeline(inputs.exchanges, inputs.offsets, thresholds)
@@ -57,4 +60,4 @@ def run_report(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps(timeline.to_json(), indent=2, default=str) + "\n")
     else:
         render_terminal(timeline)
-    return 1 if not inputs.exchanges and not inputs.offsets else 0
+    return 0 if inputs.complete else 1  # 1: some input could not be read at all (listed in the report)

@@ -1,0 +1,104 @@
+"""What an input is: a file of one kind, or a directory of many, each file recognised by its content.
+
+A directory may hold anything the kinds know, mixed (captures beside a broker's partition directories beside
+JSON Lines): each file is recognised on its own. A broker's partition directory (``<topic>-<partition>``
+holding ``*.log`` segments, Kafka's own layout) is one log source whatever its segments hold, so segments
+damaged from their first byte are still read as segments and their damage reported; the broker's other
+files there (indexes, checkpoints, ``meta.properties``) are its bookkeeping, not inputs. Hidden files and
+Spark's own (``_SUCCESS``) are skipped. Anything else no kind claims is reported, never silently dropped.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from kafka_meta.inputs.kinds import KINDS, SEGMENT
+from kafka_meta.log.files import PARTITION_DIR, SEGMENT_SUFFIX
+from kafka_meta.sniff import SNIFF_BYTES
+
+SHOWN_BYTES = 8  # of an unrecognised file's start, in its error
+
+
+@dataclass(frozen=True)
+class Source:
+    """One thing to read: a file of a kind, or a partition directory of segments (kind ``log``)."""
+
+    kind: str
+    path: Path
+    given: str  # the input as it was given (a file, or the directory it was found in)
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """An input, or a file of a directory input, that cannot be read: where, and why, in one line."""
+
+    path: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.reason}"
+
+
+def classify(name: str) -> tuple[list[Source], list[Unreadable]]:
+    """The sources of one input (a file or a directory), and what in it cannot be read."""
+    path = Path(name)
+    if not path.exists():
+        return [], [Unreadable(name, "no such file or directory")]
+    if path.is_dir():
+        return _directory(path, name)
+    if not path.is_file():
+        return [], [Unreadable(name, "not a regular file")]
+    found = _file(path, name)
+    return ([found], []) if isinstance(found, Source) else ([], [found])
+
+
+def _file(path: Path, given: str) -> Source | Unreadable:
+    try:
+        with path.open("rb") as f:
+            head = f.read(SNIFF_BYTES)
+    except OSError as e:
+        return Unreadable(str(path), f"cannot be read ({e.strerror or e})")
+    if not head:
+        return Unreadable(str(path), "empty: nothing to read")
+    for kind in KINDS:
+        if kind.recognise(path, head):
+            return Source(kind.name, path, given)
+    known = ", ".join(k.what for k in KINDS[:-1]) + f" nor {KINDS[-1].what}"
+    return Unreadable(str(path), f"neither {known} (it starts with {head[:SHOWN_BYTES].hex()})")
+
+
+def is_partition_directory(path: Path) -> bool:
+    """Kafka's layout: a ``<topic>-<partition>`` directory holding ``*.log`` segment files."""
+    return (PARTITION_DIR.match(path.name) is not None
+            and any(f.name.endswith(SEGMENT_SUFFIX) and f.is_file() for f in path.iterdir()))
+
+
+def _hidden(name: str) -> bool:
+    """Hidden files, and Spark's own beside its output (``_SUCCESS``, ``_temporary``); not Kafka's internal
+    topics' partition directories (``__consumer_offsets-7``)."""
+    return name.startswith(".") or (name.startswith("_") and PARTITION_DIR.match(name) is None)
+
+
+def _directory(path: Path, given: str) -> tuple[list[Source], list[Unreadable]]:
+    if is_partition_directory(path):
+        return [Source(SEGMENT, path, given)], []
+    sources: list[Source] = []
+    problems: list[Unreadable] = []
+    for root, dirs, files in os.walk(path):
+        here = Path(root)
+        dirs[:] = sorted(d for d in dirs if not _hidden(d))
+        partitions = [d for d in dirs if is_partition_directory(here / d)]
+        sources += [Source(SEGMENT, here / d, given) for d in partitions]
+        dirs[:] = [d for d in dirs if d not in partitions]
+        broker_directory = bool(partitions)  # its other top-level files are the broker's bookkeeping
+        for name in sorted(f for f in files if not _hidden(f)):
+            found = _file(here / name, given)
+            if isinstance(found, Source):
+                sources.append(found)
+            elif not broker_directory:
+                problems.append(found)
+    if not sources and not problems:
+        problems.append(Unreadable(given, "a directory with nothing to read in it"))
+    return sources, problems
