@@ -9,18 +9,23 @@ import shutil
 from capture_support import FIXTURES, everything
 
 from kafka_meta.analysis import render_text
-from kafka_meta.spark.inputs import detect_format
+from kafka_meta.inputs import classify
 from kafka_meta.spark.job import run
+
+
+def kinds(path) -> set[str]:
+    sources, _ = classify(str(path))
+    return {s.kind for s in sources}
 
 
 def test_captures_detected_by_magic(tmp_path):
     disguised = tmp_path / "traffic.jsonl"
     shutil.copy(FIXTURES / "cfk_storm.pcap", disguised)
-    assert detect_format(str(disguised)) == "capture"
-    assert detect_format(str(FIXTURES)) == "capture"
+    assert kinds(disguised) == {"capture"}
+    assert kinds(FIXTURES) == {"capture"}
     text = tmp_path / "lines.pcap"
     text.write_text('{"type": "ConsumerProtocolSubscription", "hex": "00"}\n')
-    assert detect_format(str(text)) == "jsonl"
+    assert kinds(text) == {"jsonl"}
 
 
 def test_analyze_counts_exchanges(spark, tmp_path):

@@ -8,32 +8,39 @@ pytest.importorskip("pyspark", reason="PySpark is not installed (the spark extra
 
 from log_support import LOGS, SAMPLE
 
+from kafka_meta.inputs import classify
 from kafka_meta.log import read_log
-from kafka_meta.spark.inputs import detect_format
 from kafka_meta.spark.job import Progress, run
 
 
+def kinds(path) -> set[str]:
+    sources, _ = classify(str(path))
+    return {s.kind for s in sources}
+
+
 def test_detected_by_content(tmp_path):
-    assert detect_format(str(LOGS)) == "log"
-    assert detect_format(str(LOGS / "__consumer_offsets-1")) == "log"
+    assert kinds(LOGS) == {"log"}
+    assert kinds(LOGS / "__consumer_offsets-1") == {"log"}
     segment = LOGS / "__consumer_offsets-2" / "00000000000000000000.log"
     renamed = tmp_path / "evidence.bin"
     renamed.write_bytes(segment.read_bytes())
-    assert detect_format(str(renamed)) == "log"  # whatever its name
-    assert detect_format(str(SAMPLE)) == "jsonl"
+    assert kinds(renamed) == {"log"}  # whatever its name
+    assert kinds(SAMPLE) == {"jsonl"}
     text = tmp_path / "server.log"
     text.write_text("[2026-01-01 00:00:00,000] INFO starting (kafka.server.KafkaServer)\n")
-    assert detect_format(str(text)) == "jsonl" and detect_format(str(tmp_path)) == "jsonl"
+    sources, unreadable = classify(str(text))
+    assert not sources and "neither" in str(unreadable[0])  # a broker's own log is no input, said so
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     pq.write_table(pa.table({"key": [bytes(20)] * 50, "value": [b"\x00\x01" * 40] * 50}), tmp_path / "rows.parquet")
-    assert detect_format(str(tmp_path / "rows.parquet")) == "parquet"
+    assert kinds(tmp_path / "rows.parquet") == {"parquet"}
     cut = tmp_path / "00000000000000000000.log"  # one batch cut off by a crash: its name says what it is
     cut.write_bytes(segment.read_bytes()[:40])
-    assert detect_format(str(cut)) == "log"
+    assert kinds(cut) == {"log"}
     cut.rename(tmp_path / "cut.bin")
-    assert detect_format(str(tmp_path / "cut.bin")) == "jsonl"
+    sources, unreadable = classify(str(tmp_path / "cut.bin"))
+    assert not sources and str(unreadable[0]).startswith(str(tmp_path / "cut.bin"))
 
 
 def test_report_on_a_log_directory(spark, tmp_path):

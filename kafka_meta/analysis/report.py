@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from kafka_meta.analysis.assemble import Timeline
@@ -26,6 +27,7 @@ class Report:
     exchange_errors: int = 0
     output: str | None = None
     timeline: Timeline | None = None  # the rebalance rounds and findings (kafka_meta.analysis.assemble)
+    unreadable: list[str] = field(default_factory=list)  # inputs that could not be read at all, with why
 
     def to_json(self) -> dict[str, Any]:
         doc = {
@@ -37,7 +39,7 @@ class Report:
             "groups": {name: _group_json(g) for name, g in self.groups.items()},
             "exchanges": {api: dict(groups) for api, groups in self.exchanges.items()},
             "exchangeErrors": self.exchange_errors,
-            "output": self.output,
+            "output": self.output, "unreadable": self.unreadable,
         }
         if self.timeline is not None:  # each group's rounds and findings, and every finding at the top
             for g in self.timeline.groups:
@@ -131,12 +133,31 @@ def render_text(report: Report) -> str:
     lines.append(f"needs attention: {', '.join(g.group for g in attention) or 'nothing'}")
     if report.timeline is not None:
         lines += timeline_lines(report.timeline)
+    if report.unreadable:
+        lines.append(f"inputs that could not be read ({len(report.unreadable)}):")
+        lines += [f"  {u}" for u in report.unreadable]
     if report.error_samples:
         lines.append("first errors:")
         lines += [f"  {e}" for e in report.error_samples]
-    if report.output:
-        lines.append(f"decoded Parquet written to {report.output}")
+    lines += output_lines(report)
     return "\n".join(lines)
+
+
+def output_lines(report: Report) -> list[str]:
+    """Where each output is, last, so the summary ends with what to open next."""
+    if not report.output:
+        return []
+    if "://" in report.output:
+        return [f"decoded Parquet written to {report.output}"]
+    root = Path(report.output).resolve()
+    written = [(name, root / name) for name in ("offsets", "members", "exchanges", "payloads")
+               if (root / name).exists()]
+    lines = ["written:"] + [f"  {path}  (Parquet: {name})" for name, path in written]
+    lines += [f"  {root / name}  ({what})" for name, what in (("report.json", "the report as JSON"),
+                                                              ("report.txt", "this summary"))]
+    if (root / "report.html").exists():
+        lines.append(f"  {root / 'report.html'}  (the rebalance timeline, to open in a browser)")
+    return lines
 
 
 TIMELINE_FINDINGS = 12

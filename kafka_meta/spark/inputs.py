@@ -1,28 +1,30 @@
-"""What ``kafka-meta analyze`` reads: JSON Lines, Parquet, broker log segments, or a Kafka topic through
-Spark's Kafka source.
+"""What ``kafka-meta analyze`` reads, as Spark DataFrames: every kind of input the project knows
+(:mod:`kafka_meta.inputs`: JSON Lines, Parquet, packet captures, broker log segments, directories holding any
+of them, each file recognised by its content), plus a Kafka topic through Spark's Kafka source.
 
-Two kinds of rows are recognised, in any mix:
+Three kinds of rows come out, in any mix:
 
 * ``__consumer_offsets`` records: ``key`` and ``value`` (binary in Parquet and Kafka; hex or base64 text in
   JSON Lines, ``value`` null for a tombstone), with ``topic``/``partition``/``offset``/``timestamp`` kept
-  when present and ``control`` marking records of control batches;
+  when present, ``control`` marking records of control batches and ``producerId`` those of transactions;
 * captured payloads (JoinGroup/SyncGroup metadata, files of blobs): ``type`` (a kafka_meta type name) and
   the bytes in ``blob`` (Parquet) or ``hex``/``base64`` (JSON Lines), with any other columns kept
   (``group``, ``member``...);
-* exchanges of packet captures (pcap/pcapng files, plain or gzip, recognised by their magic numbers): the
-  rows of the ``kafka-meta-capture`` data source.
+* exchanges of packet captures: the rows of the ``kafka-meta-capture`` data source.
+
+Which inputs are what is decided before Spark starts (:func:`plan`), so an input that cannot be read is said
+in one line, and the others are still read.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from kafka_meta.errors import InputError
+from kafka_meta.inputs import CAPTURE, JSONL, PARQUET, SEGMENT, Unreadable, classify
 from kafka_meta.log import OTHER_INTERNAL_TOPICS
-from kafka_meta.log.files import looks_like_log
-from kafka_meta.sniff import binary_offset, head
 
 HEX = "^([0-9a-fA-F]{2})*$"
 PROVENANCE = ("topic", "partition", "offset", "timestamp")
@@ -35,63 +37,44 @@ class Inputs:
     blobs: Any = None  # DataFrame: type, blob (binary), other columns
     exchanges: Any = None  # DataFrame: the kafka-meta-capture data source's rows
     topics: Any = None  # DataFrame: the __cluster_metadata records of a log directory that name topics
-    unreadable: int = 0  # input lines that are not JSON objects
+    bad_lines: int = 0  # JSON Lines lines that are not JSON objects
+    unreadable: list[Unreadable] = field(default_factory=list)  # inputs that could not be read at all
 
 
-def detect_format(source: str) -> str:
-    if source.startswith("kafka://"):
-        return "kafka"
-    from kafka_meta.capture import capture_kind
+@dataclass
+class Planned:
+    """One input as it will be read: a Kafka topic, or its files and partition directories by kind."""
 
-    path = Path(source)
-    if looks_like_log(path):
-        return "log"
-    if path.is_dir():
-        if any(path.rglob("*.parquet")):
-            return "parquet"
-        return "capture" if any(capture_kind(f) for f in path.rglob("*") if f.is_file()) else "jsonl"
-    if capture_kind(path):
-        return "capture"
-    return "parquet" if path.suffix == ".parquet" else "jsonl"
+    name: str
+    kafka: bool = False
+    by_kind: dict[str, list[str]] = field(default_factory=dict)
 
 
-def _first_file(path: Path, pattern: str = "*") -> Path | None:
-    """A directory's first data file in the order Spark lists them (hidden and ``_`` files are Spark's own)."""
-    files = sorted(f for f in path.rglob(pattern) if f.is_file() and not f.name.startswith((".", "_")))
-    return files[0] if files else None
-
-
-def check_source(source: str, fmt: str = "auto") -> str:
-    """The format ``source`` will be read as, after checking, without Spark, that it can be: it exists, is
-    not empty, and starts as that format says (Parquet's ``PAR1``, JSON Lines' text). Spark's own errors
-    for these are long and arrive only after it has started, so the job checks first."""
+def plan(names: list[str], fmt: str = "auto") -> tuple[list[Planned], list[Unreadable]]:
+    """Each input's sources, without Spark, and what cannot be read. ``fmt`` other than ``auto`` reads every
+    (non-Kafka) input as that kind, as given."""
     if fmt not in FORMATS:
         raise InputError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
-    fmt = detect_format(source) if fmt == "auto" else fmt
-    if fmt == "kafka":
-        return fmt
-    path = Path(source)
-    if not path.exists():
-        raise InputError(f"input {source}: no such file or directory")
-    if fmt in ("capture", "log"):  # their readers report damage file by file, as rows
-        return fmt
-    first = _first_file(path, "*.parquet" if fmt == "parquet" else "*") if path.is_dir() else path
-    if first is None:
-        raise InputError(f"input {source}: an empty directory")
-    start = head(first)
-    if fmt == "parquet":
-        if start[:4] != b"PAR1":
-            raise InputError(f"input {first}: not a Parquet file (it does not start with PAR1)")
-        return fmt
-    if not start.strip():
-        raise InputError(f"input {first}: empty, no JSON Lines to read")
-    text_end = binary_offset(start)
-    if text_end is not None:
-        raise InputError(f"input {first}: binary data at byte {text_end}, not JSON Lines (nor a Parquet file)")
-    whole = first.stat().st_size <= len(start)
-    if whole and not path.is_dir() and not any(line.lstrip().startswith(b"{") for line in start.splitlines()):
-        raise InputError(f"input {first}: no line is a JSON object, so there is nothing to read as JSON Lines")
-    return fmt
+    planned: list[Planned] = []
+    unreadable: list[Unreadable] = []
+    for name in names:
+        if name.startswith("kafka://") or fmt == "kafka":
+            planned.append(Planned(name, kafka=True))
+            continue
+        if fmt != "auto":
+            if Path(name).exists():
+                planned.append(Planned(name, by_kind={fmt: [name]}))
+            else:
+                unreadable.append(Unreadable(name, "no such file or directory"))
+            continue
+        sources, problems = classify(name)
+        unreadable += problems
+        if sources:
+            by_kind: dict[str, list[str]] = {}
+            for source in sources:
+                by_kind.setdefault(source.kind, []).append(str(source.path))
+            planned.append(Planned(name, by_kind=by_kind))
+    return planned, unreadable
 
 
 def _text_bytes(column: Any) -> Any:
@@ -125,10 +108,12 @@ def _check_shape(source: str, columns: set[str], what: str) -> None:
                          f"captured payload); the {what} have {', '.join(sorted(columns)) or 'no columns'}")
 
 
-def read_jsonl(spark: Any, source: str) -> Inputs:
+def read_jsonl(spark: Any, paths: list[str]) -> Inputs:
     from pyspark.sql import functions as F
 
-    df = spark.read.option("mode", "PERMISSIVE").json(source)
+    source = ", ".join(paths)
+    # cached: Spark refuses a query of the raw read that refers to _corrupt_record alone (the bad lines)
+    df = spark.read.option("mode", "PERMISSIVE").json(paths).cache()
     columns = set(df.columns)
     if columns <= {"_corrupt_record"}:
         raise InputError(f"input {source}: no line is a JSON object, so there is nothing to read as JSON Lines")
@@ -140,14 +125,15 @@ def read_jsonl(spark: Any, source: str) -> Inputs:
     blob = F.coalesce(F.unhex(text("hex")), F.unbase64(text("base64")))
     inputs = _split(df, _text_bytes(text("key")), _text_bytes(text("value")), blob)
     if "_corrupt_record" in columns:
-        inputs.unreadable = df.where(F.col("_corrupt_record").isNotNull()).count()
+        inputs.bad_lines = df.where(F.col("_corrupt_record").isNotNull()).count()
     return inputs
 
 
-def read_parquet(spark: Any, source: str) -> Inputs:
+def read_parquet(spark: Any, paths: list[str]) -> Inputs:
     from pyspark.sql import functions as F
 
-    df = spark.read.parquet(source)
+    source = ", ".join(paths)
+    df = spark.read.parquet(*paths)
     _check_shape(source, set(df.columns), "rows")
     if "type" in df.columns and not {"blob", "value"} & set(df.columns):
         raise InputError(f"input {source}: rows with a 'type' need their bytes in a 'blob' (or 'value') column")
@@ -175,47 +161,57 @@ def read_kafka_frame(df: Any) -> Inputs:
     return Inputs(offsets=df.select("key", "value", *keep, F.lit(False).alias("control")))
 
 
-def read_captures(spark: Any, source: str) -> Inputs:
-    """Packet captures (a file or a directory of them), one Spark partition per file."""
+def read_captures(spark: Any, paths: list[str]) -> Inputs:
+    """Packet captures, one Spark partition per file."""
     from kafka_meta.spark.sources import register
 
     register(spark)
-    return Inputs(exchanges=spark.read.format("kafka-meta-capture").load(source))
+    return Inputs(exchanges=spark.read.format("kafka-meta-capture").load(paths))
 
 
-def read_log(spark: Any, source: str) -> Inputs:
-    """Broker log segments (a segment, a partition or a log directory) through the kafka-meta-log source:
-    its rows are the Kafka source's, so they go to the offsets input; damage rows carry ``_damage``."""
+def read_log(spark: Any, paths: list[str]) -> Inputs:
+    """Broker log segments (segments, partition or log directories) through the kafka-meta-log source: its
+    rows are the Kafka source's, so they go to the offsets input; a damage row's ``_error`` stays the row's
+    error through decoding (decode_offsets keeps it)."""
     from pyspark.sql import functions as F
 
     from kafka_meta.spark.sources import register
 
     register(spark)
-    df = spark.read.format("kafka-meta-log").load(source)
+    df = spark.read.format("kafka-meta-log").load(paths)
     # the cluster's TopicRecords (frame version 1, apiKey 2: the value's first two bytes) name the topics that
     # KIP-848, share and streams group records give by id; one per topic, picked out on the executors
     topics = df.where((F.col("topic") == "__cluster_metadata")
                       & (F.substring("value", 1, 2) == F.lit(bytearray(b"\x01\x02")))).select("topic", "key", "value")
     df = df.where(F.col("topic").isNull() | ~F.col("topic").isin(*OTHER_INTERNAL_TOPICS))  # not offsets records
-    return Inputs(topics=topics, offsets=df.select("key", "value", *PROVENANCE, "control", "producerId",
-                                    F.col("_error").alias("_damage")))
+    return Inputs(topics=topics, offsets=df.select("key", "value", *PROVENANCE, "control", "producerId", "_error"))
 
 
-def read_inputs(spark: Any, sources: list[str], fmt: str = "auto", bootstrap_servers: str | None = None) -> Inputs:
-    """Several inputs of any kinds as one: each read as :func:`read_input` reads it, its offsets records tagged
-    with where they came from (``_source``, the evidence a finding cites), and rows of one kind unioned by name."""
+READERS = {JSONL: read_jsonl, PARQUET: read_parquet, CAPTURE: read_captures, SEGMENT: read_log}
+
+
+def read_inputs(spark: Any, names: list[str], fmt: str = "auto", bootstrap_servers: str | None = None,
+                planned: tuple[list[Planned], list[Unreadable]] | None = None) -> Inputs:
+    """Several inputs of any kinds as one: each read by its kind's reader, its offsets records tagged with the
+    input they came from (``_source``, the evidence a finding cites), rows of one kind unioned by name."""
     from pyspark.sql import functions as F
 
-    merged = Inputs()
-    for source in sources:
-        inputs = read_input(spark, source, fmt, bootstrap_servers)
-        if inputs.offsets is not None:
-            inputs.offsets = inputs.offsets.withColumn("_source", F.lit(source))
-        for kind in ("offsets", "blobs", "exchanges", "topics"):
-            frame, more = getattr(merged, kind), getattr(inputs, kind)
-            if more is not None:
-                setattr(merged, kind, more if frame is None else _union(frame, more))
-        merged.unreadable += inputs.unreadable
+    inputs_planned, unreadable = planned or plan(names, fmt)
+    merged = Inputs(unreadable=list(unreadable))
+    for item in inputs_planned:
+        if item.kafka:
+            parts = [read_kafka(spark, item.name if item.name.startswith("kafka://") else f"kafka://{item.name}",
+                                bootstrap_servers)]
+        else:
+            parts = [READERS[kind](spark, paths) for kind, paths in item.by_kind.items()]
+        for inputs in parts:
+            if inputs.offsets is not None:
+                inputs.offsets = inputs.offsets.withColumn("_source", F.lit(item.name))
+            for kind in ("offsets", "blobs", "exchanges", "topics"):
+                frame, more = getattr(merged, kind), getattr(inputs, kind)
+                if more is not None:
+                    setattr(merged, kind, more if frame is None else _union(frame, more))
+            merged.bad_lines += inputs.bad_lines
     return merged
 
 
@@ -233,14 +229,3 @@ def _union(first: Any, second: Any) -> Any:
     if isinstance(kind(second), NumericType) and isinstance(kind(first), TimestampType):
         second = second.withColumn("timestamp", F.timestamp_millis(F.col("timestamp").cast("long")))
     return first.unionByName(second, allowMissingColumns=True)
-
-
-def read_input(spark: Any, source: str, fmt: str = "auto", bootstrap_servers: str | None = None) -> Inputs:
-    fmt = check_source(source, fmt)
-    if fmt == "kafka":
-        return read_kafka(spark, source if source.startswith("kafka://") else f"kafka://{source}", bootstrap_servers)
-    if fmt == "capture":
-        return read_captures(spark, source)
-    if fmt == "log":
-        return read_log(spark, source)
-    return read_parquet(spark, source) if fmt == "parquet" else read_jsonl(spark, source)

@@ -23,7 +23,7 @@ from kafka_meta.analysis.assemble import build_timeline
 from kafka_meta.errors import InputError, KafkaMetaError
 from kafka_meta.metadata_log import topic_names
 from kafka_meta.offsets import decode_record
-from kafka_meta.spark.inputs import FORMATS, Inputs, check_source, read_inputs
+from kafka_meta.spark.inputs import FORMATS, Inputs, plan, read_inputs
 from kafka_meta.spark.timeline import capture_exchanges, group_exchanges, timeline_of, write_timeline_html
 
 GROUP_RECORD_TYPES = (2, 3, 5, 10, 11, 17, 19)  # the records that describe groups and their members
@@ -49,10 +49,7 @@ def analyze_offsets(offsets: Any, output: str, report: Report, progress: Progres
     from kafka_meta.spark.offsets import decode_offsets, explode_members
 
     progress.step("decoding __consumer_offsets records")
-    decoded = decode_offsets(offsets, control="control")
-    if "_damage" in offsets.columns:  # what the input reader could not read (log segments): the row's error
-        decoded = decoded.withColumn("_error", F.coalesce("_damage", "_error")).drop("_damage")
-    decoded = decoded.cache()
+    decoded = decode_offsets(offsets, control="control").cache()  # a reader's damage stays the row's _error
     decoded.write.mode("overwrite").parquet(f"{output}/offsets")
     progress.step(f"wrote {output}/offsets; exploding group members")
     explode_members(decoded).write.mode("overwrite").parquet(f"{output}/members")
@@ -153,15 +150,15 @@ def run(spark: Any, source: str | list[str], fmt: str = "auto", output: str = "k
     progress = progress or Progress()
     progress.step(f"Spark master {spark.sparkContext.master}; reading {source}")
     inputs: Inputs = read_inputs(spark, sources, fmt, bootstrap_servers)
-    report = Report(output=output)
+    report = Report(output=output, unreadable=[str(u) for u in inputs.unreadable])
     exchanges: list[dict[str, Any]] = []
     if captures:
         progress.step(f"reading the group exchanges of {', '.join(captures)}")
         exchanges, problems = capture_exchanges(spark, captures)
         report.error_samples += problems[:ERROR_SAMPLES]
-    report.errors += inputs.unreadable
-    if inputs.unreadable:
-        report.error_samples.append(f"{inputs.unreadable} input line(s) are not JSON objects")
+    report.errors += inputs.bad_lines
+    if inputs.bad_lines:
+        report.error_samples.append(f"{inputs.bad_lines} input line(s) are not JSON objects")
     if inputs.exchanges is not None:
         inputs.exchanges = inputs.exchanges.cache()  # read once: for the timeline, then the Parquet and counts
         progress.step("collecting the group exchanges of the captures")
@@ -181,10 +178,10 @@ def run(spark: Any, source: str | list[str], fmt: str = "auto", output: str = "k
 def write_report(report: Report, output: str) -> None:
     if "://" not in output:  # local output: keep the report beside the Parquet
         Path(output).mkdir(parents=True, exist_ok=True)
+        if report.timeline is not None:  # first: the summary lists the outputs that exist
+            write_timeline_html(report.timeline, Path(output) / "report.html")
         (Path(output) / "report.json").write_text(json.dumps(report.to_json(), indent=2) + "\n")
         (Path(output) / "report.txt").write_text(render_text(report) + "\n")
-        if report.timeline is not None:
-            write_timeline_html(report.timeline, Path(output) / "report.html")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -193,8 +190,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                                  "segments (a segment, partition or log directory), "
                                                  "kafka://host:port[/topic]")
     parser.add_argument("--format", choices=FORMATS, default="auto",
-                        help="input format (default: captures by their magic numbers, log segments by their content, "
-                             "others by their name)")
+                        help="read every input as this kind (default: each file recognised by its content)")
     parser.add_argument("--output", default="kafka-meta-out", help="where decoded Parquet goes (default: "
                                                                  "./kafka-meta-out)")
     parser.add_argument("--master", help="Spark master URL (default: embedded local[*], or spark-submit's)")
@@ -244,28 +240,29 @@ def execute(args: argparse.Namespace, session: Any = None) -> int:
 
     sources = [args.input] if isinstance(args.input, str) else list(args.input)
     try:
-        for source in sources:
-            check_source(source, args.format)
-        for capture in getattr(args, "capture", None) or []:
-            check_source(capture, "capture")
+        planned, unreadable = plan(sources, args.format)
+        captured, unreadable_captures = plan(getattr(args, "capture", None) or [], "capture")
         check_output(args.output)
         check_master(args.master)
     except KafkaMetaError as e:
         return fail(str(e), 2)
+    if not planned and not captured:  # nothing at all to read: said before Spark starts
+        return fail("no input could be read: " + "; ".join(str(u) for u in unreadable + unreadable_captures), 2)
     try:
         spark = session or local_session("kafka-meta analyze", master=args.master, progress=True)
     except (PySparkException, Py4JError, OSError) as e:
         return fail(f"Spark did not start (master {args.master or 'local[*]'}): {spark_failure(e)}", 2)
     try:
         report = run(spark, sources, args.format, args.output, args.bootstrap_servers,
-                     captures=getattr(args, "capture", None))
+                     captures=[c for item in captured for paths in item.by_kind.values() for c in paths])
+        report.unreadable += [str(u) for u in unreadable_captures]
         write_report(report, args.output)
     except KafkaMetaError as e:
         return fail(str(e), 2 if isinstance(e, InputError) else 1)
     except (PySparkException, Py4JError) as e:
         return fail(f"Spark failed reading or writing {', '.join(sources)}: {spark_failure(e)}", 1)
     print(render_text(report))
-    return 0
+    return 1 if report.unreadable else 0  # 1: an input could not be read (listed in the report)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -264,6 +264,9 @@ def decode_offsets(df: Any, key: str = "key", value: str = "value", options: dic
                    control: str | None = None) -> Any:
     """Add the typed columns of each ``__consumer_offsets`` record (see the module docstring) to ``df``.
 
+    A row that already carries an ``_error`` (the log source's damage rows) keeps it as its one ``_error``, so
+    a reader's output and this function's compose into a DataFrame that writes to Parquet as it is.
+
     options: ``mode`` (PERMISSIVE: a bad record gives a row with ``_error``; FAILFAST), ``strict``
     ("true": unknown types and newer versions are errors, as in Kafka 4.0+). ``control`` names a boolean
     column marking records of control batches (transaction markers); Spark's Kafka source never returns
@@ -286,7 +289,14 @@ def decode_offsets(df: Any, key: str = "key", value: str = "value", options: dic
 
     udf = arrow_udf(decode, spark_type(record_columns()))
     flags = F.col(control).cast("boolean") if control else F.lit(False)
-    return df.withColumn(RESULT, udf(F.col(key), F.col(value), flags)).select("*", f"{RESULT}.*").drop(RESULT)
+    read_error = None
+    if ERROR_FIELD in df.columns:  # a reader's own damage column (the log source's): one _error, the first
+        read_error = f"{ERROR_FIELD}_read"
+        df = df.withColumnRenamed(ERROR_FIELD, read_error)
+    decoded = df.withColumn(RESULT, udf(F.col(key), F.col(value), flags)).select("*", f"{RESULT}.*").drop(RESULT)
+    if read_error is None:
+        return decoded
+    return decoded.withColumn(ERROR_FIELD, F.coalesce(F.col(read_error), F.col(ERROR_FIELD))).drop(read_error)
 
 
 def explode_members(df: Any) -> Any:

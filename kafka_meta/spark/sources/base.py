@@ -7,6 +7,8 @@ and a new source is its reader plus three lines.
 
 from __future__ import annotations
 
+import json
+import os
 from typing import Any, ClassVar
 
 from pyspark.sql.datasource import DataSource, DataSourceReader
@@ -31,3 +33,13 @@ class KafkaMetaSource(DataSource):
     def reader(self, schema: Any) -> DataSourceReader:
         # Spark's case-insensitive options, kept as Spark gives them
         return self.READER(self.options)  # type: ignore[call-arg]
+
+
+def option_paths(options: dict[str, str]) -> list[str]:
+    """``load(path)`` passes ``path``; ``load([a, b])`` passes ``paths`` as a JSON array."""
+    paths: list[str] = []
+    if options.get("paths"):
+        paths += json.loads(options["paths"])
+    if options.get("path"):
+        paths.append(options["path"])
+    return [os.path.abspath(p[len("file:"):] if p.startswith("file:") else p) for p in paths]

@@ -38,7 +38,8 @@ from pyspark.sql.types import (
     StructType,
 )
 
-from kafka_meta.spark.sources.base import KafkaMetaSource
+from kafka_meta.inputs import CAPTURE, classify
+from kafka_meta.spark.sources.base import KafkaMetaSource, option_paths
 
 NAME = "kafka-meta-capture"
 
@@ -86,26 +87,17 @@ def bodies_option(options: Any) -> str:
 
 
 def capture_files(paths: list[str]) -> list[str]:
-    """The files named, and the files under the directories named (sorted; hidden files skipped)."""
+    """The files named, and the captures found in the directories named (recognised by content, as every
+    input is: kafka_meta.inputs); a file named outright is read even when it is no capture, and its row says
+    so."""
     files: list[str] = []
     for path in paths:
         if os.path.isdir(path):
-            for root, dirs, names in os.walk(path):
-                dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")))
-                files.extend(os.path.join(root, n) for n in sorted(names) if not n.startswith((".", "_")))
+            sources, _ = classify(path)
+            files += [str(source.path) for source in sources if source.kind == CAPTURE]
         else:
             files.append(path)
     return files
-
-
-def option_paths(options: dict[str, str]) -> list[str]:
-    """``load(path)`` passes ``path``; ``load([a, b])`` passes ``paths`` as a JSON array."""
-    paths: list[str] = []
-    if options.get("paths"):
-        paths += json.loads(options["paths"])
-    if options.get("path"):
-        paths.append(options["path"])
-    return [os.path.abspath(p[len("file:"):] if p.startswith("file:") else p) for p in paths]
 
 
 def exchange_rows(path: str, ports: set[int] | None = None, bodies: str = "struct") -> Iterator[tuple]:

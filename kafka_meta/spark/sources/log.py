@@ -10,17 +10,19 @@ around it. Rows go to Spark as Arrow record batches, built column by column from
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from typing import Any
 
 import pyarrow as pa
 from pyspark.sql.datasource import DataSourceReader, InputPartition
 
-from kafka_meta.log import DEFAULT_LIMIT, Damage, Record, Segment, SegmentReader, find_segments
+from kafka_meta.inputs import SEGMENT, classify
+from kafka_meta.log import DEFAULT_LIMIT, Damage, LogError, Record, Segment, SegmentReader, find_segments
 from kafka_meta.log.compression import Inflater
 from kafka_meta.log.files import segment_bytes
 from kafka_meta.log.rows import transactional_producer
-from kafka_meta.spark.sources.base import KafkaMetaSource
+from kafka_meta.spark.sources.base import KafkaMetaSource, option_paths
 
 NAME = "kafka-meta-log"
 SCHEMA = ("topic string, partition int, offset bigint, timestamp timestamp, timestampType int, key binary, "
@@ -101,18 +103,34 @@ class Columns:
         return pa.RecordBatch.from_arrays(arrays, schema=ARROW_SCHEMA)
 
 
+def segments_of(paths: list[str]) -> list[Segment]:
+    """The segments of the paths named: a file named outright is a segment whatever it holds (its damage is
+    reported); in directories, the partition directories found the way every input is (kafka_meta.inputs)."""
+    segments: list[Segment] = []
+    for path in paths:
+        if os.path.isdir(path):
+            sources, _ = classify(path)
+            for source in sources:
+                if source.kind == SEGMENT:
+                    segments += find_segments(source.path)
+        else:
+            segments += find_segments(path)
+    if not segments:
+        raise LogError(f"{', '.join(paths)}: no log segments here")
+    return segments
+
+
 class LogReader(DataSourceReader):
     def __init__(self, options: Any) -> None:
-        path = options.get("path")
-        if not path:
+        self.paths = option_paths(options)
+        if not self.paths:
             raise ValueError(f'{NAME}: give a path: spark.read.format("{NAME}").load(PATH)')
-        self.path = path
         self.limit = int(options.get("maxBatchBytes", DEFAULT_LIMIT))
         start = options.get("fromOffset")
         self.from_offset = int(start) if start is not None else None
 
     def partitions(self) -> list[InputPartition]:
-        return [InputPartition((s.path, s.topic, s.partition)) for s in find_segments(self.path)]
+        return [InputPartition((s.path, s.topic, s.partition)) for s in segments_of(self.paths)]
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         segment = Segment(*partition.value)
