@@ -114,7 +114,7 @@ def compared(dumplog, segments: list[Path], decoder: str) -> tuple[dict[tuple[st
     cut = tuple(f"{d.file}, byte {Path(d.file).stat().st_size - d.invalid_trailing_bytes}," for d in dumped
                 if d.invalid_trailing_bytes)
     code, rows, err = kafka_meta_log(sorted({s.parent for s in segments}))
-    kept = [row for row in rows if not ("error" in row and row["error"].startswith(cut))]
+    kept = [row for row in rows if not ("_error" in row and row["_error"].startswith(cut))]
     assert code == 0 or (cut and len(kept) == len(rows) - len(cut)), err
     return kafka, {(row["topic"], row["partition"], row["offset"]): row for row in kept}
 
@@ -229,7 +229,7 @@ def offsets_mismatch(kafka, row: dict[str, Any]) -> str | None:
     if not kafka.batch["isvalid"]:
         # Rule: DumpLogSegments prints a batch whatever its CRC says (`isvalid: false`); kafka_meta, as Kafka's
         # consumers do, refuses a batch whose CRC does not match and reports it as damage in its place.
-        return None if "CRC" in row.get("error", "") else f"Kafka printed a batch with a wrong CRC; kafka_meta {row}"
+        return None if "CRC" in row.get("_error", "") else f"Kafka printed a batch with a wrong CRC; kafka_meta {row}"
     if kafka.control is not None:
         # Rule: DumpLogSegments prints a transaction marker as `endTxnMarker: COMMIT coordinatorEpoch: N` and
         # no contents; kafka_meta prints it as a control record: the marker's name and its EndTxnMarker value.
@@ -243,7 +243,7 @@ def offsets_mismatch(kafka, row: dict[str, Any]) -> str | None:
         return None if row.get("unknown") and ours == kafka.error else f"{kafka.error!r} vs {row}"
     if kafka.error is not None:
         # Rule: what Kafka cannot read (`Error at offset N, skipping. why`) kafka_meta cannot either.
-        return None if "error" in row else f"Kafka: {kafka.error!r}; kafka_meta read {row}"
+        return None if "_error" in row else f"Kafka: {kafka.error!r}; kafka_meta read {row}"
     if "record" not in row:
         return f"Kafka read {kafka.key} / {kafka.payload}; kafka_meta: {row}"
     try:
@@ -369,7 +369,7 @@ def metadata_mismatch(kafka, row: dict[str, Any], specs: dict[str, MessageSpec])
         expected = f"type {CONTROL_TYPES[kafka.control['type']]}"
         return None if row.get("control") and row.get("marker") == expected else f"{kafka.control} vs {row}"
     if kafka.error is not None:
-        return None if "error" in row else f"Kafka: {kafka.error!r}; kafka_meta read {row}"
+        return None if "_error" in row else f"Kafka: {kafka.error!r}; kafka_meta read {row}"
     payload = kafka.payload
     spec = specs.get(payload["type"])
     if spec is None or row.get("apiKey") != spec.api_key or row.get("recordVersion") != payload["version"]:

@@ -97,7 +97,7 @@ def test_kafka_meta_log_decodes_a_metadata_partition(tmp_path, capsys):
 
     code = main(["log", "--decode", "--strict", str(partition)])
     out, err = capsys.readouterr()
-    assert code == 1 and "unknown metadata record apiKey 20" in json.loads(out.splitlines()[1])["error"]
+    assert code == 1 and "unknown metadata record apiKey 20" in json.loads(out.splitlines()[1])["_error"]
     assert main(["log", "--group", "g", str(partition)]) == 0 and capsys.readouterr().out == ""  # no groups here
 
 

@@ -50,10 +50,10 @@ def test_filters(capsys):
 
 def test_strict_makes_unknown_and_newer_records_errors(capsys):
     code, rows, err = run(capsys, ["offsets", str(SAMPLE), "--strict"])
-    errors = [r for r in rows if "error" in r]
+    errors = [r for r in rows if "_error" in r]
     assert code == 1 and len(errors) == 2
-    assert any("unknown record type 99" in e["error"] for e in errors)
-    assert any("newer than the newest known" in e["error"] for e in errors)
+    assert any("unknown record type 99" in e["_error"] for e in errors)
+    assert any("newer than the newest known" in e["_error"] for e in errors)
     assert "errors 2" in err
 
 
@@ -66,6 +66,6 @@ def test_bad_lines_are_reported_and_reading_goes_on(capsys, tmp_path):
         json.dumps({"key": "AAIAAWc=", "value": None, "offset": 9}),
     ]))
     code, rows, err = run(capsys, ["offsets", str(dump), "--encoding", "auto"])
-    assert code == 1 and [("error" in r) for r in rows] == [True, True, True, False]
+    assert code == 1 and [("_error" in r) for r in rows] == [True, True, True, False]
     assert rows[3]["offset"] == 9 and rows[3]["key"] == {"group": "g"}
     assert "errors 3" in err and "line 2:" in err

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kafka_meta.inputs.kinds import KINDS, SEGMENT
-from kafka_meta.log.files import PARTITION_DIR, SEGMENT_SUFFIX
+from kafka_meta.log.files import PARTITION_DIR, SEGMENT_NAME, SEGMENT_SUFFIX
 from kafka_meta.sniff import SNIFF_BYTES
 
 SHOWN_BYTES = 8  # of an unrecognised file's start, in its error
@@ -60,8 +60,9 @@ def _file(path: Path, given: str) -> Source | Unreadable:
             head = f.read(SNIFF_BYTES)
     except OSError as e:
         return Unreadable(str(path), f"cannot be read ({e.strerror or e})")
-    if not head:
-        return Unreadable(str(path), "empty: nothing to read")
+    if not head:  # a broker's freshly rolled segment is empty: named as Kafka names segments, it is one
+        return Source(SEGMENT, path, given) if SEGMENT_NAME.match(path.name) else Unreadable(str(path), "empty: "
+                                                                                            "nothing to read")
     for kind in KINDS:
         if kind.recognise(path, head):
             return Source(kind.name, path, given)

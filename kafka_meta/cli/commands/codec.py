@@ -90,7 +90,7 @@ def _decode_lines(args: argparse.Namespace) -> int:
                 except KafkaMetaError as e:
                     line.error = str(e)
             if line.error is not None:
-                out["error"] = line.error
+                out["_error"] = line.error
                 print(f"line {line.number}: {line.error}", file=sys.stderr)
                 bad += 1
             else:

@@ -12,10 +12,12 @@ import argparse
 import sys
 import time
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 from kafka_meta.cli.output import emit_json, fail
 from kafka_meta.errors import KafkaMetaError
+from kafka_meta.inputs import BY_NAME, CAPTURE, JSONL, PARQUET, SEGMENT, classify
 from kafka_meta.log import (
     DEFAULT_LIMIT,
     Damage,
@@ -36,7 +38,7 @@ PROGRESS_EVERY = 2.0  # seconds between progress lines on stderr
 METADATA_TOPIC = "__cluster_metadata"  # the KRaft metadata log: its records are metadata records
 DESCRIPTION = ("Print every record of Kafka log segments as JSON Lines: topic, partition, offset, timestamp, "
                "timestampType, key and value (base64), headers, control. Damage (CRC mismatches, batches cut off, "
-               "failed decompression) is printed as a line with 'error' and read around. A summary goes to stderr.")
+               "failed decompression) is printed as a line with '_error' and read around. A summary goes to stderr.")
 
 
 def add_parsers(sub: Any) -> None:
@@ -83,10 +85,41 @@ class Progress:
                   flush=True)
 
 
+OTHER_VERBS = {CAPTURE: "kafka-meta capture", JSONL: "kafka-meta offsets", PARQUET: "kafka-meta analyze"}
+
+
+def segments_of(paths: list[str]) -> tuple[list[Segment], list[str]]:
+    """The segments of the paths, told by content as every input is (kafka_meta.inputs), and what is refused:
+    a file of another kind (a capture is no empty segment), an empty or missing one. A file that no kind
+    claims is read as a segment when named outright: a segment damaged from its first byte is still one,
+    and its damage is reported."""
+    segments: list[Segment] = []
+    refused: list[str] = []
+    for path in paths:
+        sources, unreadable = classify(path)
+        for source in sources:
+            if source.kind == SEGMENT:
+                segments += find_segments(source.path)
+            elif not Path(path).is_dir():
+                refused.append(f"{source.path}: {BY_NAME[source.kind].what}, not log segments "
+                               f"({OTHER_VERBS[source.kind]} reads it)")
+        for problem in unreadable:
+            named = Path(path).is_file() and problem.path == path
+            if named and not problem.reason.startswith("empty"):
+                segments += find_segments(path)  # no kind claims it: a damaged segment, read around
+            else:
+                refused.append(str(problem))
+    return segments, refused
+
+
 def run_log(args: argparse.Namespace) -> int:
     if args.max_batch_bytes <= 0:
         return fail("--max-batch-bytes must be positive")
-    segments = [s for path in args.paths for s in find_segments(path)]
+    segments, refused = segments_of(args.paths)
+    for problem in refused:
+        print(f"kafka-meta log: {problem}", file=sys.stderr)
+    if not segments:
+        return 1
     reader = SegmentReader(Inflater(args.max_batch_bytes), args.from_offset)
     summary, stats, metadata = LogSummary(), RecordStats(), MetadataStats()
     undecoded: Counter[str] = Counter()
@@ -98,7 +131,7 @@ def run_log(args: argparse.Namespace) -> int:
                 summary.add(event)
                 if isinstance(event, Damage):
                     print(event.describe(segment.path), file=sys.stderr)
-                    emit_json({**_where(segment, event.first_offset), "error": event.describe(segment.path)})
+                    emit_json({**_where(segment, event.first_offset), "_error": event.describe(segment.path)})
                 elif isinstance(event, Record) and decode and segment.topic == METADATA_TOPIC and not event.control:
                     _emit_metadata(segment, event, args, metadata)
                     progress.tick(summary, segment)
@@ -121,7 +154,7 @@ def run_log(args: argparse.Namespace) -> int:
         if undecoded:
             topics = ", ".join(f"{n} of {topic}" for topic, n in sorted(undecoded.items()))
             print(f"not decoded (no group coordinator records there): {topics}", file=sys.stderr)
-    return 1 if summary.damage or stats.errors or metadata.errors else 0
+    return 1 if refused or summary.damage or stats.errors or metadata.errors else 0
 
 
 class MetadataStats:
@@ -152,7 +185,7 @@ def _emit_metadata(segment: Segment, record: Record, args: argparse.Namespace, s
     except KafkaMetaError as e:
         stats.errors += 1
         print(f"{segment.path}, offset {record.offset}: {e}", file=sys.stderr)
-        emit_json({**where, "error": str(e)})
+        emit_json({**where, "_error": str(e)})
         return
     stats.add(decoded)
     if args.group is None:
@@ -169,7 +202,7 @@ def _emit(segment: Segment, record: Record, args: argparse.Namespace, stats: Rec
     except KafkaMetaError as e:
         stats.errors += 1
         print(f"{segment.path}, offset {record.offset}: {e}", file=sys.stderr)
-        emit_json({**where, "error": str(e)})
+        emit_json({**where, "_error": str(e)})
         return
     stats.add(decoded)
     if args.group is not None and getattr(decoded, "group_id", None) != args.group:

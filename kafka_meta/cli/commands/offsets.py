@@ -92,7 +92,7 @@ def run_offsets(args: argparse.Namespace) -> int:
             except (KafkaMetaError, BlobError, json.JSONDecodeError) as e:
                 stats.errors += 1
                 print(f"line {number}: {e}", file=sys.stderr)
-                emit_json({**where, "error": str(e)})
+                emit_json({**where, "_error": str(e)})
                 continue
             stats.add(record)
             if wanted is not None and _kind(record) not in wanted:
