@@ -25,6 +25,15 @@ def test_snake_case_attributes_and_kafka_aliases():
     dumped = message.model_dump(by_alias=True)
     assert list(dumped) == ["topics", "userData", "ownedPartitions", "generationId", "rackId", "clientView"]
     assert "generation_id" in message.model_dump()
+    # Kafka's JSON converters write the wire fields only; the client view is what Kafka's consumer reads
+    assert list(message.to_json_dict()) == ["topics", "userData", "ownedPartitions", "generationId", "rackId"]
+    assert dumped["clientView"]["generationId"] == 7
+
+
+@pytest.mark.parametrize("name", [None, 3, b"ConsumerProtocolSubscription"])
+def test_a_type_name_that_is_no_string_is_an_unknown_type(name):
+    with pytest.raises(km.UnknownTypeError, match=r"a type is named by a string.*`kafka-meta types`"):
+        km.decode(name, b"")
 
 
 def test_models_accept_kafka_names_spec_names_and_python_names():

@@ -54,8 +54,9 @@ def test_ports(capsys):
     port = everything[0]["broker"].rsplit(":", 1)[1]
     _, lines, _ = run(capsys, ["capture", str(STORM), "--port", port])
     assert lines == everything
-    _, lines, _ = run(capsys, ["capture", str(STORM), "--port", "1"])
-    assert lines == []
+    _, lines, err = run(capsys, ["capture", str(STORM), "--port", "1"])
+    assert lines == []  # and the user is told where Kafka is
+    assert f"no Kafka on port 1; its brokers answer on port {port} (--port {port}" in err
 
 
 def test_bad_files_and_damage(capsys, tmp_path):

@@ -256,3 +256,7 @@ def test_a_text_stream_is_refused_clearly():
 
     with pytest.raises(CaptureError, match="text stream; open the capture in binary mode"):
         list(read_capture(io.StringIO("\x0a\x0d\x0d\x0a not bytes")))
+    # a real capture opened in text mode: its bytes are no UTF-8, and reading them is not even tried
+    real = FIXTURES / "aio_range.pcapng"
+    with open(real, encoding="utf-8") as text, pytest.raises(CaptureError, match="text stream"):
+        list(read_capture(text))

@@ -9,6 +9,7 @@ unanswered requests, out-of-order segments).
 from __future__ import annotations
 
 import gzip
+import io
 import os
 import sys
 import zlib
@@ -64,8 +65,9 @@ def iter_capture(path: str | os.PathLike | BinaryIO, ports: set[int] | frozenset
         except OSError as exc:
             raise CaptureError(f"{name}: cannot open: {exc.strerror or exc}") from None
     try:
-        head = raw.read(4)
-        if not isinstance(head, bytes):  # a stream opened in text mode: its characters are not the file's bytes
+        # a stream opened in text mode: its characters are not the file's bytes (reading may already fail)
+        head = None if isinstance(raw, io.TextIOBase) else raw.read(4)
+        if not isinstance(head, bytes):
             raise CaptureError(f"{name}: a text stream; open the capture in binary mode ('rb')")
         kind = sniff(head)
         if kind is None:

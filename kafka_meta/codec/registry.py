@@ -60,11 +60,15 @@ class Registry:
         fmt = self._formats.get(name)
         if fmt is not None:  # the hot path: one dict lookup
             return fmt
+        if not isinstance(name, str):  # None from a missing column or field: say so, not a TypeError deep down
+            raise UnknownTypeError(f"a type is named by a string, not {type(name).__name__} {name!r}; "
+                                   f"list them with kafka_meta.types() or `kafka-meta types`")
         self.ensure_loaded()
         fmt = self._formats.get(name)
         if fmt is None:
             close = difflib.get_close_matches(name, list(self._formats), n=3)
-            hint = f"; did you mean {', '.join(close)}?" if close else "; see kafka_meta.types()"
+            hint = (f"; did you mean {', '.join(close)}?" if close
+                    else "; list them with kafka_meta.types() or `kafka-meta types`")
             raise UnknownTypeError(f"unknown type {name!r}{hint}")
         return fmt
 

@@ -120,5 +120,25 @@ def _read_all(args: argparse.Namespace, apis: set[int] | None, ports: set[int] |
         seconds = time.perf_counter() - started
         print(f"{name}: {summary}; {printed} printed; {summary.bytes / 1e6:.1f} MB in {seconds:.2f} s",
               file=sys.stderr)
+        if ports and not summary.connections and name != "-":
+            print(f"{name}: {_ports_hint(name, ports)}", file=sys.stderr)
         gc.collect()  # what the file left, before the next one
     return 1 if failed else 0
+
+
+def _ports_hint(name: str, ports: set[int]) -> str:
+    """Why ``--port`` found nothing: the ports the capture's Kafka brokers do listen on (a second pass over
+    the file, without the filter, made only when the first found no Kafka connection at all)."""
+    wanted = ", ".join(map(str, sorted(ports)))
+    seen: set[str] = set()
+    try:
+        for item in iter_capture(name, None, apis={3}, shared_bodies=True):  # Metadata: cheap, rarely decoded
+            if not isinstance(item, Problem) and item.broker:
+                seen.add(item.broker.rpartition(":")[2])
+    except CaptureError:
+        pass
+    if not seen:
+        return f"no Kafka on port {wanted}, nor on any other port"
+    found = sorted(seen, key=lambda port: int(port) if port.isdigit() else -1)
+    return (f"no Kafka on port {wanted}; its brokers answer on port {', '.join(found)} "
+            f"(--port {found[0]}, or no --port to find Kafka on any port)")
