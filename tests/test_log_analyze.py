@@ -29,7 +29,7 @@ def test_detected_by_content(tmp_path):
     text = tmp_path / "server.log"
     text.write_text("[2026-01-01 00:00:00,000] INFO starting (kafka.server.KafkaServer)\n")
     sources, unreadable = classify(str(text))
-    assert not sources and "neither" in str(unreadable[0])  # a broker's own log is no input, said so
+    assert not sources and "text, but not JSON Lines" in str(unreadable[0])  # a broker's own log is no input
     import pyarrow as pa
     import pyarrow.parquet as pq
 

@@ -69,3 +69,21 @@ def test_bad_lines_are_reported_and_reading_goes_on(capsys, tmp_path):
     assert code == 1 and [("_error" in r) for r in rows] == [True, True, True, False]
     assert rows[3]["offset"] == 9 and rows[3]["key"] == {"group": "g"}
     assert "errors 3" in err and "line 2:" in err
+
+
+def test_every_kind_of_input(capsys, monkeypatch):
+    """offsets reads what every verb reads: the README's mixed sample (its payloads skipped and counted, not
+    errors), a broker's log directory, and the sample again from stdin."""
+    import io
+
+    root = SAMPLE.parents[1]
+    code, rows, err = run(capsys, ["offsets", str(root / "captures" / "capture.jsonl")])
+    assert code == 0 and len(rows) == 22 and not any("_error" in r for r in rows)
+    assert "skipped, not __consumer_offsets records: 7 payloads" in err
+    code, rows, err = run(capsys, ["offsets", str(root / "log" / "kafka-logs")])
+    damaged = [r for r in rows if "_error" in r]
+    assert code == 1 and len(damaged) == 2 and all("CRC-32C mismatch" in r["_error"] for r in damaged)
+    assert {r["partition"] for r in rows if "record" in r} and "errors 2" in err
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(SAMPLE.read_bytes())))
+    code, rows, _ = run(capsys, ["offsets", "-"])
+    assert code == 0 and len(rows) == len(SAMPLE.read_text().splitlines())

@@ -8,7 +8,7 @@ JSON Lines, Parquet, packet captures, Kafka log segments, and directories holdin
 
 from kafka_meta.inputs.detect import Source, Unreadable, classify
 from kafka_meta.inputs.kinds import BY_NAME, CAPTURE, JSONL, KINDS, PARQUET, SEGMENT, Kind
-from kafka_meta.inputs.read import Inputs, read
+from kafka_meta.inputs.read import Damage, Inputs, Row, read, rows
 
-__all__ = ["BY_NAME", "CAPTURE", "JSONL", "KINDS", "PARQUET", "SEGMENT", "Inputs", "Kind", "Source", "Unreadable",
-           "classify", "read"]
+__all__ = ["BY_NAME", "CAPTURE", "JSONL", "KINDS", "PARQUET", "SEGMENT", "Damage", "Inputs", "Kind", "Row", "Source",
+           "Unreadable", "classify", "read", "rows"]

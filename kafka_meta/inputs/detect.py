@@ -16,7 +16,7 @@ from pathlib import Path
 
 from kafka_meta.inputs.kinds import KINDS, SEGMENT
 from kafka_meta.log.files import PARTITION_DIR, SEGMENT_NAME, SEGMENT_SUFFIX
-from kafka_meta.sniff import SNIFF_BYTES
+from kafka_meta.sniff import SNIFF_BYTES, binary_offset
 
 SHOWN_BYTES = 8  # of an unrecognised file's start, in its error
 
@@ -66,6 +66,8 @@ def _file(path: Path, given: str) -> Source | Unreadable:
     for kind in KINDS:
         if kind.recognise(path, head):
             return Source(kind.name, path, given)
+    if binary_offset(head) is None:
+        return Unreadable(str(path), "text, but not JSON Lines: its first line is not a JSON object")
     known = ", ".join(k.what for k in KINDS[:-1]) + f" nor {KINDS[-1].what}"
     return Unreadable(str(path), f"neither {known} (it starts with {head[:SHOWN_BYTES].hex()})")
 

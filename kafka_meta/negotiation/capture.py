@@ -6,12 +6,17 @@ the group's chosen assignor and leader. Each input line is one of:
 
 * a member: ``{"member": "c1", "subscription": HEX_OR_BASE64, "assignment": ..., "release": "3.9",
   "leader": true, "protocol": "stream", "group": "app"}`` (only ``subscription`` is required);
+* a payload: ``{"type": "ConsumerProtocolSubscription", "group": "app", "member": "c1", "hex": ...}`` (an
+  assignment payload is that member's assignment);
 * a ``__consumer_offsets`` record: ``{"key": ..., "value": ...}``; the last GroupMetadata record of each group
   wins, a tombstone removes the group.
+
+Captured exchanges give their groups through :func:`groups_from_exchanges`.
 """
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,6 +34,8 @@ from kafka_meta.negotiation.static_membership import (
 )
 from kafka_meta.negotiation.streams_versions import streams_code
 
+SUBSCRIPTION, ASSIGNMENT = "ConsumerProtocolSubscription", "ConsumerProtocolAssignment"
+JOIN_GROUP, SYNC_GROUP = 11, 14
 SUBSCRIPTION_INFO = "SubscriptionInfo"
 ASSIGNMENT_INFO = "AssignmentInfo"
 
@@ -72,46 +79,143 @@ def _bytes(value: Any, what: str, blob: Blob) -> bytes | None:
         raise NegotiationError(f"{what}: {e}") from None
 
 
-def read_groups(lines: Iterable[Mapping[str, Any]], blob: Blob = hex_blob) -> list[CapturedGroup]:
-    """Groups from parsed JSON Lines of members and/or ``__consumer_offsets`` records, in first-seen order.
+def read_groups(lines: Iterable[Mapping[str, Any]], blob: Blob = hex_blob,
+                problems: list[str] | None = None) -> list[CapturedGroup]:
+    """Groups from parsed JSON Lines of members, payloads and/or ``__consumer_offsets`` records, in first-seen
+    order.
 
-    Byte values are ``bytes`` or text that ``blob`` turns into bytes (hex by default)."""
+    Byte values are ``bytes`` or text that ``blob`` turns into bytes (hex by default); a payload row says its
+    encoding by its key (``hex``, ``base64``). A row of another kind raises :class:`NegotiationError`, as does
+    damage, unless ``problems`` is given: then each is a line there (``line N: why``) and reading goes on."""
     groups: dict[str | None, CapturedGroup] = {}
     for number, line in enumerate(lines, 1):
-        if "key" in line:
-            _offsets_line(groups, line, number, blob)
-            continue
-        if "subscription" not in line:
-            raise NegotiationError(f"line {number}: expected a member (with 'subscription') or a record ('key')")
-        gid = line.get("group")
-        group = groups.setdefault(gid, CapturedGroup(gid))
-        subscription = _bytes(line["subscription"], f"line {number} subscription", blob)
-        instance = line.get("groupInstanceId", line.get("instanceId"))
-        timeout = line.get("sessionTimeout")
-        member = CapturedMember(str(line.get("member") or line.get("memberId") or f"member-{len(group.members) + 1}"),
-                                subscription or b"", _bytes(line.get("assignment"), f"line {number} assignment", blob),
-                                line.get("release"), None if instance is None else str(instance),
-                                timeout if isinstance(timeout, int) else None)
-        group.members.append(member)
-        if line.get("leader") is True:
-            group.leader = member.member_id
-        if line.get("protocol"):
-            group.protocol = str(line["protocol"])
+        where = f"{line['_file']} line {line['_line']}" if "_line" in line else f"line {number}"
+        try:
+            if "key" in line:
+                _offsets_line(groups, line, where, blob)
+            elif "subscription" in line:
+                _member_line(groups, line, where, blob)
+            elif "type" in line and any(k in line for k in PAYLOAD_KEYS):
+                _payload_line(groups, line, where, blob)
+            else:
+                raise NegotiationError(f"{where}: expected a member (with 'subscription'), a payload ('type' and "
+                                       f"'hex') or a record ('key')")
+        except NegotiationError as e:
+            if problems is None:
+                raise
+            problems.append(str(e))
     return [g for g in groups.values() if g.members]
 
 
-def _offsets_line(groups: dict[str | None, CapturedGroup], line: Mapping[str, Any], number: int,
+def _member_line(groups: dict[str | None, CapturedGroup], line: Mapping[str, Any], where: str, blob: Blob) -> None:
+    gid = line.get("group")
+    group = groups.setdefault(gid, CapturedGroup(gid))
+    subscription = _bytes(line["subscription"], f"{where} subscription", blob)
+    instance = line.get("groupInstanceId", line.get("instanceId"))
+    timeout = line.get("sessionTimeout")
+    member = CapturedMember(str(line.get("member") or line.get("memberId") or f"member-{len(group.members) + 1}"),
+                            subscription or b"", _bytes(line.get("assignment"), f"{where} assignment", blob),
+                            line.get("release"), None if instance is None else str(instance),
+                            timeout if isinstance(timeout, int) else None)
+    group.members.append(member)
+    if line.get("leader") is True:
+        group.leader = member.member_id
+    if line.get("protocol"):
+        group.protocol = str(line["protocol"])
+
+
+PAYLOAD_KEYS = ("hex", "base64", "blob")  # how a payload row holds its bytes; "blob": hex or base64
+PAYLOAD_ENCODINGS: dict[str, Blob] = {"hex": bytes.fromhex,
+                                      "base64": lambda text: base64.b64decode(text, validate=True)}
+
+
+def _payload_line(groups: dict[str | None, CapturedGroup], line: Mapping[str, Any], where: str, blob: Blob) -> None:
+    """A payload row naming its group and member: a subscription makes (or replaces) the member, an
+    assignment is that member's; payloads of other types (Streams' own user data) are no member's whole
+    metadata and are passed over."""
+    kind = line.get("type")
+    if kind not in (SUBSCRIPTION, ASSIGNMENT):
+        return
+    encoding = next(k for k in PAYLOAD_KEYS if k in line)
+    data = _bytes(line[encoding], f"{where} {encoding}", PAYLOAD_ENCODINGS.get(encoding, blob))
+    member_id = str(line.get("member") or line.get("memberId") or "")
+    gid = line.get("group")
+    group = groups.setdefault(gid, CapturedGroup(gid))
+    known = next((m for m in group.members if m.member_id == member_id), None)
+    if kind == ASSIGNMENT:
+        if known is not None:
+            known.assignment = data
+        return
+    if known is not None:
+        group.members.remove(known)
+    group.members.append(CapturedMember(member_id or f"member-{len(group.members) + 1}", data or b""))
+
+
+def groups_from_exchanges(exchanges: Iterable[Mapping[str, Any]], blob: Blob = hex_blob) -> list[CapturedGroup]:
+    """The newest generation of each consumer-protocol group in captured exchanges (the capture layer's
+    ``Exchange.to_dict()`` shape, or its JSON form): the members and subscriptions its leader's JoinGroup
+    response lists, and the assignments the leader's SyncGroup request hands out for that generation."""
+    joins: dict[str, tuple[int, Mapping[str, Any]]] = {}
+    syncs: dict[tuple[str, int], list[Mapping[str, Any]]] = {}
+    for ex in exchanges:
+        request, response = ex.get("request") or {}, ex.get("response") or {}
+        gid = request.get("groupId") or ex.get("groupId")
+        if ex.get("apiKey") == JOIN_GROUP and response.get("members") and not response.get("errorCode"):
+            if request.get("protocolType", "consumer") == "consumer" and gid is not None:
+                generation = int(response.get("generationId", -1))
+                if generation >= joins.get(gid, (-2, {}))[0]:
+                    joins[gid] = (generation, response)
+        elif ex.get("apiKey") == SYNC_GROUP and request.get("assignments") and gid is not None:
+            syncs[(gid, int(request.get("generationId", -1)))] = request["assignments"]
+    groups = []
+    for gid, (generation, response) in joins.items():
+        assigned = {a.get("memberId"): a.get("assignment") for a in syncs.get((gid, generation), [])}
+        members = [CapturedMember(str(m.get("memberId")),
+                                  _metadata_bytes(m.get("metadata"), SUBSCRIPTION, blob) or b"",
+                                  _metadata_bytes(assigned.get(m.get("memberId")), ASSIGNMENT, blob),
+                                  instance_id=m.get("groupInstanceId"))
+                   for m in response["members"]]
+        groups.append(CapturedGroup(gid, response.get("protocolName") or None, response.get("leader") or None,
+                                    members))
+    return groups
+
+
+def _metadata_bytes(value: Any, type_name: str, blob: Blob) -> bytes | None:
+    """Member metadata back as its bytes: as captured (bytes, or base64 text in JSON), the bytes kept beside
+    metadata that did not decode (``_raw``), or the decoded message encoded again at the version it was read
+    at (exact: the consumer protocol's user data is taken from its client view, which keeps it as bytes)."""
+    if value is None or isinstance(value, bytes | bytearray):
+        return None if value is None else bytes(value)
+    if isinstance(value, str):
+        return _bytes(value, type_name, blob)
+    if not isinstance(value, Mapping):
+        return None
+    if "_raw" in value:
+        return _metadata_bytes(value["_raw"], type_name, blob)
+    fields = {k: v for k, v in value.items() if not k.startswith("_") and k not in ("clientView", "streamsView")}
+    view_data = (value.get("clientView") or {}).get("userData")
+    if "userData" in fields:
+        fields["userData"] = _metadata_bytes(view_data if view_data is not None else fields["userData"],
+                                             type_name, blob)
+    try:
+        message = kafka_meta.model(value.get("_type") or type_name).model_validate(fields)
+        return kafka_meta.encode(message, value.get("_version"))
+    except (KafkaMetaError, ValueError):  # pydantic's ValidationError is a ValueError
+        return None
+
+
+def _offsets_line(groups: dict[str | None, CapturedGroup], line: Mapping[str, Any], where: str,
                   blob: Blob) -> None:
     from kafka_meta.offsets import decode_record
 
     if line.get("control"):
         return
-    key = _bytes(line["key"], f"line {number} key", blob)
-    value = _bytes(line.get("value"), f"line {number} value", blob)
+    key = _bytes(line["key"], f"{where} key", blob)
+    value = _bytes(line.get("value"), f"{where} value", blob)
     try:
         record = decode_record(key or b"", value)
     except KafkaMetaError as e:
-        raise NegotiationError(f"line {number}: {e}") from None
+        raise NegotiationError(f"{where}: {e}") from None
     if getattr(record, "record_name", None) != "GroupMetadata":
         return
     gid = record.group_id

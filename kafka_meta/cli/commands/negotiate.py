@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from dataclasses import replace
 from typing import Any
@@ -17,10 +16,14 @@ MAX_MEMBERS = 100  # 100 members simulate in seconds; 1,000 would take tens of m
 def add_parsers(sub: Any) -> None:
     p = sub.add_parser(
         "explain", help="explain a captured group's version negotiation",
-        description="FILE holds JSON Lines: members ({\"member\", \"subscription\", \"assignment\", \"release\", "
-                    "\"leader\", \"protocol\", \"group\"}; bytes as hex or base64) or __consumer_offsets records "
-                    "({\"key\", \"value\"}), whose last GroupMetadata record per group is explained.")
-    p.add_argument("file", nargs="?", help="a JSON Lines file, or - for stdin")
+        description="Each input is recognised by its content, as every verb's: packet captures (the newest "
+                    "generation of each group, from its JoinGroup and SyncGroup), JSON Lines or Parquet of "
+                    "members ({\"member\", \"subscription\", \"assignment\", \"release\", \"leader\", "
+                    "\"protocol\", \"group\"}; bytes as hex or base64), payloads ({\"type\", \"group\", "
+                    "\"member\", \"hex\"}), captured exchanges or __consumer_offsets records ({\"key\", "
+                    "\"value\"}), and broker log segments; the last GroupMetadata record per group is explained.")
+    p.add_argument("inputs", nargs="*", metavar="INPUT",
+                   help="files or directories of any kind the project reads; - for stdin")
     p.add_argument("--release", action="append", default=[], metavar="MEMBER=RELEASE",
                    help="a member's Kafka release (repeatable); otherwise inferred from its subscription")
     p.add_argument("--leader-release", help="the leader's Kafka release")
@@ -43,11 +46,11 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--to", dest="to_release", metavar="RELEASE",
                    help="a release, or future code by its latest version (v12, latest+1)")
     p.add_argument("--kafka-tests", action="store_true",
-                   help="replay the rolling-upgrade matrices of Kafka's streams_upgrade_test.py instead")
+                   help="replay the rolling-upgrade matrices of Kafka's Streams upgrade system tests instead")
     p.add_argument("--seed", type=int, default=0, help="--kafka-tests: the seed of the random bounce orders")
     p.add_argument("--suite", action="append", default=[],
-                   choices=("trunk-2024", "3.7", "3.6", "3.4", "3.0", "2.8", "2.4"),
-                   help="--kafka-tests: the test file of one branch (or the 2024 trunk); repeatable; default all")
+                   choices=("4.2", "trunk-2024", "3.7", "3.6", "3.4", "3.0", "2.8", "2.4"),
+                   help="--kafka-tests: the test files of one branch (or the 2024 trunk); repeatable; default all")
     p.add_argument("--members", type=int, default=3)
     p.add_argument("--kind", choices=("streams", "consumer"), default="streams")
     p.add_argument("--order", action="append", default=[],
@@ -83,9 +86,9 @@ def _releases(items: list[str]) -> dict[str, str]:
 
 
 def run_explain(args: argparse.Namespace) -> int:
-    from kafka_meta.cli.blobs import from_text
-    from kafka_meta.negotiation.capture import explain_group, read_groups
+    from kafka_meta.negotiation.capture import explain_group
     from kafka_meta.negotiation.explain import explain_message
+    from kafka_meta.negotiation.outcomes import NegotiationError
 
     if args.restart:
         return _explain_restart(args)
@@ -98,37 +101,60 @@ def run_explain(args: argparse.Namespace) -> int:
         else:
             print("\n".join(lines))
         return 0
-    if not args.file:
-        return fail("give a FILE of captured members or records, or --message TEXT")
+    if not args.inputs:
+        return fail("give INPUTs holding captured groups (captures, members, records), or --message TEXT")
     try:
         releases = _releases(args.release)
     except ValueError as e:
         return fail(str(e))
-    stream = sys.stdin if args.file == "-" else open(args.file, encoding="utf-8")  # noqa: SIM115
-    parsed = []
-    with stream:
-        for number, raw in enumerate(stream, 1):
-            text = raw.strip()
-            if not text or text.startswith("#"):
-                continue
-            try:
-                obj = json.loads(text)
-            except json.JSONDecodeError as e:
-                return fail(f"line {number}: not JSON: {e}")
-            if not isinstance(obj, dict):
-                return fail(f"line {number}: expected a JSON object")
-            parsed.append(obj)
-    groups = read_groups(parsed, from_text)
+    groups, problems, unreadable, read = _captured_groups(args.inputs)
     if not groups:
-        return fail("no group with members found in the input")
+        if not read and unreadable:
+            return 2  # nothing could be read, and each input has said why
+        return fail("no group with members found in the input", 1)
     for group in groups:
-        explanation = explain_group(group, releases, args.leader_release)
+        try:
+            explanation = explain_group(group, releases, args.leader_release)
+        except NegotiationError as e:
+            problems.append(f"group {group.group_id}: {e}")
+            print(f"kafka-meta explain: group {group.group_id}: {e}", file=sys.stderr)
+            continue
         if args.json:
             emit_json({"group": group.group_id, "kind": explanation.kind, "summary": explanation.summary,
                        "details": explanation.details, "data": explanation.data})
         else:
             print(explanation.text())
-    return 0
+    return 1 if problems or unreadable else 0
+
+
+def _captured_groups(names: list[str]) -> tuple[list[Any], list[str], list[str], int]:
+    """The groups of the inputs (read the way every input is: kafka_meta.inputs), the rows that could not be
+    read as members or records, and the inputs that could not be read at all; each is said on stderr as it
+    is met, as is damage read around (a capture cut short), which alone does not fail the command; and how
+    many rows were read. Rows of
+    members, payloads and records keep their order (the last GroupMetadata record of a group wins); captured
+    exchanges give each group's newest generation."""
+    from kafka_meta.cli.blobs import from_text
+    from kafka_meta.inputs import Damage, Unreadable, rows
+    from kafka_meta.negotiation.capture import groups_from_exchanges, read_groups
+
+    lines: list[dict[str, Any]] = []
+    exchanges: list[dict[str, Any]] = []
+    problems: list[str] = []
+    unreadable: list[str] = []
+    for item in rows(names):
+        if isinstance(item, Unreadable | Damage):
+            print(f"kafka-meta explain: {item}", file=sys.stderr)
+            if isinstance(item, Unreadable):
+                unreadable.append(str(item))
+        elif item.kind == "exchange":
+            exchanges.append(item.data)
+        else:
+            lines.append(item.data)
+    groups = read_groups(lines, from_text, problems) + groups_from_exchanges(exchanges, from_text)
+    for line in problems:
+        print(f"kafka-meta explain: {line}", file=sys.stderr)
+    return groups, problems, unreadable, len(lines) + len(exchanges)
 
 
 # -- simulate --------------------------------------------------------------------------------------------------

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
+from collections import Counter
 from typing import Any
 
 from kafka_meta.cli.blobs import BlobError, from_base64, from_hex, from_text
-from kafka_meta.cli.files import open_text
 from kafka_meta.cli.output import emit_json, fail
 from kafka_meta.errors import KafkaMetaError
+from kafka_meta.inputs import Damage, Row, Unreadable, rows
 from kafka_meta.offsets import catalog, decode_record
 from kafka_meta.offsets.records import ControlRecord, UnknownRecord
 from kafka_meta.offsets.render import RecordStats, record_json
@@ -19,11 +19,15 @@ PROVENANCE = ("topic", "partition", "offset", "timestamp")
 
 
 def add_parsers(sub: Any) -> None:
-    p = sub.add_parser("offsets", help="decode __consumer_offsets records (JSON Lines of key/value)",
-                       description="Each input line: {\"key\": ..., \"value\": ...} with hex or base64 bytes "
+    p = sub.add_parser("offsets", help="decode __consumer_offsets records (dumps, log segments, Parquet)",
+                       description="Each input is recognised by its content, as every verb's: JSON Lines whose "
+                                   "record lines are {\"key\": ..., \"value\": ...} with hex or base64 bytes "
                                    "(value null or absent = tombstone), optionally partition, offset, timestamp "
-                                   "and control (true for records of a control batch).")
-    p.add_argument("file", help="a JSON Lines file, or - for stdin")
+                                   "and control (true for records of a control batch); Parquet of such rows; "
+                                   "broker log segments and partition or log directories. Rows of other kinds "
+                                   "(captured exchanges, payloads, members) are counted and skipped.")
+    p.add_argument("files", nargs="+", metavar="INPUT",
+                   help="files or directories of any kind the project reads; - for stdin")
     p.add_argument("--strict", action="store_true",
                    help="unknown record types and newer value versions are errors (Kafka 4.0+ behaviour)")
     p.add_argument("--raw", action="store_true", help="keep the member bytes beside their decoded form")
@@ -52,8 +56,8 @@ def _wanted_types(specs: list[str]) -> set[str] | None:
 
 
 def _blob(value: Any, encoding: str) -> bytes | None:
-    if value is None:
-        return None
+    if value is None or isinstance(value, bytes):  # bytes: read from a segment or Parquet
+        return value
     if not isinstance(value, str):
         raise BlobError(f"expected a hex or base64 string, got {type(value).__name__}")
     return {"hex": from_hex, "base64": from_base64}.get(encoding, from_text)(value)
@@ -73,34 +77,52 @@ def run_offsets(args: argparse.Namespace) -> int:
     except BlobError as e:
         return fail(str(e))
     stats = RecordStats()
-    lines = 0
-    with open_text(args.file, "JSON Lines of __consumer_offsets records") as stream:
-        for number, line in enumerate(stream, 1):
-            if not line.strip() or line.lstrip().startswith("#"):
-                continue
-            lines += 1
-            where: dict[str, Any] = {"line": number}
-            try:
-                obj = json.loads(line)
-                if not isinstance(obj, dict):
-                    raise BlobError("each line must be a JSON object")
-                where.update({k: obj[k] for k in PROVENANCE if k in obj})
-                key = _blob(obj.get("key"), args.encoding)
-                value = _blob(obj.get("value"), args.encoding)
-                control = bool(obj.get("control") or obj.get("isControl"))
-                record = decode_record(key, value, strict=args.strict, control=control)
-            except (KafkaMetaError, BlobError, json.JSONDecodeError) as e:
-                stats.errors += 1
-                print(f"line {number}: {e}", file=sys.stderr)
-                emit_json({**where, "_error": str(e)})
-                continue
-            stats.add(record)
-            if wanted is not None and _kind(record) not in wanted:
-                continue
-            if args.group is not None and record.group_id != args.group:
-                continue
-            emit_json({**where, **record_json(record, raw=args.raw)})
-    if not lines:
-        return fail(f"{args.file}: no records (the input is empty)", 1)
+    records = unreadable = 0
+    others: Counter[str] = Counter()
+    for item in rows(args.files):
+        if isinstance(item, Unreadable):
+            unreadable += 1
+            print(f"kafka-meta offsets: {item}", file=sys.stderr)
+        elif isinstance(item, Damage):
+            stats.errors += 1
+            print(item, file=sys.stderr)
+            emit_json({"_error": str(item)})
+        elif item.kind != "record":
+            others[item.kind] += 1
+        else:
+            records += 1
+            _one_record(item, args, wanted, stats)
+    if unreadable and not records and not others:
+        return 2  # nothing could be read: each input said why
+    if others:
+        print("skipped, not __consumer_offsets records: "
+              + ", ".join(f"{n} {kind}{'s' if n > 1 else ''}" for kind, n in sorted(others.items())), file=sys.stderr)
+    if not records:
+        print("kafka-meta offsets: no __consumer_offsets records in the input", file=sys.stderr)
+        return 1
     print(stats.summary(), file=sys.stderr)
-    return 1 if stats.errors else 0
+    return 1 if stats.errors or unreadable else 0
+
+
+def _one_record(row: Row, args: argparse.Namespace, wanted: set[str] | None, stats: RecordStats) -> None:
+    """Decode one record row and print it (or its error) with where it was read."""
+    data = row.data
+    where: dict[str, Any] = {"line": data["_line"]} if "_line" in data else {}
+    where.update({k: data[k] for k in PROVENANCE if data.get(k) is not None})
+    try:
+        key = _blob(data.get("key"), args.encoding)
+        value = _blob(data.get("value"), args.encoding)
+        control = bool(data.get("control") or data.get("isControl"))
+        record = decode_record(key, value, strict=args.strict, control=control)
+    except (KafkaMetaError, BlobError) as e:
+        stats.errors += 1
+        place = f"line {data['_line']}" if "_line" in data else f"{data.get('_file')} offset {data.get('offset')}"
+        print(f"{place}: {e}", file=sys.stderr)
+        emit_json({**where, "_error": str(e)})
+        return
+    stats.add(record)
+    if wanted is not None and _kind(record) not in wanted:
+        return
+    if args.group is not None and record.group_id != args.group:
+        return
+    emit_json({**where, **record_json(record, raw=args.raw)})
