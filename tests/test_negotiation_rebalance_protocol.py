@@ -14,6 +14,7 @@ from kafka_meta.negotiation.rebalance_protocol import (
     group_change,
     handed_over_while_claimed,
     member_change,
+    rebalance_protocol_for_id,
     validate_cooperative_assignment,
 )
 from kafka_meta.negotiation.upgrade_from import streams_assignor
@@ -109,3 +110,14 @@ def test_conflict_means_someone_else_still_claims_it(owned, assigned):
     # removing every conflicting partition from the gainers makes the assignment valid
     cleaned = {m: {tp for tp in ps if tp not in conflicts or tp in owned.get(m, set())} for m, ps in assigned.items()}
     assert not handed_over_while_claimed(owned, cleaned)
+
+
+def test_protocol_ids_as_kafkas_for_id():
+    # ConsumerPartitionAssignor.RebalanceProtocol.forId, and its refusal word for word (checked against Kafka 4.4
+    # through the peer: tests/test_conformance_negotiation.py)
+    assert rebalance_protocol_for_id(0) is E and rebalance_protocol_for_id(1) is C
+    refused = rebalance_protocol_for_id(-1)
+    assert not isinstance(refused, RebalanceProtocol)
+    assert (refused.exception, refused.reason) == ("IllegalArgumentException", "Unknown rebalance protocol id: -1")
+    with pytest.raises(NegotiationError):
+        rebalance_protocol_for_id(128)      # not a byte: no Kafka sends it

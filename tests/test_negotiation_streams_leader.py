@@ -108,6 +108,15 @@ def test_inconsistent_subscription_fails_in_the_decoder_from_2_5(release, fails)
         assert d.failure.exception == "IllegalArgumentException" and not d.members
 
 
+@pytest.mark.parametrize(("release", "exception"), [("2.4", "TaskAssignmentException"),
+                                                    ("2.5", "IllegalArgumentException"),
+                                                    ("4.4", "IllegalArgumentException")])
+def test_a_version_0_subscription(release, exception):
+    # from 2.5 the decoder's check of the two version fields refuses it (Kafka 4.4, through the peer)
+    d = decide_leader(release, [sub("a", 5, 5), sub("zero", 0)])
+    assert d.outcome is Outcome.ASSIGN_FAILS and d.failure.exception == exception
+
+
 def test_pre_2_0_leader_cannot_decode_a_newer_subscription():
     d = decide_leader("1.1", [sub("a", 2), sub("b", 4)])
     assert d.outcome is Outcome.ASSIGN_FAILS and d.failure.exception == "TaskAssignmentException"

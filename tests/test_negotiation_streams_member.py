@@ -98,6 +98,7 @@ def test_2_3_member_does_not_check_c_above_its_latest_and_then_cannot_subscribe(
     ("2.6", 0, Rejoin.IMMEDIATE),
     ("2.6", NO_FOLLOWUP_MS, Rejoin.NONE),
     ("3.9", 1_700_000_000_000, Rejoin.SCHEDULED),
+    ("4.4", -5, Rejoin.SCHEDULED),       # a time already past is still a schedule (Kafka 4.4, through the peer)
 ])
 def test_followup_from_next_rebalance_ms(release, next_ms, rejoin):
     from kafka_meta.negotiation.streams_versions import latest_supported_version

@@ -1,5 +1,7 @@
 """Kafka's Streams upgrade system tests replayed (apache/kafka tests/kafkatest/tests/streams/streams_upgrade_test.py
-at the 2024 trunk, commit 1eb7644, and on the 2.4 branch; versions from tests/kafkatest/version.py beside them).
+on branch 4.2 as of May 2026, commit 18d5ecd, at the 2024 trunk, commit 1eb7644, and on older branches, with
+streams_cooperative_rebalance_upgrade_test.py of the 2024 trunk; versions from tests/kafkatest/version.py beside
+them).
 
 ``test_rolling_upgrade_with_2_bounces`` expects, after every bounce of both rolling bounces, each of the three
 instances to log "processed [0-9]* records from topic=data" and none to fail with "unable to decode
@@ -17,13 +19,18 @@ import pytest
 
 from kafka_meta.simulate.kafka_tests import (
     BACKWARD_COMPATIBLE_METADATA_2_VERSIONS_2_4,
+    COOPERATIVE,
+    EAGER_VERSIONS,
     FK_JOIN_VERSIONS,
+    FK_JOIN_VERSIONS_4_2,
     METADATA_1_VERSIONS,
     METADATA_2_VERSIONS,
     METADATA_2_VERSIONS_2_4,
+    METADATA_2_VERSIONS_4_2,
     METADATA_3_OR_HIGHER_VERSIONS_2_4,
     METADATA_UPGRADE,
     SIMPLE,
+    STATE_UPDATER,
     TWO_BOUNCES,
     VERSION_PROBING,
     Case,
@@ -39,7 +46,18 @@ def test_the_matrices_are_kafkas():
     # metadata_1_versions, metadata_2_versions (with 2.4 - 3.3 moved there for KAFKA-14646), fk_join_versions
     assert [c.from_version for c in trunk if c.test == TWO_BOUNCES] == [
         *METADATA_1_VERSIONS, *METADATA_2_VERSIONS, *FK_JOIN_VERSIONS]
-    assert len(trunk) == 1 + 14 + 5 + 1 and trunk[-1].test == VERSION_PROBING
+    # and the cooperative test of the same commit: every eager release, two bounces
+    assert [c.from_version for c in trunk if c.test == COOPERATIVE] == list(EAGER_VERSIONS)
+    assert len(trunk) == 1 + 14 + 5 + 10 + 1 and trunk[-1].test == VERSION_PROBING
+    latest = cases(0, ("4.2",))
+    # 2026: no release before 2.4 (Kafka 4.0 dropped eager rebalancing), foreign keys from 3.4 to 4.1, and the
+    # state-updater test's one rolling bounce, downgrade and bounce onto the same code included
+    assert [c.from_version for c in latest if c.test == TWO_BOUNCES] == [*METADATA_2_VERSIONS_4_2,
+                                                                        *FK_JOIN_VERSIONS_4_2]
+    assert [(c.from_version, c.to_version) for c in latest if c.test == STATE_UPDATER] == [
+        ("3.2.3", "4.2.1"), ("4.2.1", "4.2.1"), ("4.2.1", "3.2.3"), ("4.2.1", "4.2.1")]
+    assert all(len(c.orders) == 1 for c in latest if c.test == STATE_UPDATER)
+    assert latest[0].scenario().steps[0].upgrade_from == "2.4" and latest[-1].to_version == "4.2.1+1"
     # the first bounce sets upgrade.from = from_version[:-2], as the test computes it
     first = trunk[0].scenario().steps[0]
     assert isinstance(first, Bounce) and first.upgrade_from == "0.10.0" and first.release == "3.9"
@@ -64,8 +82,8 @@ def test_the_matrices_are_kafkas():
 @pytest.mark.parametrize("seed", [0, 1])
 def test_every_case_meets_kafkas_expectations(seed):
     reports = [replay(case) for case in cases(seed)]
-    # trunk 21, 3.7 19, 3.6 18, 3.4 16, 3.0 7, 2.8 7, 2.4 55 (each with its version-probing test)
-    assert len(reports) == 143
+    # 4.2 22, trunk 31, 3.7 19, 3.6 18, 3.4 16, 3.0 7, 2.8 7, 2.4 55 (each with its version-probing test)
+    assert len(reports) == 175
     assert all(r.passed for r in reports), render([r for r in reports if not r.passed])
     for r in reports:
         for bounce in r.bounces:
@@ -116,3 +134,23 @@ def test_0_11_0_2_would_break_the_2_4_matrix():
     report = replay(case)
     assert not report.passed and any("TaskAssignmentException" in p for p in report.problems)
     assert replay(replace(case, to_version="0.11.0.3")).passed
+
+
+def test_the_cooperative_test():
+    by_version = {r.case.from_version: r for r in (replay(c) for c in cases(0, ("trunk-2024",)))
+                  if r.case.test == COOPERATIVE}
+    # the first bounce holds the new code to EAGER ("Eager rebalancing protocol is enabled now for upgrade from
+    # 2.3"), the second lets each instance go COOPERATIVE; below 2.0 the first bounce also keeps version 1 or 2
+    mid = by_version["2.3.1"]
+    assert [b.instances[b.bounced].protocol for b in mid.bounces] == ["EAGER"] * 3 + ["COOPERATIVE"] * 3
+    assert {s.sent for s in by_version["0.10.0.1"].bounces[2].instances.values()} == {"v1"}
+    assert {s.sent for s in by_version["1.1.1"].bounces[2].instances.values()} == {"v2"}
+
+
+def test_the_cooperative_test_cannot_pass_from_4_0_on():
+    # why KAFKA-18839 deleted it: 4.0 and 4.1 refuse upgrade.from=2.3 in the assignor, 4.2 in StreamsConfig
+    order = ("processor1", "processor2", "processor3")
+    for new, raised_by in (("4.0", "AssignorConfiguration"), ("4.2.1", "StreamsConfig")):
+        report = replay(Case("4.2", COOPERATIVE, "2.3.1", new, "eager", (order, order)))
+        assert not report.passed
+        assert "ConfigException" in report.bounces[0].failures[0] and raised_by in report.bounces[0].failures[0]

@@ -23,6 +23,7 @@ from kafka_meta.negotiation.rebalance_protocol import (
     choose_rebalance_protocol,
     group_change,
     member_change,
+    rebalance_protocol_for_id,
     validate_cooperative_assignment,
 )
 from kafka_meta.negotiation.releases import Release, ReleaseError, ReleaseTable
@@ -73,6 +74,7 @@ __all__ = [
     "latest_supported_version",
     "member_change",
     "metadata_version",
+    "rebalance_protocol_for_id",
     "streams_assignor",
     "streams_code",
     "subscription_facts",

@@ -30,6 +30,22 @@ class RebalanceProtocol(IntEnum):
     COOPERATIVE = 1
 
 
+def rebalance_protocol_for_id(protocol_id: int) -> RebalanceProtocol | JavaFailure:
+    """``RebalanceProtocol.forId``: the protocol a byte id names, or Kafka's refusal of any other id.
+
+    The id is a Java byte (it travels as one), so a value outside -128 - 127 is no id at all and a
+    :class:`NegotiationError`; inside that range, an id Kafka does not know is the IllegalArgumentException its
+    ``forId`` throws, returned with Kafka's own message.
+    """
+    if not -128 <= protocol_id <= 127:
+        raise NegotiationError(f"a rebalance protocol id is a byte (-128 - 127), not {protocol_id}")
+    try:
+        return RebalanceProtocol(protocol_id)
+    except ValueError:
+        return JavaFailure("IllegalArgumentException", "RebalanceProtocol.forId",
+                           f"Unknown rebalance protocol id: {protocol_id}")
+
+
 EAGER_ONLY = (RebalanceProtocol.EAGER,)
 COOPERATIVE_AND_EAGER = (RebalanceProtocol.COOPERATIVE, RebalanceProtocol.EAGER)
 

@@ -177,8 +177,14 @@ def decide_leader(leader_release: StreamsParty, subscriptions: Sequence[StreamsS
         steps.append(why)
         return LeaderDecision(rel, L, rules, Outcome.ASSIGN_FAILS, {}, failure=failure, steps=steps)
 
-    # 1. decode every subscription
+    # 1. decode every subscription (from 2.5 the decoder's own check of the two version fields refuses a version
+    #    below 1 too: Kafka 4.4 throws IllegalArgumentException for a version 0 subscription)
     for sub in subscriptions:
+        if rules.validates_subscriptions and (why := is_inconsistent(sub)) is not None:
+            return fails(JavaFailure("IllegalArgumentException", "SubscriptionInfo (decoder)",
+                                     f"{sub.member_id}: {why}"),
+                         f"{sub.member_id}'s subscription is inconsistent ({why}); the decoder throws and "
+                         f"assign() fails without error assignments")
         if sub.used_version < 1:
             return fails(JavaFailure("TaskAssignmentException", "SubscriptionInfo.decode",
                                      f"unable to decode subscription data: version {sub.used_version}"),
@@ -189,11 +195,6 @@ def decide_leader(leader_release: StreamsParty, subscriptions: Sequence[StreamsS
                                      f"(leader {code} knows versions up to {L})"),
                          f"leader {code} (latest {L}) cannot decode {sub.member_id}'s version {sub.used_version} "
                          f"subscription: releases before 2.0 have no version probing")
-        if rules.validates_subscriptions and (why := is_inconsistent(sub)) is not None:
-            return fails(JavaFailure("IllegalArgumentException", "SubscriptionInfo (decoder)",
-                                     f"{sub.member_id}: {why}"),
-                         f"{sub.member_id}'s subscription is inconsistent ({why}); the decoder throws and "
-                         f"assign() fails without error assignments")
     future = {s.member_id for s in subscriptions if s.used_version > L}
     known = [s for s in subscriptions if s.member_id not in future]
     min_received = min([L] + [s.used_version for s in known])

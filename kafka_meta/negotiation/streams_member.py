@@ -196,6 +196,7 @@ def _followup(rules: MemberRules, assignment: StreamsAssignment, own_endpoint_mi
         return None
     if own_endpoint_missing or assignment.next_rebalance_ms == 0:
         return Rejoin.IMMEDIATE
-    if assignment.next_rebalance_ms is not None and 0 < assignment.next_rebalance_ms < NO_FOLLOWUP_MS:
+    # any other value below Long.MAX_VALUE is a time to rebalance at, even one already past (Kafka 4.4 stores it)
+    if assignment.next_rebalance_ms is not None and assignment.next_rebalance_ms < NO_FOLLOWUP_MS:
         return Rejoin.SCHEDULED
     return None

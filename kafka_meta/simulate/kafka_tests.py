@@ -1,8 +1,19 @@
 """Kafka's own Streams upgrade system tests, replayed in the simulator.
 
 The matrices and expectations are those of ``tests/kafkatest/tests/streams/streams_upgrade_test.py`` in
-apache/kafka, with the versions of ``tests/kafkatest/version.py`` beside it (``LATEST_2_4`` = 2.4.1 ...), in two
-suites:
+apache/kafka, with the versions of ``tests/kafkatest/version.py`` beside it (``LATEST_2_4`` = 2.4.1 ...), and of
+``streams_cooperative_rebalance_upgrade_test.py`` beside it, one suite per version of the files:
+
+* ``4.2`` (branch 4.2 at commit 18d5ecd, May 2026, ``DEV_VERSION`` 4.2.1; trunk carried the same file from commit
+  32b8e32, September 2025, to at least commit 8b119e5, November 2025, the newest trunk found). Kafka 4.0 dropped
+  eager rebalancing (KAFKA-18839), so the lists start at 2.4 and the cooperative test is gone:
+
+  * ``test_rolling_upgrade_with_2_bounces`` for every ``from_version`` of ``metadata_2_versions`` (2.4 - 3.3) and
+    ``fk_join_versions`` (3.4 - 4.1), two bounces as in ``trunk-2024`` below;
+  * ``test_version_probing_upgrade`` with future code (latest version 12);
+  * ``test_upgrade_downgrade_state_updater``: one rolling bounce without ``upgrade.from`` from 3.2.3 to the
+    branch's code and back, and from the branch's code to itself (the state updater it toggles does not take
+    part in rebalancing).
 
 * ``trunk-2024`` (commit 1eb7644, ``DEV_VERSION`` 4.0.0-SNAPSHOT, whose Streams code has the 3.9 rules here,
   upgrade.from values 0.10.0 - 2.3 still accepted):
@@ -14,6 +25,11 @@ suites:
     order to the new code with ``upgrade.from`` = ``from_version[:-2]``; a second one without it.
   * ``test_version_probing_upgrade``: three trunk instances bounced in random order to future code
     (``FutureStreamsPartitionAssignor``, latest version + 1).
+  * ``test_upgrade_to_cooperative_rebalance`` (the cooperative test): three instances on each eager release
+    (0.10.0 - 2.3) bounced twice to the new code, first with ``upgrade.from`` = the release line (EAGER, and
+    version 1 or 2 below 2.0), then without it (COOPERATIVE). Its last version (commit 440e0b8, November 2024)
+    kept only 2.1 - 2.3; KAFKA-18839 deleted it in February 2025 (commit f20f299), when ``upgrade.from`` 2.3 and
+    below became a ConfigException of 4.0.
 
 * ``2.4`` (the 2.4 branch, ``DEV_VERSION`` 2.4.2-SNAPSHOT, simulated as 2.4.1):
 
@@ -31,8 +47,10 @@ suites:
   newest release of its line.
 
 After every bounce Kafka expects each of the three instances to process records again and none of them to
-fail with "unable to decode subscription data: version=2". In the version-probing test, while old instances
-remain the bounced one probes ("Sent a version 12 subscription and got version 11 assignment back
+fail with "unable to decode subscription data: version=2"; the cooperative test also expects the instances of the
+first bounce to log "Eager rebalancing protocol is enabled now for upgrade from X" and those of the second
+"Cooperative rebalancing protocol is enabled now", and no task owned twice at the end. In the version-probing test,
+while old instances remain the bounced one probes ("Sent a version 12 subscription and got version 11 assignment back
 (successful version probing)..."); at the last bounce the two others learn that the new version is common
 ("... end of rolling upgrade. Upgrading subscription metadata version to 12 ...") and the bounced one rejoins
 on it (the 2.4 test: "Downgrade subscription metadata to commonly supported version 6 and trigger new
@@ -54,12 +72,15 @@ from kafka_meta.simulate.report import Report, Round
 from kafka_meta.simulate.scenario import STREAMS, Bounce, MemberSetup, Scenario
 
 INSTANCES = ("processor1", "processor2", "processor3")
-PARTITIONS = 5                # the test's 'data' topic
+PARTITIONS = 5                # the upgrade test's 'data' topic
+COOPERATIVE_PARTITIONS = 9    # the cooperative test's 'source' topic
 
 TWO_BOUNCES = "test_rolling_upgrade_with_2_bounces"
 VERSION_PROBING = "test_version_probing_upgrade"
 SIMPLE = "test_simple_upgrade_downgrade"
 METADATA_UPGRADE = "test_metadata_upgrade"
+STATE_UPDATER = "test_upgrade_downgrade_state_updater"
+COOPERATIVE = "test_upgrade_to_cooperative_rebalance"
 
 # The versions lists of the test file, each LATEST_x as tests/kafkatest/version.py beside it resolves it.
 METADATA_1_VERSIONS = ("0.10.0.1",)
@@ -70,6 +91,13 @@ FK_JOIN_VERSIONS = ("3.4.1", "3.5.2", "3.6.2", "3.7.1", "3.8.0")
 METADATA_2_VERSIONS_2_4 = PRE_2_0_METADATA_2
 BACKWARD_COMPATIBLE_METADATA_2_VERSIONS_2_4 = ("0.10.2.2", "0.11.0.3", "1.0.2", "1.1.1")
 METADATA_3_OR_HIGHER_VERSIONS_2_4 = ("2.0.1", "2.1.1", "2.2.2", "2.3.1", "2.4.1")
+# branch 4.2 (and trunk from September 2025), with its version.py: LATEST_3_7 = 3.7.2, LATEST_3_8 = 3.8.1 ...
+METADATA_2_VERSIONS_4_2 = ("2.4.1", "2.5.1", "2.6.3", "2.7.2", "2.8.2", "3.0.2", "3.1.2", "3.2.3", "3.3.2")
+FK_JOIN_VERSIONS_4_2 = ("3.4.1", "3.5.2", "3.6.2", "3.7.2", "3.8.1", "3.9.1", "4.0.0", "4.1.1")
+DEV_4_2 = "4.2.1"
+# the cooperative test's streams_eager_rebalance_upgrade_versions (fixed: "no versions must be added")
+EAGER_VERSIONS = ("0.10.0.1", "0.10.1.1", "0.10.2.2", "0.11.0.3", "1.0.2", "1.1.1", "2.0.1", "2.1.1", "2.2.2",
+                  "2.3.1")
 
 
 @dataclass(frozen=True)
@@ -84,17 +112,37 @@ class Suite:
 
 
 def _two_bounce_suite(name: str, source: str, dev: str, test: str, fk_join: tuple[str, ...] = (),
-                      metadata_2: tuple[str, ...] = METADATA_2_VERSIONS) -> Suite:
+                      metadata_2: tuple[str, ...] = METADATA_2_VERSIONS, cooperative: tuple[str, ...] = ()) -> Suite:
     matrices: list[tuple[str, str, tuple[str, ...], tuple[str, ...] | None]] = [
         (test, "metadata_1", METADATA_1_VERSIONS, None), (test, "metadata_2", metadata_2, None)]
     if fk_join:
         matrices.append((test, "fk_join", fk_join, None))
+    if cooperative:
+        matrices.append((COOPERATIVE, "eager", cooperative, None))
     return Suite(name, source, dev, tuple(matrices))
 
 
+ONE_BOUNCE = (SIMPLE, STATE_UPDATER)
+"""Tests with a single rolling bounce and no ``upgrade.from``; the others bounce twice, the first time with it."""
+
+
+def upgrade_from_value(test: str, from_version: str) -> str:
+    """The ``upgrade.from`` of a test's first bounce: ``from_version[:-2]`` in the upgrade test, the text before
+    the last dot in the cooperative test (the same line either way: ``0.10.0.1`` -> ``0.10.0``, ``2.3.1`` ->
+    ``2.3``)."""
+    return from_version[:from_version.rfind(".")] if test == COOPERATIVE else from_version[:-2]
+
+
 SUITES: dict[str, Suite] = {s.name: s for s in (
+    Suite("4.2", "branch 4.2 18d5ecd (May 2026, DEV_VERSION 4.2.1); trunk 32b8e32 - 8b119e5 (2025) has the same file",
+          DEV_4_2, (
+              (TWO_BOUNCES, "metadata_2", METADATA_2_VERSIONS_4_2, None),
+              (TWO_BOUNCES, "fk_join", FK_JOIN_VERSIONS_4_2, None),
+              (STATE_UPDATER, "upgrade", ("3.2.3", DEV_4_2), None),
+              (STATE_UPDATER, "downgrade", (DEV_4_2,), ("3.2.3", DEV_4_2)),
+          )),
     _two_bounce_suite("trunk-2024", "trunk 1eb7644 (DEV_VERSION 4.0.0-SNAPSHOT, the 3.9 rules)", "3.9",
-                      TWO_BOUNCES, FK_JOIN_VERSIONS),
+                      TWO_BOUNCES, FK_JOIN_VERSIONS, cooperative=EAGER_VERSIONS),
     _two_bounce_suite("3.7", "branch 3.7 (DEV_VERSION 3.7.2-SNAPSHOT)", "3.7.1", TWO_BOUNCES,
                       ("3.4.1", "3.5.2", "3.6.1")),
     _two_bounce_suite("3.6", "branch 3.6 (DEV_VERSION 3.6.3-SNAPSHOT)", "3.6.2", TWO_BOUNCES, ("3.4.1", "3.5.2")),
@@ -131,13 +179,14 @@ class Case:
     def scenario(self) -> Scenario:
         members = {p: MemberSetup(self.from_version) for p in INSTANCES}
         steps: list[Bounce] = []
-        if self.test in (TWO_BOUNCES, METADATA_UPGRADE):
-            upgrade_from = self.from_version[:-2]           # as the test computes it
+        if self.test in (TWO_BOUNCES, METADATA_UPGRADE, COOPERATIVE):
+            upgrade_from = upgrade_from_value(self.test, self.from_version)
             steps += [Bounce(p, release=self.to_version, upgrade_from=upgrade_from) for p in self.orders[0]]
             steps += [Bounce(p, upgrade_from=None) for p in self.orders[1]]
         else:
             steps += [Bounce(p, release=self.to_version) for p in self.orders[0]]
-        return Scenario(STREAMS, members, tuple(steps), partitions=PARTITIONS)
+        partitions = COOPERATIVE_PARTITIONS if self.test == COOPERATIVE else PARTITIONS
+        return Scenario(STREAMS, members, tuple(steps), partitions=partitions)
 
 
 def cases(seed: int | None = 0, suites: tuple[str, ...] | None = None) -> list[Case]:
@@ -154,9 +203,10 @@ def cases(seed: int | None = 0, suites: tuple[str, ...] | None = None) -> list[C
     for name in suites or tuple(SUITES):
         suite = SUITES[name]
         for test, variant, sources, targets in suite.matrices:
-            bounces = 1 if test == SIMPLE else 2
+            bounces = 1 if test in ONE_BOUNCE else 2
+            # the state-updater test also bounces the branch's code onto itself; the others skip from == to
             out += [Case(name, test, a, b, variant, tuple(order() for _ in range(bounces)))
-                    for a in sources for b in (targets or (suite.dev,)) if a != b]
+                    for a in sources for b in (targets or (suite.dev,)) if a != b or test == STATE_UPDATER]
         out.append(Case(name, VERSION_PROBING, suite.dev, f"{suite.dev}+1", "future", (order(),)))
     return out
 
@@ -248,7 +298,9 @@ def check(case: Case, bounces: list[BounceReport]) -> list[str]:
             problems.append(f"{where}: {', '.join(idle)} process nothing")
         if not b.stable:
             problems.append(f"{where}: the group did not stabilise on one generation")
-    if case.test in (TWO_BOUNCES, METADATA_UPGRADE, SIMPLE) and bounces:
+    if case.test == COOPERATIVE:
+        problems += _check_cooperative(bounces)
+    if case.test in (TWO_BOUNCES, METADATA_UPGRADE, SIMPLE, STATE_UPDATER, COOPERATIVE) and bounces:
         # the new code ends on its own latest version, and from 2.4 on COOPERATIVE
         code = streams_code(case.to_version)
         final = bounces[-1].instances
@@ -260,6 +312,20 @@ def check(case: Case, bounces: list[BounceReport]) -> list[str]:
             problems.append(f"after the last rolling bounce not every instance rebalances {protocol}")
     if case.test == VERSION_PROBING:
         problems += _check_probing(bounces, streams_code(case.from_version).latest)
+    return problems
+
+
+def _check_cooperative(bounces: list[BounceReport]) -> list[str]:
+    """Each instance bounced in the first round says "Eager rebalancing protocol is enabled now for upgrade from
+    X", each one of the second round "Cooperative rebalancing protocol is enabled now"."""
+    problems = []
+    half = len(bounces) // 2
+    for i, b in enumerate(bounces):
+        expected = "EAGER" if i < half else "COOPERATIVE"
+        state = b.instances.get(b.bounced)
+        if state is None or state.protocol != expected:
+            problems.append(f"bounce {i + 1}: {b.bounced} does not run {expected} "
+                            f"({state.protocol if state else 'not in the group'})")
     return problems
 
 

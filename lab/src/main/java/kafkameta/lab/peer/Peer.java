@@ -28,7 +28,11 @@ public final class Peer {
         JsonNode handle(ObjectNode request) throws Exception;
     }
 
-    static final ObjectMapper JSON = new ObjectMapper();
+    /** Answers are written as ASCII (anything else escaped): a Java string may hold an unpaired surrogate (read
+     *  from modified UTF-8, say), which UTF-8 cannot carry and the answer must keep. */
+    static final ObjectMapper JSON = new ObjectMapper(
+        com.fasterxml.jackson.core.JsonFactory.builder()
+            .enable(com.fasterxml.jackson.core.json.JsonWriteFeature.ESCAPE_NON_ASCII).build());
     /** The families of operations, each a class of this package with a static register(Peer). */
     static final String[] FAMILIES = {
         "Messages", "ConsumerProtocolOps", "AssignorUserData", "StreamsInfo", "Records",
@@ -77,6 +81,9 @@ public final class Peer {
     }
 
     public static void main(String[] args) throws IOException {
+        // standard output carries the answers: Kafka's own logging, which without a configuration writes its errors
+        // there (a refused assignment, an undecodable subscription), is switched off before anything logs
+        System.setProperty("log4j2.level", "OFF");
         Peer peer = new Peer();
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8), 1 << 16);
         BufferedWriter out = new BufferedWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8), 1 << 16);
