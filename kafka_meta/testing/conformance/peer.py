@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -63,8 +64,11 @@ class Peer:
 
     def __init__(self, command: list[str] | None = None) -> None:
         command = command or peer_command(lab_directory())
+        # the JVM's standard error goes to a file, never a pipe nobody reads: a chatty JVM would fill the pipe
+        # and stall; its end is quoted when the peer stops answering
+        self._stderr = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")  # noqa: SIM115
         self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        stderr=subprocess.PIPE, text=True, encoding="utf-8", bufsize=1 << 16)
+                                        stderr=self._stderr, text=True, encoding="utf-8", bufsize=1 << 16)
         self._next = 0
         pong = self.call("ping")
         if not pong.ok:
@@ -85,6 +89,12 @@ class Peer:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+        self._stderr.close()
+
+    def _stderr_tail(self) -> str:
+        self._stderr.flush()
+        self._stderr.seek(0)
+        return self._stderr.read()[-2000:]
 
     def call(self, op: str, **arguments: Any) -> Answer:
         return next(iter(self.many([{"op": op, **arguments}])))
@@ -111,8 +121,7 @@ class Peer:
             line = stdout.readline()
             if not line:
                 writer.join(5)
-                raise PeerError(f"the peer stopped answering ({self.process.poll()}): "
-                                f"{self.process.stderr.read()[-2000:] if self.process.stderr else ''}")
+                raise PeerError(f"the peer stopped answering ({self.process.poll()}): {self._stderr_tail()}")
             answer = json.loads(line)
             if answer.get("id") != first + n:
                 raise PeerError(f"answer out of order: expected {first + n}, got {answer.get('id')}")
