@@ -17,6 +17,7 @@ from kafka_meta.codec.framing import Unframed
 from kafka_meta.spec import load_spec_text
 from kafka_meta.testing.agreement import damaged, read_both
 from kafka_meta.testing.strategies import values_for
+from kafka_meta.wire.runtime import uvarint_bytes
 
 SUB = "ConsumerProtocolSubscription"
 
@@ -49,9 +50,52 @@ def test_oversized_string_length():
     assert e.path == "topics[0]" and e.offset == 6 and "exceeds the 2 bytes left" in e.reason
 
 
-def test_invalid_utf8():
-    e = fails(SUB, "0000000000010002c328ffffffff")
+def test_invalid_utf8_reads_as_kafka_reads_it_and_strict_reading_refuses_it():
+    # Kafka's readers build strings with new String(bytes, UTF_8): each malformed sequence becomes U+FFFD, cut
+    # as Java's decoder cuts them (an encoded surrogate ED A0 80 is one sequence to Java, three to Python)
+    assert km.decode(SUB, bytes.fromhex("0000000000010002c328ffffffff")).topics == ["\ufffd("]
+    assert km.decode(SUB, bytes.fromhex("0000000000010005eda08061edffffffff")).topics == ["\ufffda\ufffd"]
+    assert km.decode_plain(SUB, bytes.fromhex("0000000000010005eda08061edffffffff"))[0]["topics"] == ["\ufffda\ufffd"]
+    e = fails(SUB, "0000000000010002c328ffffffff", strict=True)
     assert e.path == "topics[0]" and "invalid UTF-8" in e.reason
+
+
+HEARTBEAT = "ConsumerGroupHeartbeatResponse"  # v0: throttle, error code, errorMessage (nullable compact string), ...
+
+
+def heartbeat(error_message: str, marker: str = "ff", assignment: str = "") -> bytes:
+    """A ConsumerGroupHeartbeatResponse v0 body: its errorMessage varint and its assignment's null marker given."""
+    return bytes.fromhex("00000000" "0000" + error_message + "00" "00000001" "00000000" + marker + assignment + "00")
+
+
+def test_any_negative_length_of_a_nullable_field_reads_as_null_as_in_kafka():
+    # Kafka reads a classic length below -1 as null where the field is nullable ...
+    assert km.decode(SUB, bytes.fromhex("000000000000fffffffe")).user_data is None
+    e = fails(SUB, "000000000000fffffffe", strict=True)
+    assert e.path == "userData" and "negative length -2" in e.reason
+    # ... and a compact length whose varint is above 2^31 (a negative int once Java has read it)
+    above = uvarint_bytes(2**31 + 5).hex()
+    assert km.decode(HEARTBEAT, heartbeat(above), version=0).error_message is None
+    with pytest.raises(km.DecodeError, match="signed 32-bit") as info:
+        km.decode(HEARTBEAT, heartbeat(above), version=0, strict=True)
+    assert info.value.path == "errorMessage"
+
+
+def test_a_varint_beyond_32_bits_is_cut_as_java_cuts_it():
+    # readUnsignedVarint keeps the low 32 bits of a 5-byte varint: 81 80 80 80 70 reads as 1 (an empty string)
+    assert km.decode(HEARTBEAT, heartbeat("8180808070"), version=0).error_message == ""
+    with pytest.raises(km.DecodeError, match="does not fit in 32 bits"):
+        km.decode(HEARTBEAT, heartbeat("8180808070"), version=0, strict=True)
+
+
+def test_a_null_marker_reads_as_kafka_reads_it():
+    # an int8 null marker: Kafka takes any negative one as null, any other as present
+    assert km.decode(HEARTBEAT, heartbeat("00", "80"), version=0).assignment is None
+    present = km.decode(HEARTBEAT, heartbeat("00", "07", "0100"), version=0).assignment
+    assert present is not None and present.topic_partitions == []
+    for marker, assignment in (("80", ""), ("07", "0100")):
+        with pytest.raises(km.DecodeError, match="null marker"):
+            km.decode(HEARTBEAT, heartbeat("00", marker, assignment), version=0, strict=True)
 
 
 def test_bad_version_and_short_header():

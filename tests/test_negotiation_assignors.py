@@ -18,7 +18,6 @@ from kafka_meta.negotiation.assignors import (
     round_robin_assign,
     sticky_assign,
 )
-from kafka_meta.negotiation.outcomes import NegotiationError
 
 T, T1, T2, T3 = "topic", "topic1", "topic2", "topic3"
 C1, C2, C3, C4 = "consumer1", "consumer2", "consumer3", "consumer4"
@@ -143,9 +142,36 @@ def test_round_robin():
     assert mixed == {C1: [(T1, 0)], C2: [(T1, 1), (T2, 0), (T2, 1)], C3: [(T1, 2)]}
 
 
-def test_unequal_subscriptions_are_refused_by_sticky():
-    with pytest.raises(NegotiationError):
-        sticky_assign({T1: 1, T2: 1}, [m("a", [T1]), m("b", [T2])])
+def test_sticky_with_different_subscriptions():
+    # AbstractStickyAssignorTest.testMultipleConsumersMixedTopicSubscriptions: the general algorithm, which
+    # leaves partitionsTransferringOwnership null
+    members = [m(C1, [T1]), m(C2, [T1, T2]), m(C3, [T1])]
+    result = sticky_assign({T1: 3, T2: 2}, members)
+    assert result.assignment == {C1: [(T1, 0), (T1, 2)], C2: [(T2, 0), (T2, 1)], C3: [(T1, 1)]}
+    assert result.transferring is None
+
+
+def _replica_racks(topics, replication, broker_racks):
+    """AbstractPartitionAssignorTest.partitionsPerTopic: replica j of partition i (counted over the topics in
+    order) on broker (i + j + offset) % brokers."""
+    racks, offset = {}, 0
+    for topic, count in topics.items():
+        for p in range(count):
+            racks[(topic, p)] = [broker_racks[(p + j + offset) % len(broker_racks)] for j in range(replication)]
+        offset += count
+    return racks
+
+
+@pytest.mark.parametrize(("replication", "expected"), [
+    (1, ["t1-0, t1-3, t2-0, t2-3, t2-6", "t1-1, t1-4, t2-1, t2-4, t3-0", "t1-2, t1-5, t2-2, t2-5, t3-1"]),
+    (2, ["t1-0, t1-2, t2-0, t2-2, t2-3, t3-1", "t1-1, t1-3, t2-1, t2-4, t3-0", "t1-4, t1-5, t2-5, t2-6"]),
+])
+def test_range_with_racks(replication, expected):
+    # RangeAssignorTest.testRackAwareAssignmentWithUniformSubscription: consumers on racks a, b, c
+    topics = {"t1": 6, "t2": 7, "t3": 2}
+    members = [Member(f"consumer{i}", frozenset(topics), rack="abc"[i]) for i in range(3)]
+    out = range_assign(topics, members, _replica_racks(topics, replication, "abc"))
+    assert [", ".join(f"{t}-{p}" for t, p in sorted(out[f"consumer{i}"])) for i in range(3)] == expected
 
 
 @given(st.integers(1, 12), st.lists(st.integers(0, 11), max_size=12), st.integers(1, 5))

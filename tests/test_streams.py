@@ -176,7 +176,7 @@ def test_named_topology_chars():
         + i32(0) + "7fffffffffffffff"
     message = km.decode(ASG, bytes.fromhex(good))
     assert message.active_tasks[0].named_topology == "🎉" and km.encode(message).hex() == good
-    assert str(message.active_tasks[0]) == "🎉_0_1"
+    assert str(message.active_tasks[0]) == "🎉__0_1"
     e = fails(ASG, i32(10) + i32(11) + i32(1) + i32(0) + i32(1) + i32(-1))
     assert (e.path, e.offset) == ("activeTasks[0].namedTopology", 20) and "negative" in e.reason
     e = fails(ASG, i32(10) + i32(11) + i32(1) + i32(0) + i32(1) + i32(1000) + "0061")
@@ -245,12 +245,15 @@ def test_lying_counts_fail_before_allocating(count):
 
 # ---------------------------------------------------------------- task ids and the task/partition pairing
 def test_task_ids_print_as_kafka_prints_them():
-    assert task_id_text(0, 1) == "0_1" and task_id_text(3, 12, "orders") == "orders_3_12"
+    # TaskId.toString(): a named topology, then Kafka's NAMED_TOPOLOGY_DELIMITER "__" (checked against Kafka's
+    # own TaskId by the conformance run, tests/test_conformance.py)
+    assert task_id_text(0, 1) == "0_1" and task_id_text(3, 12, "orders") == "orders__3_12"
     assert task_id_text(0, 1, "") == "0_1"
-    assert parse_task_id("orders_3_12") == (3, 12, "orders") and parse_task_id("0_1") == (0, 1, None)
-    assert parse_task_id("my_topology_1_2") == (1, 2, "my_topology")
-    with pytest.raises(ValueError, match="not a task id"):
-        parse_task_id("0-1")
+    assert parse_task_id("orders__3_12") == (3, 12, "orders") and parse_task_id("0_1") == (0, 1, None)
+    assert parse_task_id("my_topology__1_2") == (1, 2, "my_topology")
+    for bad in ("0-1", "orders_3_12", "__0_1"):
+        with pytest.raises(ValueError, match="not a task id"):
+            parse_task_id(bad)
 
 
 def test_subscription_view_maps_task_lists_to_offset_sums():
@@ -275,7 +278,7 @@ def test_active_tasks_pair_with_sorted_partitions():
                                        {"topic_group_id": 1, "partition": 0, "named_topology": "x"}])
     assigned = consumer_assignment([("b", [0]), ("a", [1, 0])])
     pairs = active_task_partitions(info, assigned)
-    assert [(p.task, p.topic, p.partition) for p in pairs] == [("0_0", "a", 0), ("0_1", "a", 1), ("x_1_0", "b", 0)]
+    assert [(p.task, p.topic, p.partition) for p in pairs] == [("0_0", "a", 0), ("0_1", "a", 1), ("x__1_0", "b", 0)]
     assert active_task_partitions(info, [("b", 0), ("a", 0), ("a", 1)]) == pairs
 
 

@@ -27,3 +27,11 @@ class JavaFailure:
 
     def __str__(self) -> str:
         return f"{self.exception} from {self.raised_by}: {self.reason}"
+
+
+class AssignmentFailed(NegotiationError):
+    """Kafka's own ``assign()`` throws for these facts; :attr:`failure` names what it throws and why."""
+
+    def __init__(self, failure: JavaFailure) -> None:
+        super().__init__(str(failure))
+        self.failure = failure

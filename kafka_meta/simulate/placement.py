@@ -1,15 +1,25 @@
 """Where Streams tasks go: the simulator's deterministic stand-ins for Kafka Streams' task assignors.
 
-Plain consumers are placed by Kafka's own assignors (:mod:`kafka_meta.negotiation.assignors`); Kafka Streams'
-task assignors (sticky and high-availability, with standbys and lag) are not modelled, so Streams leaders use
-these deliberately simple placements:
+Plain consumers are placed by Kafka's own assignors (:mod:`kafka_meta.negotiation.assignors`). Kafka Streams'
+task assignors are implemented too (:mod:`kafka_meta.negotiation.task_assignors`: ``StickyTaskAssignor`` of
+2.4 and 2.5 leaders, ``HighAvailabilityTaskAssignor`` of 2.6+ leaders, held to Kafka 4.4's classes), but what
+they decide hangs on inputs the simulator does not model: ``StreamsPartitionAssignor`` builds each client's
+previous tasks from its subscription and owned partitions (and cannot read a future member's at all), the
+sticky assignor keeps previous tasks only up to ``tasks // threads`` per thread, and the high-availability
+assignor follows each instance's lag behind the changelogs, with warm-up standbys and probing rebalances
+(the simulator has no data flowing, so every instance would be caught up and tasks would be dealt by process
+id alone). Fed the simulator's facts, Kafka's sticky assignor moves tasks during a rolling bounce that a real
+2.4 group keeps in place (Kafka's version-probing system test, replayed by
+:mod:`kafka_meta.simulate.kafka_tests`, would take three generations per bounce instead of two), so Streams
+leaders keep these deliberately simple placements:
 
 * :func:`round_robin`: ignores who owns what (an EAGER assignor: everybody revoked before joining), dealing
   the sorted items over the members in membership order. Because a restarted member rejoins at the end of
   that order, a rolling bounce moves items around, which is what exercises the ownership rules.
 * :func:`sticky_balanced`: keeps owned items up to a balanced quota and deals the rest.
-* :func:`withhold_claimed`: the cooperative rule (KIP-429): an item still owned by another member is left
-  unassigned, to be handed over in the follow-up rebalance.
+* :func:`withhold_claimed`: the cooperative rule (KIP-429) ``StreamsPartitionAssignor`` applies on top of the
+  task assignor: an item still owned by another member is left unassigned, to be handed over in the
+  follow-up rebalance.
 """
 
 from __future__ import annotations

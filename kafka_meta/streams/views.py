@@ -2,7 +2,7 @@
 
 The decoded messages keep the wire's structure and order (so they re-encode byte for byte); the views
 here say what Java's ``SubscriptionInfo`` / ``AssignmentInfo`` accessors would say: task ids as
-``TaskId.toString()`` prints them (``"0_1"``, ``"orders_0_1"``), partitions as ``"topic-3"``, v1-v6 task
+``TaskId.toString()`` prints them (``"0_1"``, ``"orders__0_1"``), partitions as ``"topic-3"``, v1-v6 task
 lists and v7+ offset sums mapped onto each other, error codes by name. :func:`active_task_partitions`
 pairs a member's active tasks with the partitions its consumer-protocol assignment gave it.
 """
@@ -22,6 +22,7 @@ from kafka_meta.streams.protocol import (
     assignor_error_name,
 )
 from kafka_meta.streams.task_id import task_id_text, topic_partition_text
+from kafka_meta.wire.runtime import java_utf8
 
 
 class StreamsAssignmentError(KafkaMetaError, ValueError):
@@ -79,7 +80,7 @@ def task_text(task: Any) -> str:
 
 
 def _utf8(data: bytes) -> str:
-    return data.decode("utf-8", "replace")  # as Java's new String(bytes, UTF_8)
+    return java_utf8(data)  # as Java's new String(bytes, UTF_8): invalid bytes as U+FFFD, cut as Java cuts them
 
 
 def task_offset_sums(message: Any) -> list[TaskOffset]:

@@ -110,8 +110,11 @@ class ValueMode:
         return bytes_expr
 
     def make_string(self, em: CodeWriter, bytes_expr: str) -> str:
-        """A string from its UTF-8 bytes (invalid UTF-8 raises, which the reference reader explains)."""
-        return f"{bytes_expr}.decode()"
+        """A string from its UTF-8 bytes: strict reading refuses invalid UTF-8 (the reference reader explains
+        where), lenient reading replaces it as Java's decoder does, as Kafka's readers do."""
+        if getattr(em, "strict", False):
+            return f"{bytes_expr}.decode()"
+        return f"{bytes_expr}.decode('utf-8', {runtime.JAVA_UTF8!r})"
 
     def inner_decoder(self, fmt: Any, layout: int, strict: bool) -> Callable:
         """The decoder of a message nested by value dispatch (its type chosen at run time)."""

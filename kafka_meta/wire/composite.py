@@ -171,7 +171,13 @@ class KStruct(KafkaConstruct):
         return out
 
     def _parse_tagged(self, stream: Any, context: Any, path: str, out: dict[str, Any]) -> list:
+        """The tagged section: known tags into ``out``, the rest returned as (tag, bytes) pairs.
+
+        With ``_kafka_tags`` in the context a known tag is read as Kafka's generated readers read it, by its type,
+        the size it declares unchecked (see docs/offsets.md: the project checks it); only for comparing the two.
+        """
         strict = bool(context.get("_strict"))
+        kafka_tags = bool(context.get("_kafka_tags"))
         try:
             count = read_uvarint(stream, strict)
         except Fault as e:
@@ -185,6 +191,10 @@ class KStruct(KafkaConstruct):
                 size = read_uvarint(stream, strict)
             except Fault as e:
                 raise e.within("<tagged fields>") from None
+            if kafka_tags and tag in self.by_tag:
+                member = self.by_tag[tag]
+                out[member.py] = _parse_child(member.con, stream, context, path, member.json)
+                continue
             left = remaining(stream)
             if size > left:
                 raise Fault(f"tagged field {tag} has size {size} but only {left} bytes are left", at).within(
@@ -377,7 +387,8 @@ class Marked(KafkaConstruct):
     """A nullable struct: a marker, then the struct when present.
 
     Inline nullable structs use an int8 marker (-1 null, 1 present); tagged nullable structs use an
-    unsigned varint (0 null, 1 present).
+    unsigned varint (0 null, 1 present). Kafka's readers take any negative int8 marker as null and any other as
+    present; so does lenient reading (strict reading refuses markers no writer emits).
     """
 
     shown = ("struct", "marker")
@@ -393,8 +404,10 @@ class Marked(KafkaConstruct):
         if self.marker == "int8":
             mark = read_exact(stream, 1, "the null marker")[0]
             mark = mark - 256 if mark > 127 else mark
-            if mark == -1:
+            if mark == -1 or (mark < 0 and not context.get("_strict")):
                 return None
+            if mark >= 0 and not context.get("_strict"):
+                return self.struct._parse(stream, context, path)
         else:
             mark = read_uvarint(stream, bool(context.get("_strict")))
             if mark == 0:
@@ -418,6 +431,12 @@ class Marked(KafkaConstruct):
         else:
             em.uvarint(mark)
             null = 0
+        if self.marker == "int8" and not em.strict:  # as Kafka's readers: negative is null, anything else present
+            with em.block(f"if {mark} < 0:"):
+                em.line(f"{target} = None")
+            with em.block("else:"):
+                em.decode(self.struct, target)
+            return
         with em.block(f"if {mark} == {null}:"):
             em.line(f"{target} = None")
         with em.block(f"elif {mark} == 1:"):

@@ -15,7 +15,10 @@ from typing import Any
 from construct import Construct
 
 from kafka_meta.wire.errors import Fault
-from kafka_meta.wire.runtime import FIXED, MAX_STRING, read_exact, read_uvarint, remaining, uvarint_bytes
+from kafka_meta.wire.runtime import FIXED, MAX_STRING, java_utf8, read_exact, read_uvarint, remaining, uvarint_bytes
+
+# a compact length (its varint minus one) at or above this is negative once Java has read the varint into an int
+JAVA_NEGATIVE = 0x80000000
 
 INT_BOUNDS = {
     "int8": (-(2**7), 2**7 - 1),
@@ -133,6 +136,10 @@ class _Sized(KafkaConstruct):
 
     Classic form: a signed int16 (strings) or int32 (bytes, arrays) length, -1 = null.
     Compact form: unsigned varint of length + 1, 0 = null.
+
+    Kafka's readers take any negative length as null: a classic length below -1, and a compact one whose varint
+    is 2^31 or more (Java reads it into an int, which is then negative). Lenient reading does the same where the
+    field is nullable (and writes -1 back); strict reading refuses what no writer emits.
     """
 
     shown = ("compact=", "nullable=")
@@ -148,13 +155,20 @@ class _Sized(KafkaConstruct):
 
     def _read_length(self, stream: Any, context: Any) -> int | None:
         start = stream.tell()
+        strict = bool(context.get("_strict"))
         if self.compact:
-            n = read_uvarint(stream, bool(context.get("_strict"))) - 1
+            n = read_uvarint(stream, strict) - 1
+            if n >= JAVA_NEGATIVE:  # a negative int to Java
+                if strict or not self.nullable:
+                    raise Fault(f"length {n} does not fit in a signed 32-bit int", start)
+                n = -1
         else:
             codec = FIXED[self.classic_kind]
             n = codec.unpack(read_exact(stream, codec.size, f"the length of {self.what}"))[0]
             if n < -1:
-                raise Fault(f"negative length {n}", start)
+                if strict or not self.nullable:
+                    raise Fault(f"negative length {n}", start)
+                n = -1
         if n == -1:
             if not self.nullable:
                 raise Fault(f"null {self.what} where the field is not nullable", start)
@@ -173,17 +187,25 @@ class _Sized(KafkaConstruct):
             stream.write(FIXED[self.classic_kind].pack(n))
 
     def emit_length(self, em: Any, n: str) -> None:
-        """Emit code leaving the length in ``n`` (-1 for null, already rejected when not nullable)."""
+        """Emit code leaving the length in ``n`` (-1 for null, already rejected when not nullable; any negative
+        length is null when read leniently, as in :meth:`_read_length`)."""
         if self.compact:
             em.uvarint(n)
             if self.nullable:
                 em.line(f"{n} -= 1")
+                if em.strict:
+                    em.line(f"if {n} >= {JAVA_NEGATIVE}: raise _Bad('length')")
+                else:
+                    em.line(f"if {n} >= {JAVA_NEGATIVE}: {n} = -1")
             else:
                 em.line(f"if {n} == 0: raise _Bad('null')")
                 em.line(f"{n} -= 1")
         else:
             em.line(f"{n}, = _U_{self.classic_kind}(buf, pos); pos += {FIXED[self.classic_kind].size}")
-            em.line(f"if {n} < {-1 if self.nullable else 0}: raise _Bad('length')")
+            if not self.nullable:
+                em.line(f"if {n} < 0: raise _Bad('length')")
+            elif em.strict:
+                em.line(f"if {n} < -1: raise _Bad('length')")
 
     def emit_write_length(self, em: Any, n_expr: str) -> None:
         if self.compact:
@@ -262,6 +284,8 @@ class KString(_Sized):
             raise Fault(f"string length {n} exceeds Kafka's limit of {MAX_STRING}", start)
         self._fits(n, stream, start)
         data = stream.read(n)
+        if not context.get("_strict"):
+            return java_utf8(data)  # as Kafka's readers: new String(bytes, UTF_8), invalid bytes as U+FFFD
         try:
             return data.decode("utf-8")
         except UnicodeDecodeError as e:

@@ -6,6 +6,7 @@ the rare cases, so they are kept small and branch-light.
 
 from __future__ import annotations
 
+import codecs
 import struct
 from typing import Any
 
@@ -17,31 +18,65 @@ MAX_STRING = 0x7FFF  # Kafka refuses longer strings, even in compact form
 UNKNOWN_KEY = "_unknown_tagged_fields"
 
 
-__all__ = ["FIXED", "MAX_STRING", "UNKNOWN_KEY", "Fault", "Malformed", "Unwritable", "read_exact", "read_uvarint",
-           "remaining", "uvarint_bytes", "uvarint_tail", "uvarint_tail_strict", "write_tagged"]
+__all__ = ["FIXED", "JAVA_UTF8", "MAX_STRING", "UNKNOWN_KEY", "Fault", "Malformed", "Unwritable", "java_utf8",
+           "read_exact", "read_uvarint", "remaining", "uvarint_bytes", "uvarint_tail", "uvarint_tail_strict",
+           "write_tagged"]
 
 
-def uvarint_tail(buf: bytes, pos: int) -> tuple[int, int]:
-    """Read a multi-byte unsigned varint at ``pos`` (Kafka allows at most 5 bytes, 32 bits)."""
+def _uvarint(buf: bytes, pos: int) -> tuple[int, int]:
+    """A varint of at most 5 bytes at ``pos``, its full value (up to 35 bits) and where it ends."""
     value = 0
     shift = 0
     for i in range(5):
         b = buf[pos + i]
         value |= (b & 0x7F) << shift
         if b < 0x80:
-            if value > 0xFFFFFFFF:
-                raise Fault("varint does not fit in 32 bits")
             return value, pos + i + 1
         shift += 7
     raise Fault("varint longer than 5 bytes")
 
 
+def uvarint_tail(buf: bytes, pos: int) -> tuple[int, int]:
+    """Read a multi-byte unsigned varint at ``pos`` as Kafka's ``readUnsignedVarint`` does: at most 5 bytes, and
+    the bits of the fifth byte beyond 32 dropped (Java shifts them out of its int)."""
+    value, end = _uvarint(buf, pos)
+    return value & 0xFFFFFFFF, end
+
+
 def uvarint_tail_strict(buf: bytes, pos: int) -> tuple[int, int]:
-    """As :func:`uvarint_tail`, also refusing over-long encodings (trailing zero groups) that no writer emits."""
-    value, end = uvarint_tail(buf, pos)
+    """As :func:`uvarint_tail`, refusing what no writer emits: a value beyond 32 bits and over-long encodings
+    (trailing zero groups)."""
+    value, end = _uvarint(buf, pos)
+    if value > 0xFFFFFFFF:
+        raise Fault("varint does not fit in 32 bits")
     if end - pos > 1 and buf[end - 1] == 0:
         raise Fault("over-long varint encoding")
     return value, end
+
+
+JAVA_UTF8 = "kafka_meta.java-utf8"  # the codecs error handler reading invalid UTF-8 as Java does
+
+
+def _java_replacement(error: UnicodeError) -> tuple[str, int]:
+    """One U+FFFD per malformed sequence, as Java's UTF-8 decoder cuts them (``new String(bytes, UTF_8)``, which
+    Kafka's readers build strings with). Python's decoder cuts them alike (the Unicode "maximal subpart"), except
+    for an encoded surrogate (ED A0-BF xx): Java takes ED and its second byte as one sequence, and a third
+    continuation byte with them."""
+    if not isinstance(error, UnicodeDecodeError):
+        raise error
+    data, start = error.object, error.start
+    if data[start] == 0xED and start + 1 < len(data) and 0xA0 <= data[start + 1] <= 0xBF:
+        end = start + 3 if start + 2 < len(data) and data[start + 2] & 0xC0 == 0x80 else start + 2
+        return "\ufffd", end
+    return "\ufffd", error.end
+
+
+codecs.register_error(JAVA_UTF8, _java_replacement)
+
+
+def java_utf8(data: bytes) -> str:
+    """Bytes as Java's ``new String(bytes, UTF_8)`` reads them: invalid UTF-8 becomes U+FFFD."""
+    return data.decode("utf-8", JAVA_UTF8)
 
 
 def read_uvarint(stream: Any, strict: bool = False) -> int:

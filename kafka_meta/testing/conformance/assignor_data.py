@@ -1,0 +1,135 @@
+"""The sticky and cooperative-sticky assignors' user data, through the code Kafka's consumer runs (the peer's
+``sticky.*`` and ``cooperative.*``): an assignor told its assignment and generation writes its next subscription's
+user data; the group leader reads a member's user data with the assignor's ``memberData``.
+
+Both sides are compared on what the leader gets: the owned partitions in wire order and the generation (absent
+for StickyAssignor's version 0; -1 when Kafka falls back because it cannot read the bytes). Kafka's StickyAssignor
+groups the partitions by topic in a HashMap, so its topic order is Java's hash order: its bytes are compared by
+reading them back (:attr:`~kafka_meta.testing.conformance.engine.Subject.hash_ordered`), with the partitions of each
+topic in the order given.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from kafka_meta.codec.variants import UNREADABLE
+from kafka_meta.errors import EncodeError
+from kafka_meta.formats.assignors import JAVA, KAFKA_PYTHON
+from kafka_meta.formats.catalogue import REGISTRY
+from kafka_meta.testing.conformance import deliberate as why
+from kafka_meta.testing.conformance.engine import Drawn, Read, Subject
+from kafka_meta.testing.conformance.peer import Answer
+from kafka_meta.testing.conformance.values import Sampler
+
+STICKY = "StickyAssignorUserData"
+COOPERATIVE = "CooperativeStickyAssignorUserData"
+
+
+def flat(groups: list[dict[str, Any]]) -> list[list[Any]]:
+    return [[g["topic"], p] for g in groups for p in g["partitions"]]
+
+
+class StickySubject(Subject):
+    family = "AssignorUserData"
+    name = f"{STICKY} (StickyAssignor)"
+    types = (STICKY,)
+    hash_ordered = True
+
+    def __init__(self) -> None:
+        self.fmt = REGISTRY.get(STICKY)
+        self.java = self.fmt.variants[0].format  # type: ignore[attr-defined]  # Java's layout, versions 0 and 1
+        self.sampler: Sampler | None = None
+
+    def draw(self, rng: random.Random) -> Drawn:
+        if self.sampler is None or self.sampler.rng is not rng:
+            self.sampler = Sampler(rng)
+        version = rng.choice((0, 1, 1, 1))
+        tree = self.java.construct(version)
+        value = self.sampler.value(tree)
+        generation = value["generation"] if version == 1 else None
+        try:
+            ours, refusal = self.java.encode(value, version), None
+        except EncodeError as e:
+            ours, refusal = None, str(e)
+        request = {"op": "sticky.serialize", "partitions": flat(value["previous_assignment"]), "generation": generation}
+        return Drawn(version, value, ours, refusal, request,
+                     {"partitions": flat(value["previous_assignment"]), "generation": generation})
+
+    def canonical(self, view: Any) -> Any:
+        """The partitions by topic (each topic's in order), as Kafka's HashMap groups them, and the generation."""
+        by_topic: dict[str, list[int]] = {}
+        for topic, partition in view["partitions"]:
+            by_topic.setdefault(topic, []).append(partition)
+        return {"partitions": by_topic, "generation": view["generation"]}
+
+    def kafka_read_request(self, data: bytes, drawn: Drawn) -> dict[str, Any]:
+        return {"op": "sticky.deserialize", "hex": data.hex()}
+
+    def kafka_read(self, answer: Answer, drawn: Drawn) -> Read:
+        if not answer.ok:
+            return Read(refused=answer.error)
+        return Read({"partitions": answer.result["partitions"], "generation": answer.result["generation"]})
+
+    def our_read(self, data: bytes, drawn: Drawn, explain: bool = True) -> Read:
+        if not data:
+            # empty user data is none: Kafka's memberData returns no partitions and no generation before reading,
+            # and the project's readers of member metadata decode no empty user data
+            # (kafka_meta.offsets.nest, kafka_meta.protocol.member_metadata)
+            return Read({"partitions": [], "generation": None})
+        message = self.fmt.decode(data)
+        facts = {"variant": message.variant}
+        if message.variant == UNREADABLE:
+            return Read({"partitions": [], "generation": -1}, facts=facts)  # Kafka's substitute (memberData)
+        generation = message.generation if message.variant == JAVA and message.version == 1 else None
+        return Read({"partitions": flat(message.to_json_dict()["previousAssignment"]), "generation": generation},
+                    facts=facts)
+
+    def reencode(self, data: bytes, drawn: Drawn) -> bytes | None:
+        return self.fmt.encode(self.fmt.decode(data))
+
+    def deliberate(self, ours: Read, kafka: Read, data: bytes, drawn: Drawn) -> why.Deliberate | None:
+        if ours.facts.get("variant") == KAFKA_PYTHON:
+            return why.get("sticky-kafka-python")
+        return None
+
+
+class CooperativeSubject(Subject):
+    family = "AssignorUserData"
+    name = f"{COOPERATIVE} (CooperativeStickyAssignor)"
+    types = (COOPERATIVE,)
+
+    def __init__(self) -> None:
+        self.fmt = REGISTRY.get(COOPERATIVE)
+        self.java = self.fmt.variants[0].format  # type: ignore[attr-defined]
+        self.sampler: Sampler | None = None
+
+    def draw(self, rng: random.Random) -> Drawn:
+        if self.sampler is None or self.sampler.rng is not rng:
+            self.sampler = Sampler(rng)
+        value = self.sampler.value(self.java.construct(0))
+        return Drawn(0, value, self.java.encode(value, 0), None,
+                     {"op": "cooperative.serialize", "generation": value["generation"]},
+                     {"generation": value["generation"]})
+
+    def kafka_read_request(self, data: bytes, drawn: Drawn) -> dict[str, Any]:
+        return {"op": "cooperative.deserialize", "hex": data.hex()}
+
+    def kafka_read(self, answer: Answer, drawn: Drawn) -> Read:
+        if not answer.ok:
+            return Read(refused=answer.error)
+        return Read({"generation": answer.result["generation"]})
+
+    def our_read(self, data: bytes, drawn: Drawn, explain: bool = True) -> Read:
+        message = self.fmt.decode(data)
+        return Read({"generation": message.generation}, facts={"variant": message.variant})
+
+
+def subjects(types: set[str] | None) -> list[Subject]:
+    out: list[Subject] = []
+    if types is None or STICKY in types:
+        out.append(StickySubject())
+    if types is None or COOPERATIVE in types:
+        out.append(CooperativeSubject())
+    return out

@@ -1,0 +1,123 @@
+"""Values in the form Kafka's generated JsonConverters read and write, at one version.
+
+Kafka's converter writes a message at a version as: the fields that version has, by their JSON names; a tagged
+field only when it differs from its default; never the unknown tagged fields (it keeps them for re-writing only);
+bytes as base64 and uuids as ``Uuid.toString()`` (URL-safe base64 without padding). The project's JSON output
+follows the same names and encodings and holds every field the version has (:func:`~kafka_meta.golden.subjects.
+present_only`), tagged fields at their default and the unknown ones included; :func:`kafka_form` maps it to what
+Kafka writes, and :func:`from_plain` makes the same form from plain values (a generated value, to send to Kafka).
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+from kafka_meta.codec.dispatch import Dispatch
+from kafka_meta.models.factory import UNKNOWN_ALIAS
+from kafka_meta.wire.bindings import Bind
+from kafka_meta.wire.codegen import UNKNOWN_KEY
+from kafka_meta.wire.composite import KArray, KStruct, Marked
+from kafka_meta.wire.primitives import KBytes, KUuid
+
+
+def uuid_text(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
+
+
+def bytes_text(raw: bytes) -> str:
+    return base64.b64encode(raw).decode("ascii")
+
+
+def from_plain(value: Any, con: Any) -> Any:
+    """A plain value (snake_case dicts, raw bytes) of ``con`` as Kafka's converter writes it."""
+    if value is None:
+        return None
+    if isinstance(con, Bind):
+        con = con.inner
+    if isinstance(con, KUuid):
+        return uuid_text(value)
+    if isinstance(con, KBytes):
+        return bytes_text(value)
+    if isinstance(con, Marked):
+        return from_plain(value, con.struct)
+    if isinstance(con, KArray):
+        return [from_plain(v, con.element) for v in value]
+    if isinstance(con, Dispatch):
+        raise TypeError("a dispatched body has no converter form of its own")
+    if isinstance(con, KStruct):
+        out = {}
+        for m in con.members:
+            if m.role == "inline" or (m.role == "tagged" and not _is_default(value[m.py], m)):
+                out[m.json] = from_plain(value[m.py], m.con)
+        return out
+    return value
+
+
+def kafka_form(json: Any, con: Any) -> Any:
+    """The project's JSON of a value of ``con`` (``present_only`` of ``to_json_dict``) as Kafka's converter writes it:
+    tagged fields at their default left out, unknown tagged fields dropped."""
+    if json is None:
+        return None
+    if isinstance(con, Bind):
+        con = con.inner
+    if isinstance(con, Marked):
+        return kafka_form(json, con.struct)
+    if isinstance(con, KArray):
+        return [kafka_form(v, con.element) for v in json]
+    if isinstance(con, KStruct) and isinstance(json, dict):
+        out = {}
+        for m in con.members:
+            if m.role == "absent" or m.json not in json:
+                continue
+            if m.role == "tagged" and json[m.json] == from_plain(m.default, m.con):
+                continue
+            out[m.json] = kafka_form(json[m.json], m.con)
+        return out
+    return json
+
+
+def _is_default(value: Any, member: Any) -> bool:
+    """Whether a tagged field holds its default, as Kafka's converter tests it (a struct with unknown tagged fields
+    of its own is not the default: Kafka's generated equals compares them too)."""
+    return value == member.default or (
+        isinstance(value, dict) and isinstance(member.default, dict)
+        and {k: v for k, v in value.items() if k != UNKNOWN_KEY} == member.default and not value.get(UNKNOWN_KEY))
+
+
+def strip_unknown(value: Any, con: Any) -> Any:
+    """The value without its unknown tagged fields: what Kafka's converter can carry (it reads none)."""
+    if value is None:
+        return None
+    if isinstance(con, Bind):
+        con = con.inner
+    if isinstance(con, Marked):
+        return strip_unknown(value, con.struct)
+    if isinstance(con, KArray):
+        return value if not isinstance(con.element, (KStruct, Marked)) else [strip_unknown(v, con.element)
+                                                                           for v in value]
+    if isinstance(con, KStruct):
+        out = {m.py: strip_unknown(value[m.py], m.con) if m.con is not None else value[m.py] for m in con.members}
+        if UNKNOWN_KEY in value:
+            out[UNKNOWN_KEY] = []
+        return out
+    return value
+
+
+def has_unknown(value: Any, con: Any) -> bool:
+    """Whether any struct of the value carries unknown tagged fields."""
+    if value is None:
+        return False
+    if isinstance(con, Bind):
+        con = con.inner
+    if isinstance(con, Marked):
+        return has_unknown(value, con.struct)
+    if isinstance(con, KArray):
+        return isinstance(con.element, (KStruct, Marked)) and any(has_unknown(v, con.element) for v in value)
+    if isinstance(con, KStruct):
+        return bool(value.get(UNKNOWN_KEY)) or any(has_unknown(value[m.py], m.con) for m in con.members
+                                                   if m.con is not None and m.role != "absent")
+    return False
+
+
+__all__ = ["UNKNOWN_ALIAS", "bytes_text", "from_plain", "has_unknown", "kafka_form", "strip_unknown", "uuid_text"]

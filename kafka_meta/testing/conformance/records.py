@@ -1,0 +1,262 @@
+"""Records as Kafka's logs hold them, through the serdes its coordinator and its metadata log use (the peer's
+``records.*``).
+
+* ``__consumer_offsets``: every record type, key and value together, tombstones included, through
+  ``GroupCoordinatorRecordSerde`` and the project's :func:`~kafka_meta.offsets.decode_record` (lenient, as the
+  project reads logs by default). Kafka 4.4 refuses record types and value versions it has no class for (its
+  loader skips such records); the project reads them (the retired types with their older layouts, newer versions
+  KIP-915 style), which the deliberate differences name.
+* the metadata log's frame: ``MetadataRecordSerde`` against the project's ``MetadataRecord``, for the records the
+  project registers (FeatureLevelRecord and TopicRecord).
+
+A record travels through the engine as one byte string: the key's length (4 bytes), the key, then, unless it is a
+tombstone, a 1 and the value.
+"""
+
+from __future__ import annotations
+
+import random
+from functools import cache
+from typing import Any
+
+from kafka_meta.errors import EncodeError, KafkaMetaError
+from kafka_meta.formats.catalogue import REGISTRY
+from kafka_meta.formats.offsets import CURRENT, build_catalog
+from kafka_meta.golden.subjects import present_only
+from kafka_meta.offsets import decode_record
+from kafka_meta.offsets.records import UnknownRecord
+from kafka_meta.testing.conformance import deliberate as why
+from kafka_meta.testing.conformance.engine import Drawn, Read, Subject, damage
+from kafka_meta.testing.conformance.kafka_json import from_plain, has_unknown, kafka_form, strip_unknown
+from kafka_meta.testing.conformance.messages import coverage, parse_with_kafka_tags
+from kafka_meta.testing.conformance.peer import Answer, Peer
+from kafka_meta.testing.conformance.values import Sampler
+
+METADATA_RECORD = "MetadataRecord"
+
+
+def pack(key: bytes, value: bytes | None) -> bytes:
+    return len(key).to_bytes(4, "big") + key + (b"" if value is None else b"\x01" + value)
+
+
+def unpack(data: bytes) -> tuple[bytes, bytes | None]:
+    n = int.from_bytes(data[:4], "big")
+    rest = data[4 + n:]
+    return data[4:4 + n], (rest[1:] if rest else None)
+
+
+def json_of(message: Any, fmt: Any, layout_version: int) -> Any:
+    layout = fmt.construct(layout_version)
+    return kafka_form(present_only(message.to_json_dict(), layout), layout)
+
+
+class GroupRecordSubject(Subject):
+    family = "Records"
+
+    def __init__(self, number: int, record: Any, versions: list[int], known_to_kafka: bool) -> None:
+        self.number = number
+        self.record = record
+        self.name = f"{record.name} record (GroupCoordinatorRecordSerde)"
+        self.types = (record.key.name, record.values.name, record.name)
+        self.key_fmt = record.key
+        self.value_fmt = record.values.variants[0].format  # the current layout
+        self.versions = versions
+        self.known_to_kafka = known_to_kafka
+        self.sampler: Sampler | None = None
+
+    def draw(self, rng: random.Random) -> Drawn:
+        if self.sampler is None or self.sampler.rng is not rng:
+            self.sampler = Sampler(rng)
+        version = rng.choice(self.versions)
+        key_tree = self.key_fmt.construct(0)
+        key = self.sampler.value(key_tree)
+        tombstone = rng.random() < 0.1
+        value = None if tombstone else self.sampler.value(self.value_fmt.construct(version))
+        value_tree = self.value_fmt.construct(version)
+        key_plain = strip_unknown(key, key_tree)
+        value_plain = None if value is None else strip_unknown(value, value_tree)
+        request: dict[str, Any] | None = None
+        if self.known_to_kafka:
+            request = {"op": "records.group.serialize", "recordType": self.number,
+                       "key": from_plain(key_plain, key_tree), "version": version,
+                       "value": None if value_plain is None else from_plain(value_plain, value_tree)}
+        try:
+            ours = pack(self.key_fmt.encode(key), None if value is None else self.value_fmt.encode(value, version))
+            written = ours
+            if has_unknown(key, key_tree) or (value is not None and has_unknown(value, value_tree)):
+                written = pack(self.key_fmt.encode(key_plain),
+                               None if value_plain is None else self.value_fmt.encode(value_plain, version))
+            refusal = None
+        except EncodeError as e:
+            ours = written = None
+            refusal = str(e)
+        expected = self.view(key_tree, key_plain, version, value_tree, value_plain)
+        return Drawn(version, {"key": key, "value": value}, ours, refusal, request, expected, written=written)
+
+    def view(self, key_tree: Any, key: Any, version: int, value_tree: Any, value: Any) -> dict[str, Any]:
+        return {"recordType": self.number, "key": from_plain(key, key_tree),
+                "version": None if value is None else version,
+                "value": None if value is None else from_plain(value, value_tree),
+                "keyRemaining": 0, "valueRemaining": None if value is None else 0}
+
+    def kafka_bytes(self, result: Any) -> bytes:
+        return pack(bytes.fromhex(result["key"]), None if result["value"] is None else bytes.fromhex(result["value"]))
+
+    def kafka_read_request(self, data: bytes, drawn: Drawn) -> dict[str, Any]:
+        key, value = unpack(data)
+        return {"op": "records.group.deserialize", "key": key.hex(), "value": None if value is None else value.hex()}
+
+    def kafka_read(self, answer: Answer, drawn: Drawn) -> Read:
+        if not answer.ok:
+            return Read(refused=answer.error)
+        r = answer.result
+        tombstone = r["value"] is None
+        return Read({"recordType": r["recordType"], "key": r["key"], "version": None if tombstone else r["version"],
+                     "value": r["value"], "keyRemaining": r["keyRemaining"],
+                     "valueRemaining": None if tombstone else r["valueRemaining"]})
+
+    def our_read(self, data: bytes, drawn: Drawn, explain: bool = True) -> Read:
+        key, value = unpack(data)
+        record = decode_record(key, value, nested=False)
+        if isinstance(record, UnknownRecord):
+            return Read({"recordType": record.record_type}, facts={"unknown type": True})
+        facts = {"variant": record.value_variant, "read forward": record.read_forward, "retired": record.retired}
+        key_fmt = _catalog()[record.record_type].key  # damage may have made it a record of another type
+        view: dict[str, Any] = {"recordType": record.record_type, "key": json_of(record.key, key_fmt, 0),
+                                "version": None, "value": None, "keyRemaining": len(record.key.unknown_trailing),
+                                "valueRemaining": None}
+        if record.value is not None:
+            layout_fmt = _layout_format(record)
+            header = layout_fmt.header(value)
+            view.update(version=record.value_version,
+                        value=json_of(record.value, layout_fmt, header.layout_version),
+                        valueRemaining=len(record.value.unknown_trailing))
+        return Read(view, facts=facts)
+
+    def mutants(self, data: bytes, rng: random.Random) -> list[bytes]:
+        key, value = unpack(data)
+        out = []
+        for _ in range(2):
+            r = rng.random()
+            if value is not None and r < 0.7:
+                out.append(pack(key, damage(value, rng, 1)[0]))
+            elif r < 0.75:
+                out.append(pack(key, None if value is not None else b""))
+            elif r < 0.85 and value is not None:  # a version newer than known over the same value
+                out.append(pack(key, rng.choice((self.versions[-1] + 1, 0x7FFF)).to_bytes(2, "big") + value[2:]))
+            else:
+                out.append(pack(damage(key, rng, 1)[0], value))
+        return out
+
+    def deliberate(self, ours: Read, kafka: Read, data: bytes, drawn: Drawn) -> why.Deliberate | None:
+        return why.recognise_record(ours, kafka) or why.recognise_tag_sizes(
+            self.read_with_kafka_tags(data, drawn), kafka, Subject.same.__get__(self))
+
+    def read_with_kafka_tags(self, data: bytes, drawn: Drawn) -> Read:
+        """The project's reading of the record with Kafka's rule for the value's known tagged fields."""
+        key, value = unpack(data)
+        if value is None:
+            return Read(refused="a tombstone has no tagged fields")
+        try:
+            record = decode_record(key, None, nested=False)
+        except KafkaMetaError as e:
+            return Read(refused=str(e))
+        if isinstance(record, UnknownRecord):
+            return Read(refused="unknown record type")
+        value_fmt = _catalog()[record.record_type].values.variants[0].format
+        parsed, end, tree = parse_with_kafka_tags(value_fmt, value, None)
+        if tree is None:
+            return Read(refused=parsed)
+        key_fmt = _catalog()[record.record_type].key
+        return Read({"recordType": record.record_type, "key": json_of(record.key, key_fmt, 0),
+                     "version": int.from_bytes(value[:2], "big", signed=True),
+                     "value": from_plain(strip_unknown(parsed, tree), tree),
+                     "keyRemaining": len(record.key.unknown_trailing), "valueRemaining": len(value) - end})
+
+
+@cache
+def _catalog() -> dict[int, Any]:
+    return build_catalog(REGISTRY)
+
+
+def _layout_format(record: Any) -> Any:
+    rt = _catalog()[record.record_type]
+    for variant in rt.values.variants:
+        if variant.label == record.value_variant:
+            return variant.format
+    return rt.values.variants[0].format
+
+
+class MetadataRecordSubject(Subject):
+    """The metadata log's frame around each record type the project registers."""
+
+    family = "Records"
+    name = f"{METADATA_RECORD} (MetadataRecordSerde)"
+    types = (METADATA_RECORD,)
+
+    def __init__(self, bodies: dict[int, tuple[Any, list[int]]]) -> None:
+        self.fmt = REGISTRY.get(METADATA_RECORD)
+        self.bodies = bodies  # apiKey -> (format, versions)
+        self.sampler: Sampler | None = None
+
+    def draw(self, rng: random.Random) -> Drawn:
+        if self.sampler is None or self.sampler.rng is not rng:
+            self.sampler = Sampler(rng)
+        api_key = rng.choice(sorted(self.bodies))
+        body_fmt, versions = self.bodies[api_key]
+        version = rng.choice(versions)
+        tree = body_fmt.construct(version)
+        body = self.sampler.value(tree)
+        plain = strip_unknown(body, tree)
+        frame = {"frame_version": 1, "api_key": api_key, "record_version": version, "record": body}
+        try:
+            ours, refusal = self.fmt.encode(frame, 1), None
+            written = ours if not has_unknown(body, tree) else self.fmt.encode({**frame, "record": plain}, 1)
+        except EncodeError as e:
+            ours = written = None
+            refusal = str(e)
+        request = {"op": "records.metadata.serialize", "apiKey": api_key, "version": version,
+                   "json": from_plain(plain, tree)}
+        return Drawn(version, frame, ours, refusal, request,
+                     {"apiKey": api_key, "version": version, "json": from_plain(plain, tree)}, written=written)
+
+    def kafka_read_request(self, data: bytes, drawn: Drawn) -> dict[str, Any]:
+        return {"op": "records.metadata.deserialize", "hex": data.hex()}
+
+    def kafka_read(self, answer: Answer, drawn: Drawn) -> Read:
+        if not answer.ok:
+            return Read(refused=answer.error)
+        r = answer.result
+        return Read({"apiKey": r["apiKey"], "version": r["version"], "json": r["json"]})
+
+    def our_read(self, data: bytes, drawn: Drawn, explain: bool = True) -> Read:
+        message = self.fmt.decode(data)
+        body_fmt = self.bodies[message.api_key][0]
+        return Read({"apiKey": message.api_key, "version": message.record_version,
+                     "json": json_of(message.record, body_fmt, body_fmt.layout_slot(message.record_version))})
+
+    def deliberate(self, ours: Read, kafka: Read, data: bytes, drawn: Drawn) -> why.Deliberate | None:
+        return why.recognise_metadata_record(ours, kafka, set(self.bodies))
+
+
+def subjects(peer: Peer, types: set[str] | None) -> list[Subject]:
+    out: list[Subject] = []
+    for number, rt in build_catalog(REGISTRY).items():
+        subject_types = {rt.key.name, rt.values.name, rt.name}
+        if types is not None and not subject_types & types:
+            continue
+        current = [v for v in rt.values.variants if v.label == CURRENT]
+        if current:
+            cover = coverage(peer, rt.values.name, list(current[0].format.versions))
+            versions = sorted(v for v, release in cover.releases.items() if release is None)
+            out.append(GroupRecordSubject(number, rt, versions or list(current[0].format.versions), bool(versions)))
+        else:  # a retired record type: Kafka 4.4 has no class for it, so only its reading is compared
+            out.append(GroupRecordSubject(number, rt, list(rt.values.variants[0].format.versions), False))
+    if types is None or METADATA_RECORD in types:
+        bodies = {}
+        for fmt in REGISTRY.formats():
+            spec = getattr(fmt, "spec", None)
+            if getattr(fmt, "family", None) == "metadata" and spec is not None and spec.api_key is not None:
+                bodies[spec.api_key] = (fmt, list(fmt.versions))
+        out.append(MetadataRecordSubject(bodies))
+    return out
