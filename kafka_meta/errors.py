@@ -33,7 +33,7 @@ class DecodeError(KafkaMetaError, ValueError):
     def _render(self) -> str:
         where = []
         if self.type_name:
-            where.append(self.type_name if self.version is None else f"{self.type_name} v{self.version}")
+            where.append(_typed(self.type_name, self.version))
         if self.path:
             where.append(f"field {self.path}")
         if self.offset is not None:
@@ -42,6 +42,14 @@ class DecodeError(KafkaMetaError, ValueError):
 
     def __reduce__(self):  # keep the structured fields when pickled (Spark workers ship errors back)
         return (_rebuild_decode_error, (self.reason, self.type_name, self.version, self.path, self.offset))
+
+
+def _typed(type_name: str, version: int | None) -> str:
+    """``"ConsumerProtocolSubscription v3"``; a number read where a version should be but that is none (damaged
+    bytes give -1 or -30504) is left to the reason, which says it, never printed as "v-1"."""
+    if version is None or version < 0:
+        return type_name
+    return f"{type_name} v{version}"
 
 
 def _rebuild_decode_error(reason, type_name, version, path, offset) -> DecodeError:
@@ -57,8 +65,8 @@ class EncodeError(KafkaMetaError, ValueError):
         self.type_name = type_name
         self.version = version
         self.path = path
-        head = type_name if version is None else f"{type_name} v{version}"
-        where = ", ".join(x for x in (head if type_name else "", f"field {path}" if path else "") if x)
+        where = ", ".join(x for x in (_typed(type_name, version) if type_name else "", f"field {path}" if path else "")
+                          if x)
         super().__init__(f"{where}: {reason}" if where else reason)
 
 

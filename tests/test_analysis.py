@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 import kafka_meta as km
 from kafka_meta.analysis import analyze_groups, newest_records, render_text
 from kafka_meta.analysis.groups import ownership_conflicts
@@ -58,3 +60,22 @@ def test_undecodable_member_bytes_are_reported():
     assert facts.member_errors and facts.member_errors[0].startswith("m: subscription:")
     report = Report(groups={"g": facts})
     assert "needs attention: g" in render_text(report)
+
+
+def test_the_summary_says_what_it_could_not_decode_and_where_its_outputs_are(tmp_path):
+    """No bare "-" and no "v-1": undecodable payloads are counted as such, exchanges that name no group say
+    so, a damaged version field is left to the reason; the summary ends with where each output is."""
+    from collections import Counter
+
+    report = Report(output=str(tmp_path))
+    report.blobs = Counter({"ConsumerProtocolAssignment": 3})
+    report.blob_versions = {"ConsumerProtocolAssignment": Counter({3: 1})}
+    report.exchanges = {"ApiVersions": Counter({"-": 4}), "JoinGroup": Counter({"g": 2})}
+    (tmp_path / "report.html").write_text("")
+    text = render_text(report)
+    assert "ConsumerProtocolAssignment 3: v3 x1, 2 undecodable" in text
+    assert "ApiVersions 4: no group 4" in text and "JoinGroup 2: g 2" in text
+    assert text.splitlines()[-1].strip().startswith(str((tmp_path / "report.html").resolve()))
+    with pytest.raises(km.DecodeError) as caught:
+        km.decode("ConsumerProtocolAssignment", b"\xff\xff")
+    assert "v-1" not in str(caught.value) and "unsupported version -1" in str(caught.value)

@@ -59,7 +59,7 @@ CASES = {
     "decode-file-is-dir": (["decode", "ConsumerProtocolSubscription", "--file", "{dir}"], 2,
                            "{dir}: is a directory"),
     "decode-random-file": (["decode", "ConsumerProtocolSubscription", "--file", "{random.bin}"], 1,
-                           "ConsumerProtocolSubscription v-30"),
+                           "ConsumerProtocolSubscription, byte 0: unsupported version -30"),
     "decode-empty-file": (["decode", "ConsumerProtocolSubscription", "--file", "{empty}"], 1,
                           "byte 0: needs a 2-byte version, got 0 bytes"),
     "decode-input-missing": (["decode", "ConsumerProtocolSubscription", "--input", "{missing}"], 2,

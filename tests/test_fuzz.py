@@ -162,9 +162,10 @@ def test_capture_windows_cover_each_capture_in_bounded_pieces(size):
     import io
 
     from kafka_meta.capture import Problem, iter_capture
+    from kafka_meta.inputs import CAPTURE
     from kafka_meta.testing.fuzz import seeds
 
-    files = seeds.files(seeds.CAPTURE_SUFFIXES)
+    files = seeds.files(CAPTURE)
     assert files
     for data in files:
         windows = seeds.capture_windows(data, size)
@@ -176,3 +177,19 @@ def test_capture_windows_cover_each_capture_in_bounded_pieces(size):
         for w in windows[:20]:  # a window is a capture of its own: read without a problem of its container
             problems = [i for i in iter_capture(io.BytesIO(w)) if isinstance(i, Problem) and i.stage == "container"]
             assert problems == [] or len(w) == size
+
+
+def test_seed_files_are_found_by_content_as_every_verb_finds_inputs(tmp_path):
+    """The fuzz targets take their inputs from the input registry: a capture named like a segment is a
+    capture seed, a segment with no suffix is a segment seed, and what is neither is no seed."""
+    from kafka_meta.inputs import CAPTURE, SEGMENT
+    from kafka_meta.testing.fuzz import seeds
+
+    root = Path(__file__).resolve().parents[1] / "fixtures"
+    capture = next((root / "captures" / "pcap").glob("*.pcapng")).read_bytes()
+    segment = next((root / "log" / "kafka-logs").rglob("*.log")).read_bytes()
+    (tmp_path / "00000000000000000000.log").write_bytes(capture)  # a capture, whatever its name says
+    (tmp_path / "batches").write_bytes(segment)
+    (tmp_path / "notes.pcap").write_text("not a capture\n")
+    assert seeds.files(CAPTURE, [tmp_path]) == [capture]
+    assert seeds.files(SEGMENT, [tmp_path]) == [segment]

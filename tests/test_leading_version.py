@@ -71,7 +71,9 @@ def test_companion_rule():
 def test_framing_numbers():
     assert read_number("uvarint", bytes.fromhex("008001"), 1, "frame", "T") == (128, 3)
     assert read_number("int32", bytes.fromhex("00fffffffe"), 1, "v", "T") == (-2, 5)
-    for data in ("80808080", "ffffffff7f", ""):
+    # as Kafka's readUnsignedVarint: at most 5 bytes, the fifth byte's bits beyond 32 shifted out of Java's int
+    assert read_number("uvarint", bytes.fromhex("ffffffff7f"), 0, "frame", "T") == (0xFFFFFFFF, 5)
+    for data in ("80808080", "ffffffffff01", ""):
         with pytest.raises(km.DecodeError) as info:
             read_number("uvarint", bytes.fromhex(data), 0, "frame", "T")
         assert info.value.path == "frame" and info.value.offset == 0

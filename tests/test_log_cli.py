@@ -74,10 +74,13 @@ def test_bad_inputs(capsys, tmp_path):
     assert code == 1 and "nothing to read" in err and "Traceback" not in err
     code, _, err = run(capsys, ["log", str(tmp_path / "nope.log")])
     assert code == 1 and "no such file" in err
-    empty = tmp_path / "00000000000000000000.log"
-    empty.write_bytes(b"")
-    code, rows, err = run(capsys, ["log", str(empty)])
-    assert code == 0 and rows == [] and "0 batches" in err
+    for name in ("00000000000000000000.log", "empty.pcap"):  # no content, no kind: whatever the name says
+        empty = tmp_path / name
+        empty.write_bytes(b"")
+        code, rows, err = run(capsys, ["log", str(empty), str(LOGS / "__consumer_offsets-1")])
+        assert code == 1 and f"kafka-meta log: {empty}: empty: nothing to read" in err.splitlines()[0]
+        assert len(rows) == 37 and "Traceback" not in err  # the other input is still read
+        empty.unlink()
     junk = tmp_path / "junk.log"
     junk.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4)
     code, rows, err = run(capsys, ["log", str(junk)])

@@ -162,3 +162,28 @@ def test_exchanges_printed_by_kafka_meta_capture_tell_the_same_story(tmp_path):
                  for r in g["rounds"]] for g in doc["groups"].values()] + [[f["summary"] for f in doc["findings"]]]
 
     assert story(lines) == story(pcap)  # JSON Lines (bytes in base64, uuids as text) read like the capture
+
+
+def test_html_escapes_what_clients_send_everywhere_it_appears(timeline):
+    """Autoescaping by the template engine: a hostile member id is inert in the tables, the findings, the
+    per-member detail and inside plotly's chart data (where a raw ``</script>`` would end the script)."""
+    hostile = "</script><img src=x onerror=alert(2)>"
+    group = next(g for g in timeline.groups if g.rounds and g.rounds[0].members)
+    member = group.rounds[0].members[0]
+    original = member.member_id
+    try:
+        member.member_id = hostile
+        page = render_html(timeline)
+    finally:
+        member.member_id = original
+    assert "<img src=x onerror=alert(2)>" not in page
+    assert "&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;" in page
+
+
+def test_html_gives_no_clean_bill_of_health_when_input_was_unreadable():
+    unreadable = build_timeline([], [{"key": "not hex", "value": None, "_file": "broken.jsonl", "_line": 1}])
+    assert unreadable.errors and not unreadable.findings
+    page = render_html(unreadable)
+    assert "rebalanced cleanly" not in page and "no clean bill of health" in page
+    assert "broken.jsonl" in page
+    assert "rebalanced cleanly" in render_html(build_timeline([], []))

@@ -16,6 +16,7 @@ or by its client id and host.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypedDict
 
 # kind -> how the round's "why" column says it
 KINDS = {
@@ -46,6 +47,14 @@ CONTINUATION = frozenset({"follow-up", "probing"})
 POLL_TIMEOUT_MARKERS = ("poll timeout", "max.poll.interval.ms")
 
 
+class CauseJson(TypedDict):
+    """A cause as report.json writes it (:meth:`Cause.to_json`)."""
+
+    kind: str
+    member: str | None
+    detail: str | None
+
+
 @dataclass(frozen=True)
 class Cause:
     kind: str  # a key of KINDS
@@ -61,7 +70,7 @@ class Cause:
     def involuntary(self) -> bool:
         return self.kind in INVOLUNTARY
 
-    def to_json(self) -> dict[str, str | None]:
+    def to_json(self) -> CauseJson:
         return {"kind": self.kind, "member": self.member, "detail": self.detail or None}
 
 

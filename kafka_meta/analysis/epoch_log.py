@@ -95,9 +95,9 @@ class EpochGroupLog:
             self.targets[member_id] = _target(value)
         elif number == f.target_metadata and value is not None:
             r = self.rounds.get(value.assignment_epoch)
-            for m in r.members if r is not None else []:
-                if m.member_id in self.targets:
-                    m.target = set(self.targets[m.member_id])
+            for waiting in r.members if r is not None else []:
+                if waiting.member_id in self.targets:
+                    waiting.target = set(self.targets[waiting.member_id])
         elif number == f.current and value is not None:
             owned = _assigned(value)
             self.owned[member_id] = owned

@@ -17,20 +17,22 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from kafka_meta.analysis import exchange_rows
 from kafka_meta.analysis.causes import Cause, ClientMemory
 from kafka_meta.analysis.codes import error_name
 from kafka_meta.analysis.timeline import Evidence, GroupTimeline, MemberRound, Round, TopicPartition
+from kafka_meta.protocol.shapes import ExchangeRow
 
 LEAVING = (-1, -2)
 
 
-def topic_names(exchanges: list[Mapping[str, Any]]) -> dict[str, str]:
+def topic_names(exchanges: list[ExchangeRow]) -> dict[str, str]:
     """Topic id -> name, from the Metadata responses of the same capture (KIP-848 names topics by id)."""
     names: dict[str, str] = {}
     for ex in exchanges:
-        if ex.get("apiName") != "Metadata":
+        if ex["apiName"] != "Metadata":
             continue
-        topics = (ex.get("response") or {}).get("topics")
+        topics = (ex["response"] or {}).get("topics")
         for t in topics if isinstance(topics, list) else []:
             if isinstance(t, Mapping) and t.get("topicId") is not None and t.get("name"):
                 names[_topic_id(t["topicId"])] = t["name"]
@@ -128,13 +130,12 @@ class EpochBuilder:
     def current(self) -> Round | None:
         return self.rounds.get(self.epoch)
 
-    def heartbeat(self, ex: Mapping[str, Any]) -> None:
-        req, resp = ex.get("request") or {}, ex.get("response") or {}
-        member_id = resp.get("memberId") or req.get("memberId") or ex.get("memberId") or ""
+    def heartbeat(self, ex: ExchangeRow) -> None:
+        req, resp = ex["request"] or {}, ex["response"] or {}
+        member_id = resp.get("memberId") or req.get("memberId") or ex["memberId"] or ""
         sent = req.get("memberEpoch")
-        where = Evidence(file=(ex.get("source") or {}).get("file"), frame=(ex.get("source") or {}).get("frame"),
-                         ts=ex.get("ts"))
-        if isinstance(ex.get("ts"), int | float):
+        where = exchange_rows.evidence(ex)
+        if isinstance(ex["ts"], int | float):
             self.last_seen[member_id] = ex["ts"]
         if sent in LEAVING:
             self.events.append(("leave", member_id, "heartbeat with epoch -1" if sent == -1 else
@@ -143,13 +144,13 @@ class EpochBuilder:
             return
         if sent == 0 and member_id not in self.joined:
             self.joined.add(member_id)
-            key = ClientMemory.key(req.get("instanceId"), ex.get("clientId"), ex.get("client"))
+            key = ClientMemory.key(req.get("instanceId"), ex["clientId"], ex["client"])
             self.clients[member_id] = key
             kind = self.memory.arrival(key)
             self.memory.arrived(key)
-            self.events.append((kind, member_id, f"client {ex.get('clientId')}" if ex.get("clientId") else ""))
+            self.events.append((kind, member_id, f"client {ex['clientId']}" if ex["clientId"] else ""))
         r = self.current()
-        code = resp.get("errorCode") or ex.get("errorCode")
+        code = resp.get("errorCode") or ex["errorCode"]
         if code:
             if r is not None:
                 r.error_codes[code] += 1
@@ -158,7 +159,7 @@ class EpochBuilder:
                     m.errors.append(f"heartbeat answered {error_name(code)}")
             return
         epoch = resp.get("memberEpoch")
-        if epoch is None or epoch <= 0 or ex.get("responseTs") is None:
+        if epoch is None or epoch <= 0 or ex["responseTs"] is None:
             return  # epoch 0: the coordinator has not taken the member in yet
         if epoch > self.epoch:
             r = self.new_round(epoch, ex, where)
@@ -166,7 +167,7 @@ class EpochBuilder:
             return
         m = r.member(member_id)
         if m is None:
-            m = MemberRound(member_id, client_id=ex.get("clientId"), client=ex.get("client"), joined_at=ex.get("ts"),
+            m = MemberRound(member_id, client_id=ex["clientId"], client=ex["client"], joined_at=ex["ts"],
                             evidence=where)
             r.members.append(m)
         owned = self.protocol.owned(req, self.names)
@@ -180,7 +181,7 @@ class EpochBuilder:
             # (partitions given to it at the same epoch are the current round finishing: others released them)
             pending = self.pending.setdefault(member_id, {})
             pending.update({k: v for k, v in (("target", target), ("owned", owned)) if v is not None})
-            self.pending_since = self.pending_since or ex.get("ts")
+            self.pending_since = self.pending_since or ex["ts"]
             return
         m.epoch = epoch
         topics = req.get("subscribedTopicNames")
@@ -194,14 +195,14 @@ class EpochBuilder:
             m.target = target
         m.reconciled = m.target is not None and m.owned == m.target and m.epoch == self.epoch
         if m.reconciled and m.synced_at is None:
-            m.synced_at = ex.get("responseTs")
+            m.synced_at = ex["responseTs"]
 
-    def new_round(self, epoch: int, ex: Mapping[str, Any], where: Evidence) -> Round:
+    def new_round(self, epoch: int, ex: ExchangeRow, where: Evidence) -> Round:
         previous = self.current()
-        start = min(t for t in (ex.get("ts"), self.pending_since) if t is not None) if ex.get("ts") else None
+        start = min(t for t in (ex["ts"], self.pending_since) if t is not None) if ex["ts"] else None
         r = Round(self.timeline.group, "capture", generation=epoch, start=start,
                   protocol_type=self.protocol.protocol_type,
-                  protocol=(ex.get("request") or {}).get("serverAssignor") or (previous.protocol if previous else None)
+                  protocol=(ex["request"] or {}).get("serverAssignor") or (previous.protocol if previous else None)
                   or "server-side", evidence=where)
         if previous is not None:  # members carry over, with what they own, until they reconcile anew
             gone = {m for kind, m, _ in self.events if kind == "leave"}

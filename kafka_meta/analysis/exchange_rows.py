@@ -3,15 +3,18 @@
 
 Rows may come from anywhere (a capture, Spark, a JSON file someone edited), so every field the builders read
 is brought to the type the contract gives it (a wrong type becomes None, a list keeps its well-formed items),
-and a row without a usable time is set aside with the reason.
+and a row without a usable time is set aside with the reason. A row that passes is in the contract's shape,
+:class:`~kafka_meta.protocol.shapes.ExchangeRow`, with every key present (:func:`conform`), and the builders
+are typed with it: they read its keys by name, and a key the contract does not declare is a type error.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, cast
 
 from kafka_meta.analysis.timeline import LAST_SECOND, Evidence
+from kafka_meta.protocol.shapes import EXCHANGE_KEYS, ExchangeRow, ExchangeSource
 
 
 def as_dict(exchange: Any) -> dict[str, Any]:
@@ -24,9 +27,12 @@ def as_dict(exchange: Any) -> dict[str, Any]:
     raise TypeError(f"not an exchange: {type(exchange).__name__}")
 
 
-def evidence(ex: Mapping[str, Any]) -> Evidence:
-    source = ex.get("source") or {}
-    return Evidence(file=source.get("file"), frame=source.get("frame"), ts=ex.get("ts"))
+NOWHERE: ExchangeSource = {"file": None, "frame": None}  # the source of an exchange that names none
+
+
+def evidence(ex: ExchangeRow) -> Evidence:
+    source = ex["source"] or NOWHERE
+    return Evidence(file=source.get("file"), frame=source.get("frame"), ts=ex["ts"])
 
 
 def shape_error(ex: Mapping[str, Any]) -> str | None:
@@ -75,6 +81,15 @@ def clean(value: Any, depth: int = 0) -> Any:
     return out
 
 
+def conform(ex: dict[str, Any]) -> ExchangeRow:
+    """A row that passed :func:`shape_error` (and, for the rows the builders read, :func:`clean`) with every key
+    of the contract present, None where the row had none (a JSON row may leave keys out): from here on the
+    row is an :class:`ExchangeRow` and is read as one. ``ex`` is the caller's own copy (:func:`as_dict`)."""
+    for key in EXCHANGE_KEYS:
+        ex.setdefault(key, None)
+    return cast(ExchangeRow, ex)
+
+
 def _clean_list(items: list[Any], depth: int) -> list[Any]:
     """A list of objects (cleaned), of integers (partition numbers) or of strings (topic names): whichever
     the list holds; items of another kind are dropped."""
@@ -87,32 +102,34 @@ def _clean_list(items: list[Any], depth: int) -> list[Any]:
     return [i for i in items if isinstance(i, str)]
 
 
-def group_of(ex: Mapping[str, Any]) -> str | None:
-    group = ex.get("groupId") or (ex.get("request") or {}).get("groupId")
+def group_of(ex: ExchangeRow) -> str | None:
+    group = ex["groupId"] or (ex["request"] or {}).get("groupId")
     return group if isinstance(group, str) and group else None
 
 
-def frame(ex: Mapping[str, Any]) -> int:
-    frame = (ex.get("source") or {}).get("frame")
+def frame(ex: ExchangeRow) -> int:
+    frame = (ex["source"] or NOWHERE).get("frame")
     return frame if isinstance(frame, int) else 0
 
 
 def where(ex: Mapping[str, Any], n: int) -> str:
-    source = ex.get("source") if isinstance(ex.get("source"), Mapping) else {}
+    """An exchange's place, for messages about it (it may be a row that failed :func:`shape_error`)."""
+    found = ex.get("source")
+    source: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
     if source.get("file") is not None:
         return f"{source['file']} packet {source.get('frame')}"
     return f"exchange {n}"
 
 
-def capture_ends(rows: Iterable[Mapping[str, Any]]) -> dict[str | None, float]:
+def capture_ends(rows: Iterable[ExchangeRow]) -> dict[str | None, float]:
     """Per capture file, the last moment it recorded anything (any api: fetches and heartbeats keep coming
     while clients run), which tells a round the capture cut off from one that never finished."""
     ends: dict[str | None, float] = {}
     for ex in rows:
-        source = ex.get("source")
+        source = ex["source"]
         file = source.get("file") if isinstance(source, Mapping) else None
         if not isinstance(file, str | None):
             continue
-        last = max(t for t in (ex.get("ts"), ex.get("responseTs")) if isinstance(t, int | float))
+        last = max(t for t in (ex["ts"], ex["responseTs"]) if isinstance(t, int | float))
         ends[file] = max(ends.get(file, last), last)
     return ends

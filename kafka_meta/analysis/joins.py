@@ -12,27 +12,28 @@ connection while it joins); a step that never got any id stays anonymous, shown 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from kafka_meta.analysis.codes import MEMBER_ID_REQUIRED
+from kafka_meta.protocol.shapes import ExchangeRow
 
 
-def request_member_id(ex: Mapping[str, Any]) -> str:
-    return (ex.get("request") or {}).get("memberId") or ""
+def request_member_id(ex: ExchangeRow) -> str:
+    return (ex["request"] or {}).get("memberId") or ""
 
 
-def answered_member_id(ex: Mapping[str, Any]) -> str:
-    return (ex.get("response") or {}).get("memberId") or ""
+def answered_member_id(ex: ExchangeRow) -> str:
+    return (ex["response"] or {}).get("memberId") or ""
 
 
-def is_first_step(ex: Mapping[str, Any]) -> bool:
+def is_first_step(ex: ExchangeRow) -> bool:
     """KIP-394's first step: a JoinGroup without a member id, answered MEMBER_ID_REQUIRED with one."""
-    resp = ex.get("response") or {}
+    resp = ex["response"] or {}
     return not request_member_id(ex) and resp.get("errorCode") == MEMBER_ID_REQUIRED and bool(resp.get("memberId"))
 
 
-def resolve_member_ids(joins: Sequence[Mapping[str, Any]]) -> list[str]:
+def resolve_member_ids(joins: Sequence[ExchangeRow]) -> list[str]:
     """The member id of each JoinGroup exchange (in time order), '' where none can be known.
 
     The id the request carries; else the one its answer gives (MEMBER_ID_REQUIRED, or an old coordinator's
@@ -40,7 +41,7 @@ def resolve_member_ids(joins: Sequence[Mapping[str, Any]]) -> list[str]:
     ids = [request_member_id(ex) or answered_member_id(ex) for ex in joins]
     by_connection: dict[tuple[Any, Any], list[int]] = defaultdict(list)
     for i, ex in enumerate(joins):
-        by_connection[(ex.get("client"), ex.get("stream"))].append(i)
+        by_connection[(ex["client"], ex["stream"])].append(i)
     for (client, _), positions in by_connection.items():
         if client is None:
             continue

@@ -54,6 +54,20 @@ def _versions(counter: Counter[int]) -> str:
     return ", ".join(f"v{v} x{n}" for v, n in sorted(counter.items())) or "-"
 
 
+def _payload_versions(versions: Counter[int], total: int) -> str:
+    """The versions the decoded payloads had, and how many could not be decoded at all (they have none)."""
+    undecodable = total - sum(versions.values())
+    parts = [f"v{v} x{n}" for v, n in sorted(versions.items())]
+    if undecodable > 0:
+        parts.append(f"{undecodable} undecodable (see the errors below)")
+    return ", ".join(parts) or "-"
+
+
+def _group_name(group: str) -> str:
+    """An exchange's group; requests that name none (ApiVersions, Metadata, Fetch ...) are counted as such."""
+    return "no group" if group in ("-", "", None) else group
+
+
 def _group_json(g: GroupFacts) -> dict[str, Any]:
     return {
         "kind": g.kind, "protocolType": g.protocol_type, "assignor": g.assignor, "generation": g.generation,
@@ -114,13 +128,13 @@ def render_text(report: Report) -> str:
     if report.blobs:
         lines.append(f"captured payloads: {sum(report.blobs.values())}, errors {report.blob_errors}")
         for name, n in sorted(report.blobs.items()):
-            lines.append(f"  {name} {n}: {_versions(report.blob_versions.get(name, Counter()))}")
+            lines.append(f"  {name} {n}: {_payload_versions(report.blob_versions.get(name, Counter()), n)}")
     if report.exchanges:
         total = sum(sum(groups.values()) for groups in report.exchanges.values())
         lines.append(f"captured exchanges: {total}, with errors {report.exchange_errors}")
         for api, groups in sorted(report.exchanges.items()):
             lines.append(f"  {api} {sum(groups.values())}: "
-                         + ", ".join(f"{g} {n}" for g, n in sorted(groups.items())))
+                         + ", ".join(f"{_group_name(g)} {n}" for g, n in sorted(groups.items())))
     protocol_types = Counter(g.protocol_type for g in report.groups.values() if g.protocol_type)
     assignors = Counter(g.assignor for g in report.groups.values() if g.assignor)
     members = sum(len(g.members) for g in report.groups.values())

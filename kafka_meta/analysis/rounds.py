@@ -10,9 +10,9 @@ that never completed. Each round is then compared with the one before it to say 
 with a server-side protocol are built from their heartbeats (:mod:`~kafka_meta.analysis.epochs`), offsets
 committed in transactions by :mod:`~kafka_meta.analysis.transactions`.
 
-Exchanges are the dicts of the capture layer's contract, made safe to read by
-:mod:`~kafka_meta.analysis.exchange_rows`; member metadata still in bytes is decoded by
-:mod:`~kafka_meta.analysis.member_metadata`, so rows from any reader work.
+Exchanges are the dicts of the protocol layer's contract (:class:`~kafka_meta.protocol.shapes.ExchangeRow`),
+made safe to read, and brought to that shape, by :mod:`~kafka_meta.analysis.exchange_rows`; member metadata
+still in bytes is decoded by :mod:`~kafka_meta.analysis.member_metadata`, so rows from any reader work.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from kafka_meta.analysis.timeline import (
     sort_rounds,
 )
 from kafka_meta.analysis.transactions import END_TXN, TXN_COMMIT, Transactions
+from kafka_meta.protocol.shapes import ExchangeRow
 
 JOIN, SYNC, HEARTBEAT, LEAVE, COMMIT = "JoinGroup", "SyncGroup", "Heartbeat", "LeaveGroup", "OffsetCommit"
 EPOCH_HEARTBEATS = tuple(PROTOCOLS)  # KIP-848, KIP-932, KIP-1071: see kafka_meta.analysis.epochs
@@ -53,13 +54,13 @@ class _GroupBuilder:
     def __init__(self, group: str) -> None:
         self.timeline = GroupTimeline(group)
         self.by_generation: dict[int, Round] = {}
-        self.exchanges: list[dict[str, Any]] = []  # JoinGroup and SyncGroup, in time order
-        self.refused: list[tuple[dict[str, Any], str]] = []  # JoinGroup calls without a generation, and whose
-        self.heartbeats: list[dict[str, Any]] = []
-        self.leaves: list[dict[str, Any]] = []
+        self.exchanges: list[ExchangeRow] = []  # JoinGroup and SyncGroup, in time order
+        self.refused: list[tuple[ExchangeRow, str]] = []  # JoinGroup calls without a generation, and whose
+        self.heartbeats: list[ExchangeRow] = []
+        self.leaves: list[ExchangeRow] = []
         self.capture_end: dict[str | None, float] = {}  # per capture file, the last time it saw anything
 
-    def round(self, generation: int, ex: Mapping[str, Any]) -> Round:
+    def round(self, generation: int, ex: ExchangeRow) -> Round:
         if generation not in self.by_generation:
             self.by_generation[generation] = Round(self.timeline.group, "capture", generation=generation,
                                                    evidence=exchange_rows.evidence(ex))
@@ -74,18 +75,18 @@ class _GroupBuilder:
         return found
 
     def replay(self) -> None:
-        joins = [ex for ex in self.exchanges if ex.get("apiName") == JOIN]
+        joins = [ex for ex in self.exchanges if ex["apiName"] == JOIN]
         ids = dict(zip(map(id, joins), resolve_member_ids(joins), strict=True))
         for ex in self.exchanges:
-            if ex.get("apiName") == JOIN:
+            if ex["apiName"] == JOIN:
                 self.join(ex, ids[id(ex)])
             else:
                 self.sync(ex)
 
-    def join(self, ex: dict[str, Any], member_id: str) -> None:
-        req, resp = ex.get("request") or {}, ex.get("response") or {}
+    def join(self, ex: ExchangeRow, member_id: str) -> None:
+        req, resp = ex["request"] or {}, ex["response"] or {}
         generation = resp.get("generationId")
-        if ex.get("responseTs") is None or resp.get("errorCode") or generation is None or generation < 0:
+        if ex["responseTs"] is None or resp.get("errorCode") or generation is None or generation < 0:
             self.refused.append((ex, member_id))
             return
         r = self.round(generation, ex)
@@ -98,7 +99,7 @@ class _GroupBuilder:
         if r.leader:
             self.member(r, r.leader)  # the coordinator names it: a member even if its own join was not seen
         m = self.member(r, member_id)
-        m.client_id, m.client, m.joined_at = ex.get("clientId"), ex.get("client"), ex["ts"]
+        m.client_id, m.client, m.joined_at = ex["clientId"], ex["client"], ex["ts"]
         m.evidence = exchange_rows.evidence(ex)
         m.instance_id = req.get("groupInstanceId") or m.instance_id
         m.join_reason = req.get("reason") or m.join_reason
@@ -113,11 +114,11 @@ class _GroupBuilder:
             if om.subscription_version is None and not om.errors:
                 metadata.subscription(om, other.get("metadata"))
 
-    def joined_finished_round(self, r: Round, ex: Mapping[str, Any], member_id: str) -> None:
+    def joined_finished_round(self, r: Round, ex: ExchangeRow, member_id: str) -> None:
         """A JoinGroup answered with a generation that had already completed: the coordinator took the member
         in without a rebalance. For a static member (KIP-345) restarting within its session timeout, the new
         member id replaces the old one, which leaves the round."""
-        instance = (ex.get("request") or {}).get("groupInstanceId")
+        instance = (ex["request"] or {}).get("groupInstanceId")
         old = next((m for m in r.members if instance and m.instance_id == instance), None)
         if old is not None:
             r.members.remove(old)
@@ -130,15 +131,15 @@ class _GroupBuilder:
         else:
             r.notes.append(f"{member_id} rejoined generation {r.generation} without a rebalance")
 
-    def sync(self, ex: dict[str, Any]) -> None:
-        req, resp = ex.get("request") or {}, ex.get("response") or {}
-        generation = req.get("generationId", ex.get("generationId"))
+    def sync(self, ex: ExchangeRow) -> None:
+        req, resp = ex["request"] or {}, ex["response"] or {}
+        generation = req.get("generationId", ex["generationId"])
         if generation is None:
             return
         r = self.round(generation, ex)
-        m = self.member(r, req.get("memberId") or ex.get("memberId") or "")
-        code = ex.get("errorCode") or resp.get("errorCode")
-        if ex.get("responseTs") is not None and not code:  # refused (the next round began): not synced
+        m = self.member(r, req.get("memberId") or ex["memberId"] or "")
+        code = ex["errorCode"] or resp.get("errorCode")
+        if ex["responseTs"] is not None and not code:  # refused (the next round began): not synced
             m.synced_at = ex["responseTs"]
             r.end = m.synced_at if r.end is None else max(r.end, m.synced_at)
         if code:
@@ -161,7 +162,7 @@ class _GroupBuilder:
         accepted = sorted((m.joined_at, r.generation, m.member_id) for r in rounds for m in r.members
                           if m.joined_at is not None)  # the joins the coordinator answered with a generation
         for ex, member_id in self.refused:
-            resp = ex.get("response") or {}
+            resp = ex["response"] or {}
             ts = ex["ts"]
             target = _reached(accepted, self.by_generation, member_id, ts) if member_id else None
             target = target or next((r for start, until, r in spans if start is not None and start <= ts <= until
@@ -169,26 +170,26 @@ class _GroupBuilder:
                 (r for start, _, r in spans if start is not None and start > ts and _open_to(r, member_id, ts)), None)
             if target is None:
                 target = Round(self.timeline.group, "capture", start=ex["ts"], complete=False,
-                               protocol_type=(ex.get("request") or {}).get("protocolType"),
+                               protocol_type=(ex["request"] or {}).get("protocolType"),
                                evidence=exchange_rows.evidence(ex))
                 rounds.append(target)
                 spans.append((target.start, float("inf"), target))
             target.start = ex["ts"] if target.start is None else min(target.start, ex["ts"])
             m = self.member(target, member_id)
-            m.client_id, m.client = m.client_id or ex.get("clientId"), m.client or ex.get("client")
-            m.instance_id = m.instance_id or (ex.get("request") or {}).get("groupInstanceId")
+            m.client_id, m.client = m.client_id or ex["clientId"], m.client or ex["client"]
+            m.instance_id = m.instance_id or (ex["request"] or {}).get("groupInstanceId")
             m.join_steps += 1
             if m.joined_at is None or ex["ts"] < m.joined_at:
                 m.joined_at, m.evidence = ex["ts"], exchange_rows.evidence(ex)
             code = resp.get("errorCode")
             if code and code != MEMBER_ID_REQUIRED:  # KIP-394's handshake is how every member joins, not an error
                 target.error_codes[code] += 1
-            if ex.get("responseTs") is None:
+            if ex["responseTs"] is None:
                 m.errors.append("JoinGroup never answered")
-                m.join_reason = m.join_reason or (ex.get("request") or {}).get("reason")
+                m.join_reason = m.join_reason or (ex["request"] or {}).get("reason")
                 if m.protocols == []:
-                    m.protocols = [p.get("name") for p in (ex.get("request") or {}).get("protocols") or []]
-                    chosen = next(iter((ex.get("request") or {}).get("protocols") or []), None)
+                    m.protocols = [p.get("name") for p in (ex["request"] or {}).get("protocols") or []]
+                    chosen = next(iter((ex["request"] or {}).get("protocols") or []), None)
                     if chosen is not None:
                         metadata.subscription(m, chosen.get("metadata"))
         self.timeline.rounds = sort_rounds(rounds)
@@ -235,7 +236,7 @@ class _GroupBuilder:
         since = float("-inf") if previous is None else (previous.end or previous.start or float("-inf"))
         until = r.end if r.end is not None else (r.start or 0.0)
         for hb in self.heartbeats:
-            if since < hb["ts"] <= until and hb.get("errorCode"):
+            if since < hb["ts"] <= until and hb["errorCode"]:
                 r.heartbeat_errors[hb["errorCode"]] += 1
         joiners = sorted((m for m in r.members if m.joined_at is not None and m.replaces is None),
                          key=lambda m: m.joined_at or 0.0)
@@ -252,7 +253,7 @@ class _GroupBuilder:
         new = sorted(now - before, key=lambda i: r.member(i).joined_at or 0.0)  # type: ignore[union-attr]
         earlier = {_client_key(m): m.member_id for m in previous.members if m.member_id not in now}
         for member_id in new:
-            m = r.member(member_id)
+            m = r.member(member_id)  # type: ignore[assignment]
             key = _client_key(m)  # type: ignore[arg-type]
             kind = memory.arrival(key, present=key is not None and key in earlier)
             memory.arrived(key)
@@ -293,9 +294,9 @@ class _GroupBuilder:
             causes.append(Cause("no-change", first, f"JoinGroup reason: {reason}" if reason else ""))
         r.causes = causes
         r.triggers = [str(c) for c in causes]
-        hb = r.heartbeat_errors.get(REBALANCE_IN_PROGRESS, 0)
-        if hb:
-            r.triggers.append(f"heartbeats answered REBALANCE_IN_PROGRESS: {hb}")
+        refusals = r.heartbeat_errors.get(REBALANCE_IN_PROGRESS, 0)
+        if refusals:
+            r.triggers.append(f"heartbeats answered REBALANCE_IN_PROGRESS: {refusals}")
         r.trigger_member = next((c.member for c in causes if c.kind != "follow-up" and c.member), None) or first
 
 
@@ -306,7 +307,7 @@ def _open_to(r: Round, member_id: str, ts: float) -> bool:
     return m is None or m.joined_at is None or m.joined_at > ts
 
 
-def _reached(accepted: list[tuple[float, int, str]], rounds: Mapping[int, Round], member_id: str,
+def _reached(accepted: list[tuple[float, int | None, str]], rounds: Mapping[int, Round], member_id: str,
              ts: float) -> Round | None:
     """The round of the member's first accepted JoinGroup at or after ``ts``: the one its refused step was
     reaching."""
@@ -329,8 +330,8 @@ def _arrival_detail(m: MemberRound, kind: str) -> str:
     return who
 
 
-def _leave_reason(ex: Mapping[str, Any]) -> str | None:
-    req = ex.get("request") or {}
+def _leave_reason(ex: ExchangeRow) -> str | None:
+    req = ex["request"] or {}
     for member in req.get("members") or []:
         if member.get("reason"):
             return str(member["reason"])
@@ -345,27 +346,27 @@ def _who(r: Round, member_id: str) -> str:
     return f"{m.client_id} (no member id yet)" if m is not None and m.client_id else "(no member id yet)"
 
 
-def _leaver(ex: Mapping[str, Any]) -> str | None:
-    req = ex.get("request") or {}
+def _leaver(ex: ExchangeRow) -> str | None:
+    req = ex["request"] or {}
     if req.get("memberId"):
         return req["memberId"]
     members = req.get("members") or []
-    return members[0].get("memberId") if members else ex.get("memberId")
+    return members[0].get("memberId") if members else ex["memberId"]
 
 
 def build_timelines(exchanges: Iterable[Any], errors: list[str] | None = None) -> dict[str, GroupTimeline]:
     """Per group, its rounds from captured exchanges (any order; they are sorted by time). Exchanges not in
     the contract's shape are skipped and, when ``errors`` is given, listed there with their place."""
     errors = [] if errors is None else errors
-    rows = []
+    rows: list[ExchangeRow] = []
     for n, e in enumerate(exchanges, 1):
-        ex = exchange_rows.as_dict(e)
-        problem = exchange_rows.shape_error(ex)
+        raw = exchange_rows.as_dict(e)  # anything until shape_error passes it: read with .get
+        problem = exchange_rows.shape_error(raw)
         if problem is None:
-            read = ex.get("apiName") in GROUP_APIS or ex.get("apiName") == "Metadata"
-            rows.append(exchange_rows.clean(ex) if read else ex)
-        elif ex.get("apiName") in GROUP_APIS:
-            errors.append(f"{exchange_rows.where(ex, n)}: {ex.get('apiName')} exchange skipped: {problem}")
+            read = raw.get("apiName") in GROUP_APIS or raw.get("apiName") == "Metadata"
+            rows.append(exchange_rows.conform(exchange_rows.clean(raw) if read else raw))
+        elif raw.get("apiName") in GROUP_APIS:
+            errors.append(f"{exchange_rows.where(raw, n)}: {raw.get('apiName')} exchange skipped: {problem}")
     rows.sort(key=lambda e: (e["ts"], exchange_rows.frame(e)))
     builders: dict[str, _GroupBuilder] = {}
     epochs: dict[str, EpochBuilder] = {}
@@ -373,12 +374,12 @@ def build_timelines(exchanges: Iterable[Any], errors: list[str] | None = None) -
     commits: dict[str, list[Commit]] = defaultdict(list)
     coordinators: dict[str, set[str | None]] = defaultdict(set)
     for ex in rows:
-        if ex.get("apiName") in GROUP_APIS and exchange_rows.group_of(ex):
-            coordinators[exchange_rows.group_of(ex)].add(ex.get("broker"))  # type: ignore[index]
+        if ex["apiName"] in GROUP_APIS and exchange_rows.group_of(ex):
+            coordinators[exchange_rows.group_of(ex)].add(ex["broker"])  # type: ignore[index]
     ends = exchange_rows.capture_ends(rows)
     transactions = Transactions()
     for n, ex in enumerate(rows, 1):
-        api, group = ex.get("apiName"), exchange_rows.group_of(ex)
+        api, group = ex["apiName"], exchange_rows.group_of(ex)
         if api == END_TXN:  # names no group: it decides the offsets its producer committed for some
             for commit in transactions.end(ex):
                 commits[_placed(commit.group, coordinators, ex)].append(commit)
@@ -419,16 +420,16 @@ def build_timelines(exchanges: Iterable[Any], errors: list[str] | None = None) -
     return out
 
 
-def _placed(group: str, coordinators: Mapping[str, set[str | None]], ex: Mapping[str, Any]) -> str:
+def _placed(group: str, coordinators: Mapping[str, set[str | None]], ex: ExchangeRow) -> str:
     """The group's name in the timeline: ``group @ broker`` when its id went to several coordinators (other
     clusters, or a coordinator that moved), so unrelated generations are not mixed."""
     if len(coordinators.get(group, ())) > 1:
-        return f"{group} @ {ex.get('broker') or '?'}"
+        return f"{group} @ {ex['broker'] or '?'}"
     return group
 
 
 def _feed(builders: dict[str, _GroupBuilder], epochs: dict[str, EpochBuilder], commits: dict[str, list[Commit]],
-          names: Mapping[str, str], api: str, group: str, ex: dict[str, Any]) -> None:
+          names: Mapping[str, str], api: str, group: str, ex: ExchangeRow) -> None:
     b = builders.setdefault(group, _GroupBuilder(group))
     if api in EPOCH_HEARTBEATS:
         epochs.setdefault(group, EpochBuilder(b.timeline, names, PROTOCOLS[api])).heartbeat(ex)
@@ -442,12 +443,12 @@ def _feed(builders: dict[str, _GroupBuilder], epochs: dict[str, EpochBuilder], c
         commits[group].append(_commit(group, ex, names))
 
 
-def _commit(group: str, ex: Mapping[str, Any], names: Mapping[str, str]) -> Commit:
-    req, resp = ex.get("request") or {}, ex.get("response") or {}
-    generation = req.get("generationIdOrMemberEpoch", req.get("generationId", ex.get("generationId")))
-    c = Commit(group, ex.get("ts"), member_id=req.get("memberId") or ex.get("memberId"),
+def _commit(group: str, ex: ExchangeRow, names: Mapping[str, str]) -> Commit:
+    req, resp = ex["request"] or {}, ex["response"] or {}
+    generation = req.get("generationIdOrMemberEpoch", req.get("generationId", ex["generationId"]))
+    c = Commit(group, ex["ts"], member_id=req.get("memberId") or ex["memberId"],
                generation=generation if isinstance(generation, int) else None, evidence=exchange_rows.evidence(ex),
-               answered=ex.get("responseTs"))
+               answered=ex["responseTs"])
     for topic in req.get("topics") or []:
         c.partitions += len(topic.get("partitions") or [])
         for p in topic.get("partitions") or []:

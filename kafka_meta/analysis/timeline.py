@@ -5,16 +5,18 @@ a new generation (from a capture), or a generation as ``__consumer_offsets`` rec
 an epoch of the group. The builders (:mod:`~kafka_meta.analysis.rounds` for captures,
 :mod:`~kafka_meta.analysis.generations` for the offsets log) fill these plain classes, the findings read
 them, and the report faces draw them, so every face tells the same story. ``to_json`` uses Kafka-style
-camelCase names, like the rest of the project's JSON.
+camelCase names, like the rest of the project's JSON; what it writes (report.json's rounds) is declared once
+per class as a ``TypedDict`` beside it, so a renamed key is a type error and a failing test
+(``tests/test_shapes.py``), not a report that quietly lacks it.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
-from kafka_meta.analysis.causes import Cause, round_kind
+from kafka_meta.analysis.causes import Cause, CauseJson, round_kind
 
 TopicPartition = tuple[str, int]
 LAST_SECOND = 253_402_300_800  # 10000-01-01: epoch seconds from it on are no time a client or broker recorded
@@ -26,6 +28,91 @@ def tp_label(tp: TopicPartition) -> str:
 
 def tp_labels(tps: set[TopicPartition] | frozenset[TopicPartition] | list[TopicPartition]) -> list[str]:
     return [tp_label(tp) for tp in sorted(tps)]
+
+
+class EvidenceJson(TypedDict):
+    """Where a fact came from, as report.json writes it (:meth:`Evidence.to_json`)."""
+
+    file: str | None
+    frame: int | None
+    offset: int | None
+    line: int | None
+    ts: float | None
+
+
+class MemberRoundJson(TypedDict):
+    """A member's part in a round, as report.json writes it (:meth:`MemberRound.to_json`); partitions as
+    ``topic-partition`` labels."""
+
+    memberId: str
+    clientId: str | None
+    client: str | None
+    groupInstanceId: str | None
+    joinReason: str | None
+    joinSteps: int
+    replaces: str | None
+    joinedAt: float | None
+    syncedAt: float | None
+    protocols: list[str]
+    topics: list[str]
+    subscriptionVersion: int | None
+    assignmentVersion: int | None
+    userData: str | None
+    streamsVersion: int | None
+    streamsLatestSupportedVersion: int | None
+    streamsAssignmentVersion: int | None
+    streamsCommonlySupportedVersion: int | None
+    owned: list[str] | None
+    assigned: list[str] | None
+    revoked: list[str] | None
+    added: list[str] | None
+    memberEpoch: int | None
+    target: list[str] | None
+    reconciled: bool | None
+    errors: list[str]
+    evidence: EvidenceJson | None
+
+
+class RoundJson(TypedDict):
+    """A round as report.json writes it (:meth:`Round.to_json`); error codes keyed by their number as text."""
+
+    group: str
+    source: str
+    generation: int | None
+    start: float | None
+    end: float | None
+    durationMs: float | None
+    protocolType: str | None
+    protocol: str | None
+    leader: str | None
+    triggers: list[str]
+    triggerMember: str | None
+    causes: list[CauseJson]
+    kind: str
+    notes: list[str]
+    phase: str | None
+    moved: list[str]
+    errorCodes: dict[str, int]
+    heartbeatErrors: dict[str, int]
+    commits: int
+    explanation: list[str]
+    complete: bool
+    cutOff: bool
+    superseded: bool
+    members: list[MemberRoundJson]
+    evidence: EvidenceJson | None
+
+
+class GroupTimelineJson(TypedDict):
+    """A group's timeline as report.json writes it (:meth:`GroupTimeline.to_json`): its commits counted."""
+
+    group: str
+    kind: str
+    members: list[str]
+    rounds: list[RoundJson]
+    commits: int
+    abortedCommits: int
+    findings: list[dict[str, Any]]
 
 
 @dataclass
@@ -48,7 +135,7 @@ class Evidence:
             return f"{where} line {self.line}"
         return where
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> EvidenceJson:
         return {"file": self.file, "frame": self.frame, "offset": self.offset, "line": self.line, "ts": self.ts}
 
 
@@ -101,7 +188,7 @@ class MemberRound:
             parts.append(f"streams v{self.streams_version}/{self.streams_latest}")
         return ", ".join(parts) or "-"
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> MemberRoundJson:
         def tps(s: set[TopicPartition] | None) -> list[str] | None:
             return None if s is None else tp_labels(s)
 
@@ -181,7 +268,7 @@ class Round:
     def member(self, member_id: str) -> MemberRound | None:
         return next((m for m in self.members if m.member_id == member_id), None)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> RoundJson:
         return {"group": self.group, "source": self.source, "generation": self.generation, "start": self.start,
                 "end": self.end, "durationMs": self.duration_ms, "protocolType": self.protocol_type,
                 "protocol": self.protocol, "leader": self.leader, "triggers": self.triggers,
@@ -244,7 +331,7 @@ class GroupTimeline:
         """How much attention the group needs: the findings' severities, summed (sorts the reports)."""
         return sum(getattr(f, "weight", 1) for f in self.findings)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> GroupTimelineJson:
         return {"group": self.group, "kind": self.kind, "members": self.members,
                 "rounds": [r.to_json() for r in self.rounds],
                 "commits": len(self.commits), "abortedCommits": self.aborted_commits,

@@ -10,16 +10,17 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Mapping
-from typing import Any
 
+from kafka_meta.analysis import exchange_rows
 from kafka_meta.analysis.epochs import topic_label
-from kafka_meta.analysis.timeline import Commit, Evidence
+from kafka_meta.analysis.timeline import Commit
+from kafka_meta.protocol.shapes import ExchangeRow
 
 TXN_COMMIT, END_TXN = "TxnOffsetCommit", "EndTxn"
 
 
-def _producer(ex: Mapping[str, Any]) -> int | None:
-    producer = (ex.get("request") or {}).get("producerId")
+def _producer(ex: ExchangeRow) -> int | None:
+    producer = (ex["request"] or {}).get("producerId")
     return producer if isinstance(producer, int) and not isinstance(producer, bool) else None
 
 
@@ -30,16 +31,15 @@ class Transactions:
         self.pending: dict[int, list[Commit]] = defaultdict(list)
         self.aborted: Counter[str] = Counter()  # group -> partitions whose offsets an aborted transaction held
 
-    def offsets(self, group: str, ex: Mapping[str, Any], names: Mapping[str, str]) -> None:
+    def offsets(self, group: str, ex: ExchangeRow, names: Mapping[str, str]) -> None:
         producer = _producer(ex)
         if producer is None:
             return
-        req, resp = ex.get("request") or {}, ex.get("response") or {}
-        source = ex.get("source") or {}
+        req, resp = ex["request"] or {}, ex["response"] or {}
         generation = req.get("generationIdOrMemberEpoch", req.get("generationId"))
-        commit = Commit(group, ex.get("ts"), member_id=req.get("memberId") or None,
+        commit = Commit(group, ex["ts"], member_id=req.get("memberId") or None,
                         generation=generation if isinstance(generation, int) and generation >= 0 else None,
-                        evidence=Evidence(file=source.get("file"), frame=source.get("frame"), ts=ex.get("ts")))
+                        evidence=exchange_rows.evidence(ex))
         for topic in req.get("topics") or []:
             for p in topic.get("partitions") or []:
                 commit.partitions += 1
@@ -51,16 +51,16 @@ class Transactions:
                     commit.error_codes[p["errorCode"]] += 1
         self.pending[producer].append(commit)
 
-    def end(self, ex: Mapping[str, Any]) -> Iterator[Commit]:
+    def end(self, ex: ExchangeRow) -> Iterator[Commit]:
         """The commits an EndTxn puts in force (none when it aborts, or is refused)."""
         producer = _producer(ex)
         if producer is None or producer not in self.pending:
             return
-        committed = (ex.get("request") or {}).get("committed") is True
-        refused = bool((ex.get("response") or {}).get("errorCode")) or ex.get("responseTs") is None
+        committed = (ex["request"] or {}).get("committed") is True
+        refused = bool((ex["response"] or {}).get("errorCode")) or ex["responseTs"] is None
         for commit in self.pending.pop(producer):
             if committed and not refused and not commit.error_codes:
-                commit.answered = ex.get("responseTs")  # in force once the transaction committed
+                commit.answered = ex["responseTs"]  # in force once the transaction committed
                 yield commit
             else:
                 self.aborted[commit.group] += commit.partitions

@@ -129,8 +129,9 @@ class _Prefixed:
 def read_capture(path: str | os.PathLike | Path | BinaryIO, ports: set[int] | frozenset[int] | None = None
                  ) -> Iterator[Exchange]:
     """Every Kafka exchange in a pcap/pcapng file (plain or gzip), as the protocol layer's ``Exchange``
-    (``.to_dict()`` gives the camelCase shape). Kafka is found on any port, or only on ``ports``.
-    Damage is read around (see ``iter_capture`` for the problems themselves)."""
+    (``.to_dict()`` gives the camelCase shape, :class:`~kafka_meta.protocol.shapes.ExchangeRow`). Kafka is
+    found on any port, or only on ``ports``. Damage is read around (see ``iter_capture`` for the problems
+    themselves)."""
     for item in iter_capture(path, ports):
         if not isinstance(item, Problem):
             yield item

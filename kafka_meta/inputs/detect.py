@@ -3,42 +3,25 @@
 A directory may hold anything the kinds know, mixed (captures beside a broker's partition directories beside
 JSON Lines): each file is recognised on its own. A broker's partition directory (``<topic>-<partition>``
 holding ``*.log`` segments, Kafka's own layout) is one log source whatever its segments hold, so segments
-damaged from their first byte are still read as segments and their damage reported; the broker's other
-files there (indexes, checkpoints, ``meta.properties``) are its bookkeeping, not inputs. Hidden files and
-Spark's own (``_SUCCESS``) are skipped. Anything else no kind claims is reported, never silently dropped.
+damaged from their first byte are still read as segments and their damage reported, and its freshly rolled
+(empty) segment is read with it; the broker's other files there (indexes, checkpoints, ``meta.properties``)
+are its bookkeeping, not inputs. An empty file anywhere else has no content to recognise: it is reported as
+empty, whatever its name (``00000000000000000000.log`` included). Hidden files and Spark's own
+(``_SUCCESS``) are skipped. Anything else no kind claims is reported, never silently dropped.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
+from kafka_meta.inputs.items import Source, Unreadable
 from kafka_meta.inputs.kinds import KINDS, SEGMENT
-from kafka_meta.log.files import PARTITION_DIR, SEGMENT_NAME, SEGMENT_SUFFIX
+from kafka_meta.log.files import PARTITION_DIR, SEGMENT_SUFFIX
 from kafka_meta.sniff import SNIFF_BYTES, binary_offset
 
 SHOWN_BYTES = 8  # of an unrecognised file's start, in its error
-
-
-@dataclass(frozen=True)
-class Source:
-    """One thing to read: a file of a kind, or a partition directory of segments (kind ``log``)."""
-
-    kind: str
-    path: Path
-    given: str  # the input as it was given (a file, or the directory it was found in)
-
-
-@dataclass(frozen=True)
-class Unreadable:
-    """An input, or a file of a directory input, that cannot be read: where, and why, in one line."""
-
-    path: str
-    reason: str
-
-    def __str__(self) -> str:
-        return f"{self.path}: {self.reason}"
+EMPTY = "empty: nothing to read (an empty file has no content to tell its kind by)"
 
 
 def classify(name: str) -> tuple[list[Source], list[Unreadable]]:
@@ -60,9 +43,8 @@ def _file(path: Path, given: str) -> Source | Unreadable:
             head = f.read(SNIFF_BYTES)
     except OSError as e:
         return Unreadable(str(path), f"cannot be read ({e.strerror or e})")
-    if not head:  # a broker's freshly rolled segment is empty: named as Kafka names segments, it is one
-        return Source(SEGMENT, path, given) if SEGMENT_NAME.match(path.name) else Unreadable(str(path), "empty: "
-                                                                                            "nothing to read")
+    if not head:  # no content, so no kind: an empty file named like a segment is no segment either
+        return Unreadable(str(path), EMPTY)
     for kind in KINDS:
         if kind.recognise(path, head):
             return Source(kind.name, path, given)

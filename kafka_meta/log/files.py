@@ -119,10 +119,11 @@ def _entry_at_start(path: Path) -> bool:
 
 def looks_like_log(path: str | os.PathLike[str]) -> bool:
     """Whether ``path`` holds Kafka log segments, told by content: a file that starts with a whole log entry
-    whose CRC is right (or is an empty file named like a segment), or a directory with such ``*.log`` files."""
+    whose CRC is right, or a directory with such ``*.log`` files. An empty file has no content to tell: it is
+    none (a broker's empty active segment is read with its partition directory, not on its own)."""
     p = Path(path)
     if p.is_file():
-        return _entry_at_start(p) or (SEGMENT_NAME.match(p.name) is not None and p.stat().st_size == 0)
+        return _entry_at_start(p)
     if not p.is_dir():
         return False
     candidates = sorted(f for f in p.rglob(f"*{SEGMENT_SUFFIX}") if f.is_file() and f.stat().st_size > 0)

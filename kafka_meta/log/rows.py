@@ -6,16 +6,69 @@ Spark), ``timestampType`` (0 CreateTime, 1 LogAppendTime, -1 none, as Kafka's id
 control batch), ``producerId`` (the producer of a transactional batch, whose records count only once a COMMIT
 marker of that producer follows them in the partition; -1 for any other batch) and ``_error`` (null, or what
 was damaged and where: file, byte position, offsets).
+
+The rows' shapes are declared here, where they are produced: :class:`RecordRow` is what this module writes,
+:class:`OffsetsRow` what the timeline (``kafka_meta.analysis.generations``) takes from any reader of the
+topic (these rows, JSON Lines, Parquet, Spark), which may leave all but ``key`` out and adds where each row
+was read. Both are ``TypedDict``s: the rows stay plain dicts, and a type checker holds producers and readers
+to one set of names (``tests/test_shapes.py``).
 """
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import TypedDict
 
 from kafka_meta.log.events import Batch, Damage, Record
 from kafka_meta.log.files import Segment
 from kafka_meta.log.segment import Read
+
+
+class Header(TypedDict):
+    key: str
+    value: bytes | None
+
+
+class RecordRow(TypedDict):
+    """One record (or one stretch of damage, ``_error`` set) as this module writes it: every column always."""
+
+    topic: str | None
+    partition: int | None
+    offset: int | None
+    timestamp: int | None  # epoch milliseconds
+    timestampType: int | None
+    key: bytes | None
+    value: bytes | None
+    headers: list[Header]
+    control: bool
+    producerId: int
+    _error: str | None
+
+
+class _Keyed(TypedDict):
+    key: bytes | str | None  # JSON Lines carry the bytes as hex or base64 text
+
+
+class OffsetsRow(_Keyed, total=False):
+    """A ``__consumer_offsets`` record as the timeline reads it, whoever read it: ``key`` always, the rest of
+    :class:`RecordRow`'s columns when the reader has them, and where it was read: ``_file``/``_line``, and
+    ``_source``, the input it came from."""
+
+    value: bytes | str | None
+    timestamp: int | float | dt.datetime | None  # epoch milliseconds, or Spark's timestamp
+    topic: str | None
+    partition: int | None
+    offset: int | None
+    timestampType: int | None
+    headers: list[Header]
+    control: bool
+    producerId: int | None
+    _error: str | None
+    _file: str | None
+    _line: int
+    _source: str | None  # the input given (a file or directory) that the row was read from
+
 
 COLUMNS = ("topic", "partition", "offset", "timestamp", "timestampType", "key", "value", "headers", "control",
            "producerId", "_error")
@@ -26,20 +79,20 @@ def transactional_producer(batch: Batch) -> int:
     return batch.producer_id if batch.transactional else -1
 
 
-def record_row(segment: Segment, record: Record, producer_id: int = -1) -> dict[str, Any]:
+def record_row(segment: Segment, record: Record, producer_id: int = -1) -> RecordRow:
     return {"topic": segment.topic, "partition": segment.partition, "offset": record.offset,
             "timestamp": record.timestamp, "timestampType": record.timestamp_type, "key": record.key,
             "value": record.value, "headers": [{"key": k, "value": v} for k, v in record.headers],
             "control": record.control, "producerId": producer_id, "_error": None}
 
 
-def damage_row(segment: Segment, damage: Damage) -> dict[str, Any]:
+def damage_row(segment: Segment, damage: Damage) -> RecordRow:
     return {"topic": segment.topic, "partition": segment.partition, "offset": damage.first_offset,
             "timestamp": None, "timestampType": None, "key": None, "value": None, "headers": [],
             "control": False, "producerId": -1, "_error": damage.describe(segment.path)}
 
 
-def segment_rows(segment: Segment, items: Iterable[Read]) -> Iterator[dict[str, Any]]:
+def segment_rows(segment: Segment, items: Iterable[Read]) -> Iterator[RecordRow]:
     """The rows of one segment's batches and damage (``SegmentReader.batches`` of its bytes): a record
     row per record, a damage row per damaged stretch."""
     for item in items:

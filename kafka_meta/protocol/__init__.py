@@ -1,6 +1,7 @@
 """Kafka's binary protocol, sans-IO: request/response headers, the api table, body decoding through our
 specs (``schemas/protocol``), member metadata nested in JoinGroup/SyncGroup, and the :class:`Correlator`
-that turns frames into :class:`Exchange` records. Shared by the capture reader and any live tap."""
+that turns frames into :class:`Exchange` records, whose dict form (:class:`ExchangeRow`) every reader hands to
+the analysis. Shared by the capture reader and any live tap."""
 
 from kafka_meta.protocol.apis import APIS, Api, api_name, request_header_version, response_header_version
 from kafka_meta.protocol.bodies import BODIES, BodyReader
@@ -15,6 +16,7 @@ from kafka_meta.protocol.headers import (
     read_response_header,
 )
 from kafka_meta.protocol.member_metadata import decode_member_metadata
+from kafka_meta.protocol.shapes import ExchangeRow, ExchangeSource
 
 __all__ = [
     "APIS",
@@ -24,6 +26,8 @@ __all__ = [
     "Connection",
     "Correlator",
     "Exchange",
+    "ExchangeRow",
+    "ExchangeSource",
     "ProtocolError",
     "RequestHeader",
     "ResponseHeader",

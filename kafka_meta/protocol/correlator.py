@@ -17,8 +17,8 @@ sync on another connection), so the assignments can be decoded.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
-from typing import Any
+from collections.abc import Hashable
+from typing import Any, cast
 
 from kafka_meta.errors import KafkaMetaError
 from kafka_meta.protocol import member_metadata as nest
@@ -27,6 +27,7 @@ from kafka_meta.protocol.bodies import BODIES, BodyReader
 from kafka_meta.protocol.exchange import Connection, Exchange
 from kafka_meta.protocol.headers import ProtocolError, peek_correlation_id, read_request_header, read_response_header
 from kafka_meta.protocol.produce import expects_response
+from kafka_meta.protocol.shapes import Body, ExchangeSource
 from kafka_meta.protocol.summary import group_facts
 
 JOIN_GROUP = 11
@@ -48,6 +49,11 @@ def _ends(conn: Hashable, client: str | None, broker: str | None, stream: int | 
 # the spec names of every api's bodies, built once: looked up for every frame
 _SPEC_NAMES: dict[tuple[int, str], str] = {(key, kind): api.name + kind for key, api in APIS.items()
                                           for kind in ("Request", "Response")}
+
+
+def _copy(source: ExchangeSource | None) -> ExchangeSource | None:
+    """The exchange's own copy of where it was read (the caller may reuse its dict)."""
+    return cast(ExchangeSource, dict(source)) if source is not None else None
 
 
 def _spec_name(api_key: int, kind: str) -> str | None:
@@ -73,13 +79,13 @@ class Correlator:
 
     # -- requests -------------------------------------------------------------------------------------
 
-    def on_request(self, conn: Hashable, ts: float, frame: bytes, source: Mapping[str, Any] | None = None, *,
+    def on_request(self, conn: Hashable, ts: float, frame: bytes, source: ExchangeSource | None = None, *,
                    client: str | None = None, broker: str | None = None, stream: int | None = None) -> list[Exchange]:
         """Decode a request (a frame without its size prefix) and wait for its response; returns the exchanges
         this completes: the request itself when no response will come (Produce acks=0, a damaged header), an
         unanswered request whose correlation id it reuses."""
         client, broker, stream = _ends(conn, client, broker, stream)
-        src = dict(source) if source is not None else None
+        src = _copy(source)
         try:
             header = read_request_header(frame)
         except ProtocolError as exc:
@@ -110,7 +116,7 @@ class Correlator:
 
     # -- responses ------------------------------------------------------------------------------------
 
-    def on_response(self, conn: Hashable, ts: float, frame: bytes, source: Mapping[str, Any] | None = None, *,
+    def on_response(self, conn: Hashable, ts: float, frame: bytes, source: ExchangeSource | None = None, *,
                     client: str | None = None, broker: str | None = None, stream: int | None = None
                     ) -> list[Exchange]:
         """The exchange this response completes (after any requests it shows were never answered); the
@@ -127,7 +133,7 @@ class Correlator:
                 f"response without a request (correlation id {correlation_id})"
             return [Exchange(ts, None, None, None, correlation_id, client=client, broker=broker, stream=stream,
                              response_ts=ts, response={"_raw": bytes(frame)}, errors=[what],
-                             source=dict(source) if source is not None else None)]
+                             source=_copy(source))]
         done = [*skipped, ex]
         ex.response_ts = ts
         assert ex.api_key is not None and ex.api_version is not None  # set for every pending request
@@ -170,7 +176,7 @@ class Correlator:
 
     # -- decoding -------------------------------------------------------------------------------------
 
-    def _decode(self, ex: Exchange, type_name: str | None, body: bytes, what: str) -> dict[str, Any]:
+    def _decode(self, ex: Exchange, type_name: str | None, body: bytes, what: str) -> Body:
         assert ex.api_version is not None
         if type_name is None or not self.bodies.has_spec(type_name):
             return {"_raw": bytes(body)}

@@ -2,13 +2,16 @@
 
 The dict form (:meth:`Exchange.to_dict`) is the contract between the protocol layer, the capture reader,
 the analysis and the Spark source: Kafka-style camelCase names, decoded bodies under Kafka's field names,
-and ``_error`` for whatever did not decode (never fatal: the rest is still there).
+and ``_error`` for whatever did not decode (never fatal: the rest is still there). Its shape is declared
+once, as :class:`~kafka_meta.protocol.shapes.ExchangeRow`, which the readers and the analysis are typed with.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import NamedTuple
+
+from kafka_meta.protocol.shapes import Body, ExchangeRow, ExchangeSource
 
 
 class Connection(NamedTuple):
@@ -35,10 +38,10 @@ class Exchange:
     member_id: str | None = None
     generation_id: int | None = None
     error_code: int | None = None
-    request: dict[str, Any] | None = None
-    response: dict[str, Any] | None = None
+    request: Body | None = None
+    response: Body | None = None
     errors: list[str] = field(default_factory=list)
-    source: dict[str, Any] | None = None
+    source: ExchangeSource | None = None
 
     @property
     def error(self) -> str | None:
@@ -51,7 +54,7 @@ class Exchange:
             return None
         return (self.response_ts - self.ts) * 1000.0
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> ExchangeRow:
         return {
             "ts": self.ts,
             "responseTs": self.response_ts,

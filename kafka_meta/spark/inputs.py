@@ -12,8 +12,11 @@ Three kinds of rows come out, in any mix:
   (``group``, ``member``...);
 * exchanges of packet captures: the rows of the ``kafka-meta-capture`` data source.
 
-Which inputs are what is decided before Spark starts (:func:`plan`), so an input that cannot be read is said
-in one line, and the others are still read.
+Which inputs are what is decided before Spark starts (:func:`plan`), by the registry's recognition of each
+file's content (:func:`kafka_meta.inputs.classify`, the one every verb uses), so an input that cannot be read
+is said in one line, and the others are still read. Each kind the registry knows then has one Spark reader
+here (:data:`READERS`, by the kind's name), whose frames compose with ``decode_offsets`` and
+``from_kafka_meta`` and write to Parquet as they are.
 """
 
 from __future__ import annotations
@@ -23,12 +26,12 @@ from pathlib import Path
 from typing import Any
 
 from kafka_meta.errors import InputError
-from kafka_meta.inputs import CAPTURE, JSONL, PARQUET, SEGMENT, Unreadable, classify
+from kafka_meta.inputs import BY_NAME, CAPTURE, JSONL, PARQUET, SEGMENT, Unreadable, classify
 from kafka_meta.log import OTHER_INTERNAL_TOPICS
 
 HEX = "^([0-9a-fA-F]{2})*$"
 PROVENANCE = ("topic", "partition", "offset", "timestamp")
-FORMATS = ("auto", "jsonl", "parquet", "kafka", "capture", "log")
+FORMATS = ("auto", *BY_NAME, "kafka")  # --format: each kind of the registry, or a Kafka topic
 
 
 @dataclass
@@ -187,7 +190,17 @@ def read_log(spark: Any, paths: list[str]) -> Inputs:
     return Inputs(topics=topics, offsets=df.select("key", "value", *PROVENANCE, "control", "producerId", "_error"))
 
 
+# the Spark reader of each kind of the registry (kafka_meta.inputs.kinds), by the kind's name: what the
+# registry recognises is read here, and a kind without a reader here is said, not skipped
 READERS = {JSONL: read_jsonl, PARQUET: read_parquet, CAPTURE: read_captures, SEGMENT: read_log}
+
+
+def spark_reader(kind: str) -> Any:
+    """The Spark reader of one kind of the registry."""
+    if kind not in READERS:
+        raise InputError(f"{BY_NAME[kind].what if kind in BY_NAME else kind!r}: no Spark reader for this kind of "
+                         "input (kafka_meta.spark.inputs.READERS)")
+    return READERS[kind]
 
 
 def read_inputs(spark: Any, names: list[str], fmt: str = "auto", bootstrap_servers: str | None = None,
@@ -203,7 +216,7 @@ def read_inputs(spark: Any, names: list[str], fmt: str = "auto", bootstrap_serve
             parts = [read_kafka(spark, item.name if item.name.startswith("kafka://") else f"kafka://{item.name}",
                                 bootstrap_servers)]
         else:
-            parts = [READERS[kind](spark, paths) for kind, paths in item.by_kind.items()]
+            parts = [spark_reader(kind)(spark, paths) for kind, paths in item.by_kind.items()]
         for inputs in parts:
             if inputs.offsets is not None:
                 inputs.offsets = inputs.offsets.withColumn("_source", F.lit(item.name))

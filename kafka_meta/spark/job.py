@@ -1,4 +1,4 @@
-"""The analyze job: decode a capture on Spark, write decoded Parquet, and report on the groups in it.
+"""The analyze job: read every input on Spark, write decoded Parquet, and report on the groups in them.
 
 Runs on an embedded local Spark by default (``kafka-meta analyze INPUT``), on a cluster with ``--master``,
 or through ``spark-submit`` with this file as the application (see docs/spark.md):
@@ -118,8 +118,11 @@ def analyze_blobs(blobs: Any, output: str, report: Report, progress: Progress) -
                 report.blob_errors += row["count"]
             else:
                 report.blob_versions.setdefault(name, type(report.records)())[row.v] += row["count"]
-        report.error_samples += [f"{name}: {r.e}" for r in decoded.where(F.col("decoded._error").isNotNull())
-                                 .select(F.col("decoded._error").alias("e")).limit(ERROR_SAMPLES).collect()]
+        where = F.col("_source") if "_source" in decoded.columns else F.lit(None).cast("string")
+        report.error_samples += [f"{r.w + ': ' if r.w else ''}{name} payload: {r.e}" for r in
+                                 decoded.where(F.col("decoded._error").isNotNull())
+                                 .select(F.col("decoded._error").alias("e"), where.alias("w"))
+                                 .limit(ERROR_SAMPLES).collect()]
         decoded.unpersist()
 
 

@@ -10,12 +10,14 @@ from kafka_meta.cli.output import fail
 
 
 def add_parsers(sub: Any) -> None:
-    p = sub.add_parser("analyze", help="decode a capture on Spark, write Parquet, report on its groups",
-                       description="Decode __consumer_offsets records and captured payloads on Spark (embedded "
-                                   "local Spark unless --master is given), write decoded Parquet under --output, "
-                                   "and print a report: groups, protocol types, assignors, members, metadata "
-                                   "versions in use, upgrades in progress, ownership conflicts, unknown record "
-                                   "types, errors.")
+    p = sub.add_parser("analyze", help="read captures, log directories, JSON Lines or Parquet on Spark: "
+                                       "decoded Parquet, a report and the rebalance timeline",
+                       description="Read every input (packet captures, log segments and log directories, JSON "
+                                   "Lines, Parquet, or directories of them, told apart by content) on Spark "
+                                   "(embedded local Spark unless --master is given), write decoded Parquet under "
+                                   "--output, and print a report: groups, protocol types, assignors, members, "
+                                   "metadata versions in use, upgrades in progress, ownership conflicts, unknown "
+                                   "record types, errors.")
     try:
         if importlib.util.find_spec("pyspark") is None:
             raise ImportError("pyspark")

@@ -17,7 +17,7 @@ from typing import Any
 
 from kafka_meta.cli.output import emit_json, fail
 from kafka_meta.errors import KafkaMetaError
-from kafka_meta.inputs import BY_NAME, CAPTURE, JSONL, PARQUET, SEGMENT, classify
+from kafka_meta.inputs import BY_NAME, CAPTURE, EMPTY, JSONL, PARQUET, SEGMENT, classify
 from kafka_meta.log import (
     DEFAULT_LIMIT,
     Damage,
@@ -90,9 +90,9 @@ OTHER_VERBS = {CAPTURE: "kafka-meta capture", JSONL: "kafka-meta offsets", PARQU
 
 def segments_of(paths: list[str]) -> tuple[list[Segment], list[str]]:
     """The segments of the paths, told by content as every input is (kafka_meta.inputs), and what is refused:
-    a file of another kind (a capture is no empty segment), an empty or missing one. A file that no kind
-    claims is read as a segment when named outright: a segment damaged from its first byte is still one,
-    and its damage is reported."""
+    a file of another kind (a capture is no segment), an empty one (no content: no segment, whatever its name
+    or suffix) or a missing one. A file that no kind claims is read as a segment when named outright: a
+    segment damaged from its first byte is still one, and its damage is reported."""
     segments: list[Segment] = []
     refused: list[str] = []
     for path in paths:
@@ -105,7 +105,7 @@ def segments_of(paths: list[str]) -> tuple[list[Segment], list[str]]:
                                f"({OTHER_VERBS[source.kind]} reads it)")
         for problem in unreadable:
             named = Path(path).is_file() and problem.path == path
-            if named and not problem.reason.startswith("empty"):
+            if named and problem.reason != EMPTY:
                 segments += find_segments(path)  # no kind claims it: a damaged segment, read around
             else:
                 refused.append(str(problem))

@@ -5,7 +5,9 @@ producer of a transactional batch, -1 otherwise) and ``_error``.
 Options: ``maxBatchBytes`` (bytes one batch may inflate to; a larger one is a damage row) and
 ``fromOffset`` (skip the records before it). A damaged stretch of a segment is a row of its own with
 ``_error`` naming the file, byte position and offsets, so the DataFrame shows it beside the records read
-around it. Rows go to Spark as Arrow record batches, built column by column from the reader's records.
+around it; an empty file named outright is one such row saying it is empty (an empty file is no segment;
+a broker's empty active segment in a partition directory is read as the nothing it holds). Rows go to Spark
+as Arrow record batches, built column by column from the reader's records.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any
 import pyarrow as pa
 from pyspark.sql.datasource import DataSourceReader, InputPartition
 
-from kafka_meta.inputs import SEGMENT, classify
+from kafka_meta.inputs import EMPTY, SEGMENT, classify
 from kafka_meta.log import DEFAULT_LIMIT, Damage, LogError, Record, Segment, SegmentReader, find_segments
 from kafka_meta.log.compression import Inflater
 from kafka_meta.log.files import segment_bytes
@@ -80,10 +82,13 @@ class Columns:
                 self.header_values += [v for _, v in r.headers]
             starts.append(total)
 
-    def add_damage(self, damage: Damage) -> None:
-        for column, value in ((self.offsets, damage.first_offset), (self.timestamps, None), (self.types, None),
+    def add_damage(self, damage: Damage | str) -> None:
+        """A damaged stretch of the segment, or (text) why the file named is no segment at all."""
+        first, text = (None, damage) if isinstance(damage, str) else (damage.first_offset,
+                                                                     damage.describe(self.segment.path))
+        for column, value in ((self.offsets, first), (self.timestamps, None), (self.types, None),
                               (self.keys, None), (self.values, None), (self.controls, False), (self.producers, -1),
-                              (self.errors, damage.describe(self.segment.path))):
+                              (self.errors, text)):
             column.append(value)
         self.header_starts.append(self.header_starts[-1])
 
@@ -136,6 +141,10 @@ class LogReader(DataSourceReader):
         segment = Segment(*partition.value)
         reader = SegmentReader(Inflater(self.limit), self.from_offset)
         columns = Columns(segment)
+        if segment.path in self.paths and segment.size == 0:  # named outright: say it is empty, as every verb does
+            columns.add_damage(f"{segment.path}: {EMPTY}")
+            yield columns.batch()
+            return
         with segment_bytes(segment) as data:
             for item in reader.batches(data):
                 if type(item) is tuple:

@@ -2,8 +2,10 @@
 
 Golden directories (``<Name>/v<N>/<case>.bin`` with ``<case>.key.bin`` for records) and JSON Lines golden
 files (``type`` or ``kind``, ``hex``, ``keyHex``) give blobs named by a type or a record; capture files
-(pcap, pcapng) are seeds as they are. A name is resolved to the type names it stands for: a record name to
-its key and value types, a golden file's ``kind`` to the type it holds.
+and log segments are found the way every verb finds its inputs: by the input registry
+(:mod:`kafka_meta.inputs`), which recognises each file by its content, never its name. A name is resolved
+to the type names it stands for: a record name to its key and value types, a golden file's ``kind`` to the
+type it holds.
 """
 
 from __future__ import annotations
@@ -26,7 +28,6 @@ KINDS = {  # golden files of client libraries name what they hold by kind
     "sticky-userdata": "StickyAssignorUserData",
     "sticky-userdata-version-prefixed": "StickyAssignorUserData",
 }
-CAPTURE_SUFFIXES = (".pcap", ".pcapng", ".cap")
 
 
 @dataclass(frozen=True)
@@ -88,12 +89,19 @@ def blobs(roots: Iterable[Path] | None = None) -> list[Blob]:
     return found
 
 
-def files(suffixes: tuple[str, ...], roots: Iterable[Path] | None = None) -> list[bytes]:
-    """Whole files with one of ``suffixes`` (captures, log segments) under the roots."""
-    out = []
+def files(kind: str, roots: Iterable[Path] | None = None) -> list[bytes]:
+    """Whole files of one input kind (``kafka_meta.inputs.CAPTURE``, ``SEGMENT``) under the roots, recognised
+    by the registry as ``analyze`` and ``report`` recognise them; a partition directory gives its segments."""
+    from kafka_meta.inputs import classify
+
+    out: list[bytes] = []
     for root in default_roots() if roots is None else roots:
-        paths = [root] if root.is_file() else sorted(root.rglob("*"))
-        out += [p.read_bytes() for p in paths if p.is_file() and p.name.endswith(suffixes)]
+        sources, _ = classify(str(root))  # what is no input of any kind is no seed either
+        for source in sources:
+            if source.kind != kind:
+                continue
+            paths = sorted(source.path.glob("*.log")) if source.path.is_dir() else [source.path]
+            out += [data for data in (p.read_bytes() for p in paths) if data]
     return out
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from kafka_meta.errors import KafkaMetaError
+from kafka_meta.inputs import CAPTURE, SEGMENT
 from kafka_meta.testing.fuzz import seeds
 
 Run = Callable[[bytes], object]
@@ -174,7 +175,7 @@ def log_reader() -> Run:
 
 
 def capture_seeds() -> list[bytes]:
-    return [w for f in seeds.files(seeds.CAPTURE_SUFFIXES) for w in seeds.capture_windows(f, CAPTURE_INPUT)]
+    return [w for f in seeds.files(CAPTURE) for w in seeds.capture_windows(f, CAPTURE_INPUT)]
 
 
 TARGETS: dict[str, Target] = {
@@ -190,7 +191,7 @@ TARGETS: dict[str, Target] = {
         Target("capture", "kafka_meta.capture.read_capture on a capture file's content, as an open stream",
                capture_reader, capture_seeds, reads_around_damage=True, max_input=CAPTURE_INPUT),
         Target("log", "kafka_meta.log.segment_rows on a __consumer_offsets segment's bytes (read_log's rows)",
-               log_reader, lambda: seeds.files((".log",)), reads_around_damage=True, max_input=LOG_INPUT),
+               log_reader, lambda: seeds.files(SEGMENT), reads_around_damage=True, max_input=LOG_INPUT),
     ]
 }
 
