@@ -94,6 +94,20 @@ def test_the_readme_main_command_reads_every_kind_of_input(spark, tmp_path, caps
     assert [r["phase"] for r in groups[coop]["rounds"][1:3]] == ["revoke", "assign"]
     assert "damage" in out or saved["errors"] >= 2  # the log's two damaged batches are reported, not fatal
     assert (tmp_path / "report.html").exists()
+    assert str(tmp_path / "report.html") in out.rstrip().splitlines()[-1]  # the summary ends saying where to look
+
+    # the same inputs through `kafka-meta report`, without Spark: the same groups, rounds and findings
+    assert main(["report", *(str(ROOT / p) for p in inputs), "--format", "json"]) == 0
+    told = json.loads(capsys.readouterr().out)
+    assert sorted(told["groups"]) == sorted(groups)
+    for name, group in groups.items():
+        def story(rounds):
+            return [(r["generation"], r["commits"], r["leader"], r["phase"], r["complete"],
+                     sorted(map(str, r["triggers"]))) for r in rounds]
+
+        assert story(told["groups"][name]["rounds"]) == story(group["rounds"]), name
+    assert [(f["group"], f["kind"], f["severity"]) for f in told["findings"]] == \
+        [(f["group"], f["kind"], f["severity"]) for f in saved["findings"]]
 
 
 def test_only_changes_of_a_keys_value_travel_to_the_driver(spark):

@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from kafka_meta.analysis.findings import Finding, Thresholds, find
-from kafka_meta.analysis.generations import add_commit_counts, build_generations
+from kafka_meta.analysis.generations import CommitCount, add_commit_counts, build_generations
 from kafka_meta.analysis.rounds import build_timelines
 from kafka_meta.analysis.timeline import GroupTimeline, sort_rounds
 
@@ -67,21 +67,25 @@ def merge(into: GroupTimeline, other: GroupTimeline) -> None:
 
 def build_timeline(exchanges: Iterable[Any] = (), offsets_rows: Iterable[Mapping[str, Any]] = (),
                    thresholds: Thresholds | None = None, offsets_file: str | None = None,
-                   commit_counts: Iterable[tuple[str, float | None, int]] = (),
-                   topic_names: Mapping[str, str] | None = None) -> Timeline:
+                   commit_counts: Iterable[CommitCount] = (),
+                   topic_names: Mapping[str, str] | None = None, aborted_commits: Mapping[str, int] | None = None,
+                   offsets_ordered: bool = False) -> Timeline:
     """The whole story: rounds per group from both sources, findings per group, groups by trouble.
 
-    ``commit_counts`` are (group, epoch seconds, commits) counted outside (the Spark job counts commits
-    instead of collecting them); commits among ``offsets_rows`` are counted here. ``topic_names`` (topic id,
-    as :func:`~kafka_meta.analysis.epochs.topic_id` writes it, to name) names the topics of records that give
+    ``commit_counts`` are (group, generation in force, epoch second, commits) counted outside and
+    ``aborted_commits`` (group -> offsets of aborted transactions) too: the Spark job counts commits instead of
+    collecting them, and they reach the rounds by the same rule as the commits among ``offsets_rows``
+    (:func:`~kafka_meta.analysis.generations.add_commit_counts`). ``offsets_ordered`` says the rows already
+    come in log order (:func:`~kafka_meta.analysis.generations.log_order`). ``topic_names`` (topic id, as
+    :func:`~kafka_meta.analysis.epochs.topic_id` writes it, to name) names the topics of records that give
     only ids, beside what the rows' own commits say (the Spark job gathers them from commits it does not
     collect)."""
     timeline = Timeline(thresholds=thresholds or Thresholds())
     skipped: list[str] = []
     groups = build_timelines(exchanges, skipped)
-    logged, timeline.errors = build_generations(offsets_rows, offsets_file, topic_names)
+    logged, timeline.errors = build_generations(offsets_rows, offsets_file, topic_names, ordered=offsets_ordered)
     timeline.errors = skipped + timeline.errors
-    add_commit_counts(logged, commit_counts)
+    add_commit_counts(logged, commit_counts, aborted_commits)
     for name, tl in logged.items():
         if name in groups:
             merge(groups[name], tl)

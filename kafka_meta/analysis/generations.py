@@ -3,11 +3,22 @@
 Unlike the analyze job's group facts (the newest record of each key, what compaction keeps), the timeline
 reads every record in log order: each GroupMetadata record is a generation the coordinator completed
 (members, leader, protocol, each member's subscription and assignment), each ConsumerGroupMetadata record a
-KIP-848 group epoch, with the members' current and target assignments recorded after it; offset commits
-are counted against the generation in force when they were written; offsets committed in a transaction
-(``sendOffsetsToTransaction``) count only when their producer's COMMIT marker follows them in the partition,
-as a consumer of the group would see them, and those of an aborted transaction never count. A record that does
+KIP-848 group epoch, with the members' current and target assignments recorded after it. A record that does
 not decode is reported with its position and skipped; the rest of the log still counts.
+
+Log order is the one order both faces of the project (``kafka-meta report`` here, ``kafka-meta analyze`` on
+Spark) can agree on, so it is defined once (:func:`log_order`): sources one after another in the order they
+were read (the inputs as given), each source's records by topic, partition and offset, and in the order they
+were read where there is no offset. Never by timestamp: magic 0 records have none (-1), and within one
+partition the offsets are the coordinator's own order of writing.
+
+An offset commit counts for the generation (or epoch) in force where it was written: the last GroupMetadata
+(or group epoch) record of its group before it in the same partition of the same source, which is what the
+coordinator held when it appended the commit. Offsets committed in a transaction (``sendOffsetsToTransaction``)
+are in force when their producer's COMMIT marker is written, so they count for the generation in force at the
+marker; those of an aborted transaction never count. The commits are then counted per (group, generation,
+second) and those counts given to the rounds by :func:`add_commit_counts`, the one rule both faces use (the
+Spark job computes the same counts on its executors instead of collecting the commits).
 """
 
 from __future__ import annotations
@@ -15,13 +26,15 @@ from __future__ import annotations
 import base64
 import binascii
 import datetime as dt
+import math
 import re
-from collections.abc import Iterable, Mapping
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from kafka_meta.analysis import timeline as model
 from kafka_meta.analysis.causes import Cause, ClientMemory
-from kafka_meta.analysis.epoch_log import BY_RECORD_TYPE, EpochGroupLog, name_topics
+from kafka_meta.analysis.epoch_log import BY_RECORD_TYPE, FAMILIES, EpochGroupLog, name_topics
 from kafka_meta.analysis.groups import GroupFacts, _classic
 from kafka_meta.analysis.moves import moves
 from kafka_meta.analysis.streams_rounds import streams_account
@@ -36,6 +49,14 @@ HEX = re.compile(r"^(?:[0-9a-fA-F]{2})*$")
 COMMITS = (0, 1)
 GROUP_METADATA = 2
 PARTITION_METADATA = 4
+# the records the timeline reads besides commits: classic generations (2), the KIP-848 topic names of Kafka 4.0
+# (4), and the epochs and member records of consumer, share and streams groups
+TIMELINE_RECORD_TYPES = (GROUP_METADATA, PARTITION_METADATA, *sorted(BY_RECORD_TYPE))
+# the records that set the generation in force: a classic generation, or a group epoch
+GENERATION_RECORD_TYPES = (GROUP_METADATA, *sorted(f.metadata for f in FAMILIES))
+
+Scope = tuple[Any, Any, Any]  # (source, topic, partition): one partition's log, as one source holds it
+CommitCount = tuple[str, int | None, float | None, int]  # group, generation in force, second, commits
 
 
 def _bytes(value: Any) -> bytes | None:
@@ -109,20 +130,49 @@ class _Log:
         self.topic_ids: dict[str, str] = {}  # topic id -> name, from offset commits (ids are cluster-wide)
         self.epoch_groups: dict[str, EpochGroupLog] = {}  # KIP-848, share and streams groups
         # transactional offset commits waiting for their producer's marker, per partition and producer
-        self.pending: dict[tuple[Any, int], list[tuple[CoordinatorRecord, model.Evidence]]] = {}
+        self.pending: dict[tuple[Scope, int], list[tuple[CoordinatorRecord, model.Evidence]]] = {}
         self.errors: list[str] = []
+        # (partition, group) -> the generation or epoch its last record there set (None: the group was deleted)
+        self.in_force: dict[tuple[Scope, str], int | None] = {}
+        self.commits: dict[str, list[model.Commit]] = {}  # per group, in log order
+        self.counts: Counter[tuple[str, int | None, float | None]] = Counter()  # (group, generation, second)
+        self.aborted: Counter[str] = Counter()
         # group -> generation -> its round: a months-long log holds a group's every generation, and looking
         # each new record's generation up in the list of rounds would make reading it quadratic
         self.by_generation: dict[str, dict[int | None, model.Round]] = {}
 
-    def settle(self, partition: tuple[Any, ...], producer: int, committed: bool) -> None:
-        """A transaction marker: the offsets its producer committed in the transaction count (COMMIT) or
-        never happened (ABORT: a consumer reading the group's offsets never sees them)."""
-        for record, where in self.pending.pop((partition, producer), []):
+    def settle(self, scope: Scope, producer: int, committed: bool) -> None:
+        """A transaction marker: the offsets its producer committed in the transaction count (COMMIT), for
+        the generation in force now, when the marker puts them in force; or never happened (ABORT: a consumer
+        reading the group's offsets never sees them)."""
+        for record, where in self.pending.pop((scope, producer), []):
             if committed:
-                self.read(record, where.ts, where)
+                self.commit(record, where, scope)
             elif record.group_id:
-                self.timeline(record.group_id).aborted_commits += 1
+                self.aborted[record.group_id] += 1
+
+    def set_in_force(self, group: str, record: CoordinatorRecord, scope: Scope) -> None:
+        """A generation or group epoch record: the one its group's commits in this partition count for from
+        here on (none after a tombstone: the group was deleted)."""
+        name = "generation" if record.record_type == GROUP_METADATA else "epoch"
+        self.in_force[(scope, group)] = getattr(record.value, name, None)
+
+    def commit(self, record: CoordinatorRecord, where: model.Evidence, scope: Scope) -> None:
+        """An offset commit in force: kept with its offset, and counted for the generation in force where it
+        was written (the rounds get the counts at the end, by the rule the Spark job's counts follow too)."""
+        group, value = record.group_id, record.value
+        if not group or value is None:
+            return
+        topic_id = getattr(value, "topic_id", None)
+        if topic_id is not None and getattr(record.key, "topic", None):
+            self.topic_ids[str(topic_id)] = record.key.topic
+        generation = self.in_force.get((scope, group))
+        commit = model.Commit(group, where.ts, generation=generation, partitions=1, evidence=where)
+        topic, partition = getattr(record.key, "topic", None), getattr(record.key, "partition", None)
+        if topic is not None and partition is not None and getattr(value, "offset", None) is not None:
+            commit.offsets[f"{topic}-{partition}"] = value.offset
+        self.commits.setdefault(group, []).append(commit)
+        self.counts[(group, generation, second_of(where.ts))] += 1
 
     def timeline(self, group: str, kind: str | None = None) -> model.GroupTimeline:
         tl = self.groups.setdefault(group, model.GroupTimeline(group))
@@ -130,28 +180,10 @@ class _Log:
             tl.kind = kind
         return tl
 
-    def last_round(self, group: str) -> model.Round | None:
-        tl = self.groups.get(group)
-        return tl.rounds[-1] if tl and tl.rounds else None
-
     def read(self, record: CoordinatorRecord, ts: float | None, where: model.Evidence) -> None:
+        """A group record (not a commit: see :meth:`commit`)."""
         group, number, value = record.group_id, record.record_type, record.value
         if not group:
-            return
-        if number in COMMITS:
-            if value is not None:
-                topic_id = getattr(value, "topic_id", None)
-                if topic_id is not None and getattr(record.key, "topic", None):
-                    self.topic_ids[str(topic_id)] = record.key.topic
-                current = self.last_round(group)
-                commit = model.Commit(group, ts, generation=current.generation if current else None, partitions=1,
-                                      evidence=where)
-                topic, partition = getattr(record.key, "topic", None), getattr(record.key, "partition", None)
-                if topic is not None and partition is not None and getattr(value, "offset", None) is not None:
-                    commit.offsets[f"{topic}-{partition}"] = value.offset
-                self.timeline(group).commits.append(commit)
-                if current is not None:
-                    current.commits += 1
             return
         if number in BY_RECORD_TYPE:
             family = BY_RECORD_TYPE[number]
@@ -206,15 +238,21 @@ class _Log:
 
 
 def build_generations(rows: Iterable[Mapping[str, Any]], file: str | None = None,
-                      topic_names: Mapping[str, str] | None = None,
+                      topic_names: Mapping[str, str] | None = None, ordered: bool = False,
                       ) -> tuple[dict[str, model.GroupTimeline], list[str]]:
-    """Timelines from ``__consumer_offsets`` rows in log order (``key``, ``value`` and, when known,
-    ``timestamp`` in ms, ``offset``, ``partition``, ``_file``/``_line`` where it was read), and the records that could
-    not be read."""
+    """Timelines from ``__consumer_offsets`` rows (``key``, ``value`` and, when known, ``timestamp`` in ms,
+    ``topic``, ``partition``, ``offset``, ``control``, ``producerId``, ``_source`` the input it came from,
+    ``_file``/``_line`` where it was read), and the records that could not be read.
+
+    The rows are read in :func:`log_order`; ``ordered`` says they already are (the Spark job streams them so,
+    and holding them all to sort them again would undo that)."""
     log = _Log()
     log.topic_ids.update(topic_names or {})
     metadata: list[Mapping[str, Any]] = []
-    for n, row in enumerate(rows, 1):
+    # (partition, key) -> the value last read: a byte-identical rewrite says nothing new, and the Spark job
+    # drops the same ones on its executors (kafka_meta.spark.timeline._changes_only)
+    last: dict[tuple[Scope, bytes], bytes | None] = {}
+    for n, row in (enumerate(rows, 1) if ordered else log_order(rows)):
         topic = row.get("topic")
         if topic == METADATA_TOPIC:
             metadata.append(row)  # the cluster's TopicRecords name the topics some records give by id only
@@ -222,8 +260,8 @@ def build_generations(rows: Iterable[Mapping[str, Any]], file: str | None = None
         if isinstance(topic, str) and not holds_offsets(topic):
             continue  # another internal topic of the same log directory (__transaction_state, ...)
         where = model.Evidence(file=row.get("_file", file), offset=row.get("offset"),
-                         line=row.get("_line", n if row.get("offset") is None else None),
-                         ts=_seconds(row.get("timestamp")))
+                               line=row.get("_line", n if row.get("offset") is None else None),
+                               ts=_seconds(row.get("timestamp")))
         try:
             key, value = _bytes(row.get("key")), _bytes(row.get("value"))
             if key is None:
@@ -233,15 +271,29 @@ def build_generations(rows: Iterable[Mapping[str, Any]], file: str | None = None
             log.errors.append(f"{where}: {e}")
             continue
         producer = row.get("producerId")
-        partition = (row.get("topic"), row.get("partition"), row.get("_file", file))
+        transactional = producer if isinstance(producer, int) and producer >= 0 else None
+        scope = scope_of(row, file)
         if isinstance(record, ControlRecord):
-            if isinstance(producer, int) and producer >= 0:
-                log.settle(partition, producer, committed=record.marker == "COMMIT")
+            if transactional is not None:
+                log.settle(scope, transactional, committed=record.marker == "COMMIT")
         elif isinstance(record, CoordinatorRecord):
-            if isinstance(producer, int) and producer >= 0 and record.record_type in COMMITS:
-                log.pending.setdefault((partition, producer), []).append((record, where))
-            else:
-                log.read(record, where.ts, where)
+            number = record.record_type
+            if number in COMMITS:
+                if record.value is None:
+                    continue  # a tombstone: the offset expired or the group was deleted, nothing committed
+                if transactional is not None:
+                    log.pending.setdefault((scope, transactional), []).append((record, where))
+                else:
+                    log.commit(record, where, scope)
+                continue
+            if number in GENERATION_RECORD_TYPES and record.group_id:
+                log.set_in_force(record.group_id, record, scope)
+            if number in TIMELINE_RECORD_TYPES:
+                seen = last.get((scope, key), _UNSEEN)
+                last[(scope, key)] = value
+                if seen is not _UNSEEN and seen == value:
+                    continue
+            log.read(record, where.ts, where)
     for name, tl in log.groups.items():
         tl.rounds = model.sort_rounds(tl.rounds)
         if name in log.epoch_groups:
@@ -250,7 +302,44 @@ def build_generations(rows: Iterable[Mapping[str, Any]], file: str | None = None
             _triggers(tl.rounds)
     log.topic_ids.update(cluster_topic_names(metadata))
     name_topics([log.groups[name] for name in log.epoch_groups], log.topic_ids)
+    add_commit_counts(log.groups, [(g, generation, second, n) for (g, generation, second), n in log.counts.items()],
+                      log.aborted, log.commits)
     return dict(sorted(log.groups.items())), log.errors
+
+
+_UNSEEN = object()
+
+
+def scope_of(row: Mapping[str, Any], file: str | None = None) -> Scope:
+    """The partition log a row belongs to: its input (``_source``; else the file it was read from), topic and
+    partition. The generation in force is a partition's own: the same group in another source (a dump beside
+    the log directory it was taken from) or another partition (a copy) is another log."""
+    return row.get("_source", row.get("_file", file)), row.get("topic"), row.get("partition")
+
+
+def _ascending(value: Any) -> tuple[int, Any]:
+    """A sort key as Spark's ascending order has it: nulls first, then numbers, then text."""
+    if value is None:
+        return (0, 0)
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return (1, value)
+    return (2, str(value))
+
+
+def log_order(rows: Iterable[Mapping[str, Any]]) -> Iterator[tuple[int, Mapping[str, Any]]]:
+    """The rows in log order, each with its position as read (1 on): sources in the order they were first
+    read (the inputs' order), each source's rows by topic, partition and offset, and where those are equal or
+    missing in the order they were read. The Spark job orders the same way (the position there is its
+    ``monotonically_increasing_id`` over the rows as read), so both faces read the same story."""
+    ranks: dict[Any, int] = {}
+    keyed = []
+    for n, row in enumerate(rows, 1):
+        source = scope_of(row)[0]
+        rank = ranks.setdefault(source, len(ranks))
+        keyed.append(((rank, _ascending(row.get("topic")), _ascending(row.get("partition")),
+                       _ascending(row.get("offset")), n), row))
+    keyed.sort(key=lambda pair: pair[0])
+    return ((k[-1], row) for k, row in keyed)
 
 
 def _triggers(rounds: list[model.Round]) -> None:
@@ -318,15 +407,47 @@ def _client_key(m: model.MemberRound) -> str | None:
     return ClientMemory.key(m.instance_id, m.client_id, m.client)
 
 
-def add_commit_counts(groups: dict[str, model.GroupTimeline], counts: Iterable[tuple[str, float | None, int]]) -> None:
-    """Commits counted elsewhere (Spark counts them per group and second): each count goes to the
-    generation in force at its time, the group's last one when the time is unknown."""
-    for group, ts, n in counts:
+def second_of(ts: float | None) -> float | None:
+    """The second a commit is counted in (the Spark job's ``floor(ms / 1000)``)."""
+    return None if ts is None else float(math.floor(ts))
+
+
+def add_commit_counts(groups: dict[str, model.GroupTimeline], counts: Iterable[CommitCount],
+                      aborted: Mapping[str, int] | None = None,
+                      commits: Mapping[str, list[model.Commit]] | None = None) -> None:
+    """Commits counted per (group, generation in force, second), given to the rounds; the one rule both faces
+    use (``build_generations`` counts the commits it reads, the Spark job counts them on its executors).
+
+    A count goes to the round of its generation. Only a count with no generation (commits written before any
+    generation record of their group in their partition, or after the group was deleted) falls back to time:
+    the latest round started at or before its second (rounds of the same group read from other sources, whose
+    clock may be another); with no time either, nothing says which round it was, and it counts for the group
+    alone.
+    ``commits`` are the commits themselves, when they were read one by one (with their offsets and where
+    each was read); otherwise each count stands as one commit of ``n`` partitions at its second, which is what
+    the per-second commit charts draw. ``aborted`` counts per group the offsets of aborted transactions.
+    A group known by its commits alone is an "offsets only" group."""
+    def timeline(group: str) -> model.GroupTimeline:
+        return groups.setdefault(group, model.GroupTimeline(group, kind="offsets only"))
+
+    for group, kept in sorted((commits or {}).items()):
+        timeline(group).commits.extend(kept)
+    for group, n in sorted((aborted or {}).items()):
+        if group:
+            timeline(group).aborted_commits += n
+    by_generation: dict[str, dict[int, model.Round]] = {}
+    for group, generation, second, n in sorted(counts, key=lambda c: (c[0] or "", _ascending(c[1]),
+                                                                      _ascending(c[2]))):
         if not group:
             continue
-        tl = groups.setdefault(group, model.GroupTimeline(group, kind="offsets only"))
-        timed = [r for r in tl.rounds if r.start is not None and (ts is None or r.start <= ts)]
-        current = timed[-1] if timed else (tl.rounds[-1] if tl.rounds and ts is None else None)
-        tl.commits.append(model.Commit(group, ts, generation=current.generation if current else None, partitions=n))
-        if current is not None:
-            current.commits += n
+        tl = timeline(group)
+        if commits is None:
+            tl.commits.append(model.Commit(group, second, generation=generation, partitions=n))
+        if group not in by_generation:
+            by_generation[group] = {r.generation: r for r in tl.rounds if r.generation is not None}
+        r = by_generation[group].get(generation) if generation is not None else None
+        if r is None and second is not None:
+            started = [x for x in tl.rounds if x.start is not None and x.start <= second]
+            r = started[-1] if started else None
+        if r is not None:
+            r.commits += n

@@ -2,10 +2,16 @@
 
 The timeline reads every group record in log order (a generation per GroupMetadata record, an epoch per
 ConsumerGroupMetadata record and the member records after it). There are as many of those as there were
-rebalances, few next to the commits, so they are collected and read by the plain-Python builder
-(:func:`kafka_meta.analysis.assemble.build_timeline`); byte-identical rewrites of a key's value are dropped
-on the executors first. Commits are many: Spark counts them per group and
-second, and only the counts come back.
+rebalances, few next to the commits, so they are streamed to the driver in log order and read by the
+plain-Python builder (:func:`kafka_meta.analysis.assemble.build_timeline`), which ``kafka-meta report`` uses
+too; byte-identical rewrites of a key's value in one partition are dropped on the executors first, as the
+builder drops them. Log order is the builder's (:func:`kafka_meta.analysis.generations.log_order`): the inputs
+in the order given, each one's records by topic, partition and offset, then in the order they were read.
+
+Commits are many: they stay on the executors, where each is given the generation in force where it was written
+(the last generation or group epoch record of its group before it in its partition, or before its COMMIT
+marker for a transaction's), and only counts per (group, generation, second) come back, to reach the rounds
+by the builder's own rule (:func:`kafka_meta.analysis.generations.add_commit_counts`).
 """
 
 from __future__ import annotations
@@ -13,16 +19,19 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from kafka_meta.analysis import timeline as model
 from kafka_meta.analysis.assemble import Timeline, build_timeline
-from kafka_meta.analysis.epoch_log import BY_RECORD_TYPE
 from kafka_meta.analysis.epochs import topic_id
+from kafka_meta.analysis.generations import GENERATION_RECORD_TYPES, TIMELINE_RECORD_TYPES, CommitCount
 from kafka_meta.analysis.rounds import GROUP_APIS
 from kafka_meta.spark.bodies import body_value
 
-# classic generations (2), the KIP-848 topic names of Kafka 4.0 (4), and the epochs and member records of
-# consumer, share and streams groups
-TIMELINE_RECORD_TYPES = (2, 4, *sorted(BY_RECORD_TYPE))
-ORDER = ("partition", "offset")
+SCOPE = ("_source", "topic", "partition")  # one partition's log, as one input holds it
+LOG_ORDER = ("topic", "partition", "offset")  # within one input; then the order the rows were read in
+# the generation column of each record that sets one (GENERATION_RECORD_TYPES)
+GENERATION_COLUMNS = ("groupMetadata.value.generation", "consumerGroupMetadata.value.epoch",
+                      "shareGroupMetadata.value.epoch", "streamsGroupMetadata.value.epoch")
+NO_GENERATION = -(1 << 40)  # a generation record's tombstone (the group deleted): no generation from there on
 
 
 def _ms(df: Any) -> Any:
@@ -31,8 +40,8 @@ def _ms(df: Any) -> Any:
 
     if "timestamp" not in df.columns:
         return F.lit(None).cast("long")
-    if dict(df.dtypes)["timestamp"].startswith("timestamp"):
-        return (F.col("timestamp").cast("double") * 1000).cast("long")
+    if dict(df.dtypes)["timestamp"].startswith("timestamp"):  # exact milliseconds, as the builder reads them
+        return F.unix_millis(F.col("timestamp").cast("timestamp"))
     return F.col("timestamp").cast("long")
 
 
@@ -72,33 +81,67 @@ def timeline_of(decoded: Any, source: str | None = None, exchanges: list[dict[st
     """The timeline of ``decode_offsets`` output (rows in; only group records and commit counts come out),
     with captured exchanges when there are some; ``names`` (topic id -> name, from the cluster's metadata log)
     adds to the names the commits give."""
+    from pyspark.sql import Window
     from pyspark.sql import functions as F
 
+    # each row's position as read: the inputs are unioned in the order given, each file's rows in file order
+    decoded = decoded.withColumn("_order", F.monotonically_increasing_id())
     good = decoded.where(F.col("_error").isNull() & ~F.col("unknown") & ~F.col("control"))
-    order = [c for c in ORDER if c in decoded.columns]
-    keep = [c for c in ("partition", "offset", "_source") if c in decoded.columns]
+    scope = [c for c in SCOPE if c in decoded.columns]
+    position = [*(["offset"] if "offset" in decoded.columns else []), "_order"]
+    keep = [c for c in (*SCOPE, "offset") if c in decoded.columns]
     records = (good.where(F.col("recordType").isin(*TIMELINE_RECORD_TYPES))
-               .select("key", "value", _ms(decoded).alias("timestamp"), *keep))
-    records = _changes_only(records, order, ["key", "_source"] if "_source" in keep else ["key"])
-    if order:
-        records = records.orderBy(*order)
+               .select("key", "value", _ms(decoded).alias("timestamp"), *keep, "_order"))
+    records = _changes_only(records, position, ["key", *scope])
+    rank = []
+    if "_source" in keep:  # inputs in the order they were read: the first position of each
+        records = records.withColumn("_rank", F.min("_order").over(Window.partitionBy("_source")))
+        rank = ["_rank"]
+    records = records.orderBy(*rank, *[c for c in LOG_ORDER if c in keep], "_order")
     # streamed a partition at a time: a storm's worth of group records must not be collected whole (the
     # driver's result-size limit and heap), and the builder reads them in one pass anyway
     rows = ({"key": bytes(r.key), "value": None if r.value is None else bytes(r.value), "timestamp": r.timestamp,
-             **{c: r[c] for c in keep if c != "_source"}, "_file": r["_source"] if "_source" in keep else source}
+             **{c: r[c] for c in keep}, "_file": r["_source"] if "_source" in keep else source}
             for r in records.toLocalIterator())
-    commits = good.where(F.col("recordType").isin(0, 1) & ~F.col("tombstone")) \
-        .withColumn("_ms", _ms(decoded))
+    commits = good.where(F.col("recordType").isin(0, 1) & ~F.col("tombstone")).withColumn("_ms", _ms(decoded))
     commits, aborted = settled_commits(decoded, commits)
-    per_second = (commits.groupBy("groupId", F.floor(F.col("_ms") / 1000).alias("second")).count().collect())
-    counts = [(r.groupId, None if r.second is None else float(r.second), r["count"]) for r in per_second]
-    timeline = build_timeline(exchanges or [], offsets_rows=rows, commit_counts=counts,
-                              topic_names={**(names or {}), **topic_names(commits)})
-    for group, n in aborted.items():  # the log's count; a capture of the same transactions saw the same ones
-        tl = timeline.group(group)
-        if tl is not None:
-            tl.aborted_commits = max(tl.aborted_commits, n)
-    return timeline
+    counts = commit_counts(good, commits, scope)
+    return build_timeline(exchanges or [], offsets_rows=rows, commit_counts=counts,
+                          topic_names={**(names or {}), **topic_names(commits)}, aborted_commits=aborted,
+                          offsets_ordered=True)
+
+
+def commit_counts(good: Any, commits: Any, scope: list[str]) -> list[CommitCount]:
+    """Commits per (group, generation in force, second), counted on the executors.
+
+    The generation in force at a commit is the last generation (or group epoch) record of its group before it
+    in its partition, or before its COMMIT marker for a transaction's (``_at``): a window over those records
+    and the commits together, in log order. A tombstone of the generation record leaves none in force. The
+    second is Kafka's milliseconds floored, none where the record has no time (-1, magic 0)."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    columns = set(good.columns)
+    present = [F.col(c) for c in GENERATION_COLUMNS if c.split(".")[0] in columns]
+    generation = (F.coalesce(*present) if present else F.lit(None)).cast("long")
+    at = F.col("offset") if "offset" in columns else F.lit(None).cast("long")
+    generations = (good.where(F.col("recordType").isin(*GENERATION_RECORD_TYPES) & F.col("groupId").isNotNull()
+                              & (F.col("groupId") != ""))
+                   .select(*scope, "groupId", at.alias("_at"), "_order",
+                           F.when(F.col("tombstone"), F.lit(NO_GENERATION)).otherwise(generation).alias("_gen"),
+                           F.lit(None).cast("long").alias("_ms")))
+    written = commits.select(*scope, "groupId", "_at", "_order", F.lit(None).cast("long").alias("_gen"), "_ms")
+    in_log_order = (Window.partitionBy(*scope, "groupId").orderBy("_at", "_order")
+                    .rowsBetween(Window.unboundedPreceding, Window.currentRow))
+    last = F.last("_gen", ignorenulls=True).over(in_log_order)
+    timed = (F.col("_ms") >= 0) & (F.col("_ms") < F.lit(model.LAST_SECOND * 1000))
+    counted = (generations.unionByName(written)
+               .withColumn("_inForce", F.when(last != NO_GENERATION, last))
+               .where(F.col("_gen").isNull())
+               .groupBy("groupId", F.col("_inForce").alias("generation"),
+                        F.when(timed, F.floor(F.col("_ms") / 1000)).alias("second"))
+               .count().collect())
+    return [(r.groupId, r.generation, None if r.second is None else float(r.second), r["count"]) for r in counted]
 
 
 def topic_names(commits: Any) -> dict[str, str]:
@@ -115,23 +158,27 @@ def topic_names(commits: Any) -> dict[str, str]:
 
 
 def settled_commits(decoded: Any, commits: Any) -> tuple[Any, dict[str, int]]:
-    """The commits that are in force: a transactional one (``producerId`` of a transactional batch) only when
-    the next marker of its producer in its partition is a COMMIT; and, per group, how many an ABORT undid.
-    Worked out on the executors: each transactional commit looks ahead to its producer's next marker."""
+    """The commits that are in force, each with the offset it came into force at (``_at``): its own, or for a
+    transactional one (``producerId`` of a transactional batch), only when the next marker of its producer in
+    its partition is a COMMIT, that marker's; and, per group, how many an ABORT undid. Worked out on the
+    executors: each transactional commit looks ahead to its producer's next marker."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
+    own = F.col("offset") if "offset" in commits.columns else F.lit(None).cast("long")
     if "producerId" not in decoded.columns or "offset" not in decoded.columns:
-        return commits, {}
-    where = [c for c in ("_source", "topic", "partition") if c in decoded.columns]
+        return commits.withColumn("_at", own), {}
+    where = [c for c in SCOPE if c in decoded.columns]
     transactional = F.coalesce(F.col("producerId"), F.lit(-1)) >= 0
-    plain = commits.where(~transactional)
+    plain = commits.where(~transactional).withColumn("_at", own)
     markers = (decoded.where(F.col("control") & transactional)
                .select(*where, "producerId", "offset", F.col("recordName").alias("_marker")))
     pending = commits.where(transactional).withColumn("_marker", F.lit(None).cast("string"))
     ahead = Window.partitionBy(*where, "producerId").orderBy("offset").rowsBetween(0, Window.unboundedFollowing)
     judged = (pending.unionByName(markers, allowMissingColumns=True)
               .withColumn("_outcome", F.first("_marker", ignorenulls=True).over(ahead))
+              .withColumn("_at", F.first(F.when(F.col("_marker").isNotNull(), F.col("offset")), ignorenulls=True)
+                          .over(ahead))
               .where(F.col("_marker").isNull()))
     aborted = {r.groupId: r["count"] for r in judged.where(F.col("_outcome") == "control ABORT")
                .groupBy("groupId").count().collect() if r.groupId}
@@ -140,12 +187,15 @@ def settled_commits(decoded: Any, commits: Any) -> tuple[Any, dict[str, int]]:
 
 
 def _changes_only(records: Any, order: list[str], per: list[str]) -> Any:
-    """Drop a record whose value repeats the previous value of its key, byte for byte.
+    """Drop a record whose value repeats the previous value of its key (in the same partition of the same
+    input: ``per``), byte for byte.
 
     Such a copy says nothing new to the builder (a generation written again keeps the content and the first
-    time it was seen), and a log can hold millions of them (a coordinator rewriting the same group state, a
-    copied directory, the bench's repeated batches): dropped here, on the executors, they never travel to
-    the driver. A tombstone after a value is a change and stays.
+    time it was seen), and a log can hold millions of them (a coordinator rewriting the same group state, the
+    bench's repeated batches): dropped here, on the executors, they never travel to the driver. The builder
+    skips the same ones when it reads every row itself (``kafka-meta report``), so both faces read the same
+    records. A tombstone after a value is a change and stays; a copy in another partition or input is another
+    log's record and stays too.
     """
     from pyspark.sql import Window
     from pyspark.sql import functions as F
