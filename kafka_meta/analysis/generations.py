@@ -40,6 +40,7 @@ from kafka_meta.analysis.moves import moves
 from kafka_meta.analysis.streams_rounds import streams_account
 from kafka_meta.errors import KafkaMetaError
 from kafka_meta.log import holds_offsets
+from kafka_meta.log.rows import OffsetsRow
 from kafka_meta.metadata_log import topic_names as cluster_topic_names
 from kafka_meta.offsets.reader import decode_record
 from kafka_meta.offsets.records import ControlRecord, CoordinatorRecord
@@ -237,7 +238,7 @@ class _Log:
         tl.rounds.append(r)
 
 
-def build_generations(rows: Iterable[Mapping[str, Any]], file: str | None = None,
+def build_generations(rows: Iterable[OffsetsRow], file: str | None = None,
                       topic_names: Mapping[str, str] | None = None, ordered: bool = False,
                       ) -> tuple[dict[str, model.GroupTimeline], list[str]]:
     """Timelines from ``__consumer_offsets`` rows (``key``, ``value`` and, when known, ``timestamp`` in ms,
@@ -248,7 +249,7 @@ def build_generations(rows: Iterable[Mapping[str, Any]], file: str | None = None
     and holding them all to sort them again would undo that)."""
     log = _Log()
     log.topic_ids.update(topic_names or {})
-    metadata: list[Mapping[str, Any]] = []
+    metadata: list[OffsetsRow] = []
     # (partition, key) -> the value last read: a byte-identical rewrite says nothing new, and the Spark job
     # drops the same ones on its executors (kafka_meta.spark.timeline._changes_only)
     last: dict[tuple[Scope, bytes], bytes | None] = {}
@@ -310,7 +311,7 @@ def build_generations(rows: Iterable[Mapping[str, Any]], file: str | None = None
 _UNSEEN = object()
 
 
-def scope_of(row: Mapping[str, Any], file: str | None = None) -> Scope:
+def scope_of(row: OffsetsRow, file: str | None = None) -> Scope:
     """The partition log a row belongs to: its input (``_source``; else the file it was read from), topic and
     partition. The generation in force is a partition's own: the same group in another source (a dump beside
     the log directory it was taken from) or another partition (a copy) is another log."""
@@ -326,7 +327,7 @@ def _ascending(value: Any) -> tuple[int, Any]:
     return (2, str(value))
 
 
-def log_order(rows: Iterable[Mapping[str, Any]]) -> Iterator[tuple[int, Mapping[str, Any]]]:
+def log_order(rows: Iterable[OffsetsRow]) -> Iterator[tuple[int, OffsetsRow]]:
     """The rows in log order, each with its position as read (1 on): sources in the order they were first
     read (the inputs' order), each source's rows by topic, partition and offset, and where those are equal or
     missing in the order they were read. The Spark job orders the same way (the position there is its
