@@ -1,6 +1,6 @@
 """The assignors against Kafka 4.4's own classes, through the Java peer: random groups, member by member.
 
-Each assignor gets a few hundred groups (the long run, 10,000 per assignor, is in docs/conformance.md). The
+Each assignor gets a few hundred groups (a long run is recorded in docs/conformance.md). The
 comparison is shown not to be vacuous: the groups exercise what they are meant to (racks, unequal
 subscriptions, conflicting claims, warm-ups, Kafka's own exceptions), and breaking one piece of the project's
 algorithms on purpose makes differences appear.

@@ -98,6 +98,41 @@ def test_a_null_marker_reads_as_kafka_reads_it():
             km.decode(HEARTBEAT, heartbeat("00", marker, assignment), version=0, strict=True)
 
 
+MEMBER = "ConsumerGroupMemberMetadataValue"  # v0 ends with its tagged nullable struct ClassicMemberMetadata (tag 0)
+
+
+def member_metadata(classic: str) -> bytes:
+    """A ConsumerGroupMemberMetadataValue v0 whose one tagged field, tag 0, holds ``classic`` (marker and struct)."""
+    return bytes.fromhex("0000" "01" "01" "0263" "0268" "01" "01" "00000005" "01" "01" "00"
+                         + f"{len(classic) // 2:02x}" + classic)
+
+
+def test_a_tagged_null_marker_reads_as_kafka_reads_it():
+    # a tagged nullable struct's varint marker: Kafka takes 0, and any varint Java reads as a negative int, as null
+    # and any other as present (5 here, with sessionTimeoutMs -499 after it)
+    assert km.decode(MEMBER, member_metadata("01fffffe0d0100")).classic_member_metadata.session_timeout_ms == -499
+    assert km.decode(MEMBER, member_metadata("05fffffe0d0100")).classic_member_metadata.session_timeout_ms == -499
+    largest = uvarint_bytes(2**31 - 1).hex() + "fffffe0d0100"
+    assert km.decode(MEMBER, member_metadata(largest)).classic_member_metadata.session_timeout_ms == -499
+    assert km.decode(MEMBER, member_metadata("00")).classic_member_metadata is None
+    assert km.decode(MEMBER, member_metadata(uvarint_bytes(2**31).hex())).classic_member_metadata is None
+    for classic in ("05fffffe0d0100", uvarint_bytes(2**31).hex()):
+        with pytest.raises(km.DecodeError, match="null marker"):
+            km.decode(MEMBER, member_metadata(classic), strict=True)
+
+
+def test_a_negative_named_topology_length_reads_as_kafka_streams_reads_it():
+    # an AssignmentInfo v11 task id 55_127 whose named-topology char count is negative: Kafka Streams' reader loops
+    # that many times (none), so the task has no named topology
+    data = bytes.fromhex("0000000b0000000b00000001" "00000037" "0000007f" "fe000000" "00000000000000000000000000000000"
+                         "7ffffffe7fffffffffffffff")
+    info = km.decode("AssignmentInfo", data)
+    assert info.streams_view.active_tasks == ["55_127"] and info.active_tasks[0].named_topology is None
+    with pytest.raises(km.DecodeError, match="negative length") as e:
+        km.decode("AssignmentInfo", data, strict=True)
+    assert e.value.path == "activeTasks[0].namedTopology"
+
+
 def test_bad_version_and_short_header():
     assert "unsupported version -1" in fails(SUB, "ffff").reason
     assert "2-byte version" in fails(SUB, "00").reason

@@ -16,7 +16,7 @@ from typing import Any
 from construct import ConstructError
 
 from kafka_meta.wire.errors import Fault
-from kafka_meta.wire.primitives import Fixed, KafkaConstruct, _Sized
+from kafka_meta.wire.primitives import JAVA_NEGATIVE, Fixed, KafkaConstruct, _Sized
 from kafka_meta.wire.runtime import UNKNOWN_KEY, read_exact, read_uvarint, remaining, write_tagged
 
 _ARRAY_FORMAT = {"int8": "b", "int16": "h", "int32": "i", "int64": "q", "uint16": "H", "uint32": "I",
@@ -388,7 +388,8 @@ class Marked(KafkaConstruct):
 
     Inline nullable structs use an int8 marker (-1 null, 1 present); tagged nullable structs use an
     unsigned varint (0 null, 1 present). Kafka's readers take any negative int8 marker as null and any other as
-    present; so does lenient reading (strict reading refuses markers no writer emits).
+    present, and a varint marker of 0, or one Java reads into a negative int (2^31 or more), as null and any other
+    as present; so does lenient reading (strict reading refuses markers no writer emits).
     """
 
     shown = ("struct", "marker")
@@ -410,8 +411,10 @@ class Marked(KafkaConstruct):
                 return self.struct._parse(stream, context, path)
         else:
             mark = read_uvarint(stream, bool(context.get("_strict")))
-            if mark == 0:
+            if mark == 0 or (mark >= JAVA_NEGATIVE and not context.get("_strict")):
                 return None
+            if not context.get("_strict"):
+                return self.struct._parse(stream, context, path)
         if mark != 1:
             raise Fault(f"null marker {mark} is neither null nor present", start)
         return self.struct._parse(stream, context, path)
@@ -431,8 +434,9 @@ class Marked(KafkaConstruct):
         else:
             em.uvarint(mark)
             null = 0
-        if self.marker == "int8" and not em.strict:  # as Kafka's readers: negative is null, anything else present
-            with em.block(f"if {mark} < 0:"):
+        if not em.strict:  # as Kafka's readers: negative (to Java) or a varint 0 is null, anything else present
+            null_test = f"{mark} < 0" if self.marker == "int8" else f"{mark} == 0 or {mark} >= {JAVA_NEGATIVE}"
+            with em.block(f"if {null_test}:"):
                 em.line(f"{target} = None")
             with em.block("else:"):
                 em.decode(self.struct, target)

@@ -134,7 +134,9 @@ COUNT = Fixed("int32")  # Java's writeInt of the number of UTF-16 units
 class Utf16Chars(KafkaConstruct):
     """A string as ``writeInt(s.length()); writeChars(s)``: i32 count of UTF-16 units, then the units.
 
-    0 units reads as ``None`` (Kafka: no named topology); ``None`` and ``""`` both write 0.
+    0 units reads as ``None`` (Kafka: no named topology); ``None`` and ``""`` both write 0. Kafka Streams' reader
+    loops ``count`` times, so a negative count reads no characters: no named topology. Lenient reading does the same
+    (the count is then written back as 0); strict reading refuses it, as no writer emits it.
     """
 
     min_size = 4
@@ -143,7 +145,9 @@ class Utf16Chars(KafkaConstruct):
         start = stream.tell()
         n = int.from_bytes(read_exact(stream, 4, "the length of a string"), "big", signed=True)
         if n < 0:
-            raise Fault(f"negative length {n}", start)
+            if context.get("_strict"):
+                raise Fault(f"negative length {n}", start)
+            return None
         left = remaining(stream)
         if 2 * n > left:
             raise Fault(f"{n} UTF-16 characters cannot fit in the {left} bytes left", start)
@@ -161,7 +165,11 @@ class Utf16Chars(KafkaConstruct):
     def emit_decode(self, em: Any, target: str) -> None:
         n = em.var("n")
         COUNT.emit_decode(em, n)
-        em.line(f"if {n} < 0 or 2 * {n} > blen - pos: raise _Bad('chars')",
+        if em.strict:
+            em.line(f"if {n} < 0: raise _Bad('chars')")
+        else:
+            em.line(f"if {n} < 0: {n} = 0  # as Kafka Streams' reader: no characters, no named topology")
+        em.line(f"if 2 * {n} > blen - pos: raise _Bad('chars')",
                 f"if {n}: {target} = buf[pos:pos + 2 * {n}].decode('utf-16-be', 'surrogatepass'); pos += 2 * {n}",
                 f"else: {target} = None")
 

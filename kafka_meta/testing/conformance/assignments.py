@@ -4,7 +4,9 @@ For each assignor type (``"assignor range"``, ``"assignor uniform (server)"``, `
 (streams)"``, ...) ``run`` draws groups from one seeded generator, sends them to the Java peer in one pipelined
 batch, runs the project's assignor on the same facts and compares the outcome member by member: the set of
 partitions (or active and standby tasks) each member gets, the partitions transferring ownership where Kafka
-reports them, and refusals (Kafka throwing, the project raising ``AssignmentFailed``) by exception name. The
+reports them, and refusals (Kafka throwing, the project raising ``AssignmentFailed``) by exception name. A group
+that keeps an assignor busy for good (:mod:`~kafka_meta.testing.conformance.deadline`) is agreement when neither
+side finishes it. The
 order of partitions inside one member's list is not compared (it is not part of what an assignment means:
 Kafka's follows the iteration order of maps of topic names).
 
@@ -20,8 +22,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from kafka_meta.negotiation.outcomes import AssignmentFailed
+from kafka_meta.testing.conformance import deadline
 from kafka_meta.testing.conformance.client_groups import CLIENT_ASSIGNORS, client_group
-from kafka_meta.testing.conformance.results import Result
+from kafka_meta.testing.conformance.engine import in_shard
+from kafka_meta.testing.conformance.results import Result, finished
 from kafka_meta.testing.conformance.server_groups import SERVER_ASSIGNORS, server_group
 from kafka_meta.testing.conformance.task_groups import TASK_ASSIGNORS, task_group
 
@@ -80,14 +84,18 @@ def types() -> list[str]:
     return [k.type for k in kinds()]
 
 
-def _ours(kind: Kind, case: Any) -> Outcome:
+def _ours(kind: Kind, case: Any, seconds: float = deadline.OURS_FIRST_S) -> Outcome:
     try:
-        return Outcome(kind.ours(case))
+        return Outcome(deadline.limited(seconds, lambda: kind.ours(case)))
     except AssignmentFailed as e:
         return Outcome(error=e.failure.exception)
+    except deadline.Unfinished:
+        return Outcome(error=deadline.UNFINISHED)
 
 
 def _theirs(kind: Kind, case: Any, answer: Any) -> Outcome:
+    if answer.timeout:
+        return Outcome(error=deadline.UNFINISHED)
     if not answer.ok:
         return Outcome(error=(answer.error or "").split(":", 1)[0])
     return Outcome(kind.theirs(case, answer.result))
@@ -102,17 +110,28 @@ def _first_difference(ours: Any, theirs: Any) -> dict[str, Any]:
     return {"ours": ours, "kafka": theirs}
 
 
-def check(kind: Kind, cases: Iterable[Any], answers: Iterable[Any], result: Result) -> None:
-    for case, answer in zip(cases, answers, strict=True):
+def check(kind: Kind, cases: Iterable[Any], answers: Iterable[Any], result: Result,
+          outcomes: Iterable[Outcome] | None = None) -> None:
+    """Compare each case's two outcomes (``outcomes``: the project's, when already computed) and tally them.
+
+    The project's side runs under a time limit that suffices for any group that ends; where it did not finish,
+    Kafka's side decides: it did not finish either (both loop: agreement), or it did, and the project's side runs
+    again with the long limit that only guards the run against hanging."""
+    ours_given = list(outcomes) if outcomes is not None else None
+    for n, (case, answer) in enumerate(zip(cases, answers, strict=True)):
         result.cases += 1
         theirs = _theirs(kind, case, answer)
-        ours = _ours(kind, case)
+        ours = ours_given[n] if ours_given is not None else _ours(kind, case)
+        if ours.error == deadline.UNFINISHED and theirs.error != deadline.UNFINISHED:
+            ours = _ours(kind, case, deadline.OURS_S)
         if theirs.error is not None:
             result.kafka_refusals += 1
         if ours.error is not None:
             result.our_refusals += 1
         if ours == theirs:
             result.identical += 1
+            if ours.error == deadline.UNFINISHED:
+                result.unfinished += 1
             continue
         if theirs.error is not None and ours.error is None:
             what = f"Kafka throws {theirs.error}, we assign"
@@ -126,19 +145,23 @@ def check(kind: Kind, cases: Iterable[Any], answers: Iterable[Any], result: Resu
         result.differ(what, example, DELIBERATE.get(kind.type))
 
 
-def run(peer: Any, cases: int, types: set[str] | None = None, seed: int = 0) -> list[Result]:
-    """``cases`` random groups through each assignor (all, or those whose type is in ``types``)."""
+def run(peer: Any, cases: int, types: set[str] | None = None, seed: int = 0,
+        shard: tuple[int, int] = (0, 1)) -> list[Result]:
+    """``cases`` random groups through each assignor (all, or those whose type is in ``types``; of those, the ones
+    in ``shard``)."""
     results = []
-    for kind in kinds():
-        if types is not None and kind.type not in types:
+    selected = [kind for kind in kinds() if types is None or kind.type in types]
+    for n, kind in enumerate(selected):
+        if not in_shard(n, shard):
             continue
         rng = random.Random(f"{seed}/{kind.type}")
         result = Result(kind.type)
         done = 0
         while done < cases:
             batch = [kind.draw(rng) for _ in range(min(BATCH, cases - done))]
-            answers = list(peer.many(kind.request(case) for case in batch))
-            check(kind, batch, answers, result)
+            submitted = peer.submit({**kind.request(case), "deadlineMs": deadline.KAFKA_MS} for case in batch)
+            outcomes = [_ours(kind, case) for case in batch]   # while Kafka's code works on the same batch
+            check(kind, batch, submitted.answers(), result, outcomes)
             done += len(batch)
-        results.append(result)
+        results.append(finished(result))
     return results

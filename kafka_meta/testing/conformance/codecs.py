@@ -18,5 +18,5 @@ def subjects(peer: Peer, types: set[str] | None) -> list[Subject]:
             *streams_info.subjects(types), *records.subjects(peer, types)]
 
 
-def run(peer: Peer, cases: int, types: set[str] | None, seed: int) -> list[Result]:
-    return list(run_subjects(peer, subjects(peer, types), cases, seed))
+def run(peer: Peer, cases: int, types: set[str] | None, seed: int, shard: tuple[int, int] = (0, 1)) -> list[Result]:
+    return list(run_subjects(peer, subjects(peer, types), cases, seed, shard))

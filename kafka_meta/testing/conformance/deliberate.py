@@ -71,7 +71,7 @@ TABLE: dict[str, Deliberate] = {d.key: d for d in [
                "every metadata record type; the project declares FeatureLevelRecord and TopicRecord only and "
                "refuses the others (any other type's spec can be loaded with kafka_meta.load_specs)",
                "the project reads the records it needs from the metadata log (feature levels, topic names)",
-               "docs/kraft.md"),
+               "docs/kraft.md (Reading a metadata log)"),
     Deliberate("streams-repeated-client-tag",
                "a SubscriptionInfo naming a client tag twice: Kafka Streams decodes it, but its clientTags() throws "
                "IllegalStateException (Collectors.toMap refuses a repeated key), failing the leader's assignment; the "
@@ -96,9 +96,14 @@ def get(key: str) -> Deliberate:
     return TABLE[key]
 
 
-def recognise_tag_sizes(emulated: Any, kafka: Any, same: Any) -> Deliberate | None:
+def recognise_tag_sizes(emulated: Any, kafka: Any, same: Any, ours: Any = None) -> Deliberate | None:
     """The tag-size rule, when it is the whole difference: the project's own reading of the bytes, with Kafka's rule
-    for known tags put in place of its own (``emulated``), gives exactly Kafka's outcome."""
+    for known tags put in place of its own (``emulated``), gives exactly Kafka's outcome, and (where the project's
+    actual reading ``ours`` is given) something else than the project's rule gives: a difference the rule does not
+    change is not the rule's."""
+    if ours is not None and (ours.refused is None) == (emulated.refused is None) and (
+            ours.refused is not None or same(ours, emulated)):
+        return None
     if (emulated.refused is None) != (kafka.refused is None):
         return None
     if emulated.refused is not None or same(emulated, kafka):

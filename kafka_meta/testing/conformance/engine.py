@@ -28,8 +28,8 @@ from typing import Any
 
 from kafka_meta.errors import KafkaMetaError
 from kafka_meta.testing.conformance.deliberate import Deliberate
-from kafka_meta.testing.conformance.peer import Answer, Peer
-from kafka_meta.testing.conformance.results import Result
+from kafka_meta.testing.conformance.peer import Answer, Peer, Pending
+from kafka_meta.testing.conformance.results import Result, finished
 from kafka_meta.testing.fuzz.mutate import EDITS, Mutator
 
 CHUNK = 256  # values per round trip to the peer
@@ -178,13 +178,23 @@ class Runner:
         self.result = Result(subject.name)
 
     def run(self, cases: int) -> Result:
+        """``cases`` cases, in chunks: while Kafka's code answers one chunk, the next is drawn and encoded here."""
         done = 0
-        while done < cases:
-            values = max(1, min(CHUNK, (cases - done + MUTANTS) // (MUTANTS + 1)))
-            done += self._chunk(values, cases - done)
+        waiting: tuple[list[_Pending], Pending, int] | None = None
+        while done < cases or waiting is not None:
+            ready = None
+            if done < cases:
+                values = max(1, min(CHUNK, (cases - done + MUTANTS) // (MUTANTS + 1)))
+                ready = self._prepare(values, cases - done)
+                done += ready[2]
+            if waiting is not None:
+                self._check(*waiting)
+            waiting = ready
         return self.result
 
-    def _chunk(self, values: int, budget: int) -> int:
+    def _prepare(self, values: int, budget: int) -> tuple[list[_Pending], Pending, int]:
+        """Draw ``values`` values and their damaged copies, and hand Kafka's side of them to the peer; the count is
+        how many cases they make (at most ``budget``)."""
         requests: list[dict[str, Any]] = []
         pending: list[_Pending] = []
         for _ in range(values):
@@ -203,7 +213,11 @@ class Runner:
                     mutants.append((data, len(requests)))
                     requests.append(self.subject.kafka_read_request(data, drawn))
             pending.append(_Pending(drawn, encode, decode, mutants))
-        answers = list(self.peer.many(requests))
+        count = min(budget, sum(1 + len(p.mutants) for p in pending))
+        return pending, self.peer.submit(requests), count
+
+    def _check(self, pending: list[_Pending], submitted: Pending, budget: int) -> None:
+        answers = submitted.answers()
         count = 0
         for p in pending:
             self._guarded(self._value_case, p, answers)
@@ -213,7 +227,6 @@ class Runner:
                     break
                 self._guarded(self._damage_case, data, answers[at], p.drawn)
                 count += 1
-        return count
 
     def _guarded(self, check: Any, *arguments: Any) -> None:
         """One case's check; a failure of the harness itself is a difference of its own (a long run goes on)."""
@@ -230,7 +243,10 @@ class Runner:
         r, s, drawn = self.result, self.subject, p.drawn
         r.cases += 1
         agree = True
-        example = {"version": drawn.version, "value": shown(drawn.value)}
+
+        def example() -> dict[str, Any]:  # only for a difference: the repr of a large value is not cheap
+            return {"version": drawn.version, "value": shown(drawn.value)}
+
         kafka_wrote: bytes | None = None
         if p.encode is not None:
             answer = answers[p.encode]
@@ -243,20 +259,20 @@ class Runner:
             if drawn.ours is None and answer.ok:
                 agree = False
                 why = s.deliberate_write(drawn, answer)
-                r.differ("we refuse to write, Kafka writes", {**example, "ours": drawn.refusal,
+                r.differ("we refuse to write, Kafka writes", {**example(), "ours": drawn.refusal,
                                                               "kafka": short(kafka_wrote)},
                          why.key if why else None)
             elif drawn.ours is not None and not answer.ok:
                 agree = False
                 why = s.deliberate_write(drawn, answer)
-                r.differ("Kafka refuses to write, we write", {**example, "kafka": answer.error,
+                r.differ("Kafka refuses to write, we write", {**example(), "kafka": answer.error,
                                                               "ours": short(drawn.ours)},
                          why.key if why else None)
             elif (drawn.ours is not None and kafka_wrote is not None and drawn.compared_write != kafka_wrote
                   and not (s.hash_ordered and self._same_but_order(kafka_wrote, drawn))):
                 agree = False
                 ours_wrote = drawn.compared_write
-                r.differ("bytes differ", {**example, "ours": short(ours_wrote), "kafka": short(kafka_wrote),
+                r.differ("bytes differ", {**example(), "ours": short(ours_wrote), "kafka": short(kafka_wrote),
                                           "first difference": _first_difference(ours_wrote, kafka_wrote)})
         elif drawn.ours is None:
             r.our_refusals += 1
@@ -264,10 +280,10 @@ class Runner:
             ours = self._our_read(kafka_wrote, drawn)
             if ours.refused is not None:
                 agree = False
-                r.differ("we refuse Kafka's bytes", {**example, "kafka": short(kafka_wrote), "ours": ours.refused})
+                r.differ("we refuse Kafka's bytes", {**example(), "kafka": short(kafka_wrote), "ours": ours.refused})
             elif not _views_equal(s.canonical(ours.view), s.canonical(drawn.compared_read)):
                 agree = False
-                r.differ("we read Kafka's bytes differently", {**example, "kafka": short(kafka_wrote),
+                r.differ("we read Kafka's bytes differently", {**example(), "kafka": short(kafka_wrote),
                                                                "expected": shown(drawn.compared_read),
                                                                "ours": shown(ours.view)})
         if p.decode is not None:
@@ -275,7 +291,7 @@ class Runner:
             if kafka.refused is not None:
                 agree = False
                 why = s.deliberate(self._our_read(drawn.ours, drawn), kafka, drawn.ours, drawn)  # type: ignore[arg-type]
-                r.differ("Kafka refuses our bytes", {**example, "ours": short(drawn.ours), "kafka": kafka.refused},
+                r.differ("Kafka refuses our bytes", {**example(), "ours": short(drawn.ours), "kafka": kafka.refused},
                          why.key if why else None)
             elif not _views_equal(kafka.view, drawn.expected) or (
                     kafka.unread is not None and kafka.unread != drawn.notes.get("unread", 0)):
@@ -283,7 +299,7 @@ class Runner:
                 ours = self._our_read(drawn.ours, drawn)  # type: ignore[arg-type]
                 why = s.deliberate(ours, kafka, drawn.ours, drawn)  # type: ignore[arg-type]
                 r.differ("Kafka reads our bytes differently", {
-                    **example, "ours": short(drawn.ours), "expected": shown(drawn.expected),
+                    **example(), "ours": short(drawn.ours), "expected": shown(drawn.expected),
                     "kafka": shown(kafka.view), "kafka unread": kafka.unread}, why.key if why else None)
         if agree:
             r.identical += 1
@@ -337,9 +353,18 @@ def _first_difference(a: bytes, b: bytes) -> int:
     return min(len(a), len(b))
 
 
-def run_subjects(peer: Peer, subjects: list[Subject], cases: int, seed: int) -> Iterator[Result]:
-    """Each subject's result, its cases drawn from a generator seeded by ``seed`` and the subject's name (so a
-    subject's cases do not depend on which others run)."""
-    for subject in subjects:
-        rng = random.Random(f"{seed}:{subject.name}")
-        yield Runner(peer, subject, rng).run(cases)
+def run_subjects(peer: Peer, subjects: list[Subject], cases: int, seed: int,
+                 shard: tuple[int, int] = (0, 1)) -> Iterator[Result]:
+    """Each subject's result (of those in ``shard``: see :func:`in_shard`), its cases drawn from a generator seeded by
+    ``seed`` and the subject's name (so a subject's cases do not depend on which others run, or where)."""
+    for n, subject in enumerate(subjects):
+        if in_shard(n, shard):
+            rng = random.Random(f"{seed}:{subject.name}")
+            yield finished(Runner(peer, subject, rng).run(cases))
+
+
+def in_shard(position: int, shard: tuple[int, int]) -> bool:
+    """Whether the type at ``position`` (among those a family runs) is one of shard ``(k, count)``'s: every count-th
+    from the k-th, so that parallel workers share the types of each family (``--jobs``)."""
+    k, count = shard
+    return position % count == k

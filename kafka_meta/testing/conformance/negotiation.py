@@ -24,7 +24,8 @@ from typing import Any
 
 from kafka_meta.testing.conformance import negotiation_cases as draw
 from kafka_meta.testing.conformance import negotiation_sides as sides
-from kafka_meta.testing.conformance.results import Result
+from kafka_meta.testing.conformance.engine import in_shard
+from kafka_meta.testing.conformance.results import Result, finished
 
 BATCH = 500   # cases sent to the peer at once
 
@@ -91,11 +92,14 @@ def check(kind: Kind, cases: Iterable[Any], answers: Iterable[Any], result: Resu
         result.differ(what, example, DELIBERATE.get((kind.type, what)))
 
 
-def run(peer: Any, cases: int, types: set[str] | None = None, seed: int = 0) -> list[Result]:
-    """``cases`` cases of each type (all, or those named in ``types``), drawn reproducibly from ``seed``."""
+def run(peer: Any, cases: int, types: set[str] | None = None, seed: int = 0,
+        shard: tuple[int, int] = (0, 1)) -> list[Result]:
+    """``cases`` cases of each type (all, or those named in ``types``; of those, the ones in ``shard``), drawn
+    reproducibly from ``seed``."""
     results = []
-    for kind in KINDS:
-        if types is not None and kind.type not in types:
+    selected = [kind for kind in KINDS if types is None or kind.type in types]
+    for n, kind in enumerate(selected):
+        if not in_shard(n, shard):
             continue
         rng = random.Random(f"{seed}/{kind.type}")
         result = Result(kind.type)
@@ -104,5 +108,5 @@ def run(peer: Any, cases: int, types: set[str] | None = None, seed: int = 0) -> 
             batch = [kind.draw(rng) for _ in range(min(BATCH, cases - done))]
             check(kind, batch, peer.many(case.request() for case in batch), result)
             done += len(batch)
-        results.append(result)
+        results.append(finished(result))
     return results

@@ -1,14 +1,17 @@
 """The Java peer: Kafka's own code in one JVM, asked over JSON Lines (lab/src/main/java/kafkameta/lab/peer).
 
 Requests are written as a stream and answers read back in order, so thousands of cases cost one round trip
-each way in bulk, not a process each. The peer runs from the lab's Maven build (lab/kafka/target), found
-beside the package (a source checkout) or where ``KAFKA_META_LAB`` points; it is built first when needed.
+each way in bulk, not a process each, and the project's side of a batch runs while Kafka's code works on it. The
+peer runs from the lab's Maven build (lab/kafka/target), found beside the package (a source checkout) or where
+``KAFKA_META_LAB`` points; it is built first when needed.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import queue
 import subprocess
 import sys
 import tempfile
@@ -33,6 +36,7 @@ class Answer:
     ok: bool
     result: Any = None
     error: str | None = None
+    timeout: bool = False  # Kafka's code had not returned by the request's deadlineMs (the peer stopped it)
 
 
 def lab_directory() -> Path:
@@ -60,7 +64,13 @@ def peer_command(lab: Path) -> list[str]:
 
 
 class Peer:
-    """One running peer; use as a context manager so the JVM always ends."""
+    """One running peer; use as a context manager so the JVM always ends.
+
+    Two threads of its own keep both pipes moving: one writes the batches submitted, in order, and one reads every
+    answer line as it comes. So the caller can hand the peer a batch (:meth:`submit`), work on its own side of the
+    cases while Kafka's code works on the batch, and only then collect the answers, without either side's pipe
+    filling up and stalling the other.
+    """
 
     def __init__(self, command: list[str] | None = None) -> None:
         command = command or peer_command(lab_directory())
@@ -70,6 +80,13 @@ class Peer:
         self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         stderr=self._stderr, text=True, encoding="utf-8", bufsize=1 << 16)
         self._next = 0
+        self._collected = 0  # answers handed out so far: a batch is collected only after those before it
+        self._outbox: queue.Queue[list[str] | None] = queue.Queue()
+        self._inbox: queue.Queue[str | None] = queue.Queue()
+        self._writer = threading.Thread(target=self._write, name="peer-writer", daemon=True)
+        self._reader = threading.Thread(target=self._read, name="peer-reader", daemon=True)
+        self._writer.start()
+        self._reader.start()
         pong = self.call("ping")
         if not pong.ok:
             raise PeerError(f"the peer does not answer: {pong.error}")
@@ -82,14 +99,35 @@ class Peer:
         self.close()
 
     def close(self) -> None:
+        self._outbox.put(None)  # the writer closes the JVM's input once everything before is written
+        self._writer.join(30)
         if self.process.poll() is None:
-            self.process.stdin.close()  # type: ignore[union-attr]
             try:
                 self.process.wait(30)
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
         self._stderr.close()
+
+    def _write(self) -> None:
+        stdin = self.process.stdin
+        assert stdin is not None
+        try:
+            while (lines := self._outbox.get()) is not None:
+                stdin.write("".join(lines))
+                stdin.flush()
+        except (BrokenPipeError, OSError, ValueError):
+            pass  # the JVM is gone: the reader says so
+        finally:
+            with contextlib.suppress(BrokenPipeError, OSError):
+                stdin.close()
+
+    def _read(self) -> None:
+        stdout = self.process.stdout
+        assert stdout is not None
+        for line in stdout:
+            self._inbox.put(line)
+        self._inbox.put(None)
 
     def _stderr_tail(self) -> str:
         self._stderr.flush()
@@ -99,31 +137,42 @@ class Peer:
     def call(self, op: str, **arguments: Any) -> Answer:
         return next(iter(self.many([{"op": op, **arguments}])))
 
-    def many(self, requests: Iterable[Mapping[str, Any]]) -> Iterator[Answer]:
-        """Answers to the requests, in their order; written by a thread while answers are read, so neither
-        side's pipe fills up and stalls the other."""
-        batch = [dict(r) for r in requests]
+    def submit(self, requests: Iterable[Mapping[str, Any]]) -> Pending:
+        """Send the requests now; their answers are collected, in order, through the returned :class:`Pending`
+        (batches are collected in the order they were submitted)."""
         first = self._next
-        self._next += len(batch)
+        lines = [json.dumps({**request, "id": first + n}, separators=(",", ":")) + "\n"
+                 for n, request in enumerate(requests)]
+        self._next += len(lines)
+        self._outbox.put(lines)
+        return Pending(self, first, len(lines))
 
-        def send() -> None:
-            stdin = self.process.stdin
-            assert stdin is not None
-            for n, request in enumerate(batch):
-                stdin.write(json.dumps({**request, "id": first + n}, separators=(",", ":")) + "\n")
-            stdin.flush()
+    def many(self, requests: Iterable[Mapping[str, Any]]) -> Iterator[Answer]:
+        """Answers to the requests, in their order."""
+        return iter(self.submit(requests).answers())
 
-        writer = threading.Thread(target=send, daemon=True)
-        writer.start()
-        stdout = self.process.stdout
-        assert stdout is not None
-        for n in range(len(batch)):
-            line = stdout.readline()
-            if not line:
-                writer.join(5)
-                raise PeerError(f"the peer stopped answering ({self.process.poll()}): {self._stderr_tail()}")
-            answer = json.loads(line)
-            if answer.get("id") != first + n:
-                raise PeerError(f"answer out of order: expected {first + n}, got {answer.get('id')}")
-            yield Answer(bool(answer.get("ok")), answer.get("result"), answer.get("error"))
-        writer.join()
+    def _answer(self, expected: int) -> Answer:
+        if self._collected != expected:
+            raise PeerError(f"answers collected out of turn: {expected} while {self._collected} is next")
+        line = self._inbox.get()
+        if line is None:
+            self._inbox.put(None)  # every later collection fails the same way
+            raise PeerError(f"the peer stopped answering ({self.process.poll()}): {self._stderr_tail()}")
+        answer = json.loads(line)
+        if answer.get("id") != expected:
+            raise PeerError(f"answer out of order: expected {expected}, got {answer.get('id')}")
+        self._collected += 1
+        return Answer(bool(answer.get("ok")), answer.get("result"), answer.get("error"),
+                      bool(answer.get("timeout")))
+
+
+class Pending:
+    """The answers of one submitted batch, still to be collected."""
+
+    def __init__(self, peer: Peer, first: int, count: int) -> None:
+        self.peer = peer
+        self.first = first
+        self.count = count
+
+    def answers(self) -> list[Answer]:
+        return [self.peer._answer(self.first + n) for n in range(self.count)]

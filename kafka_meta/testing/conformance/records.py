@@ -90,8 +90,12 @@ class GroupRecordSubject(Subject):
         except EncodeError as e:
             ours = written = None
             refusal = str(e)
-        expected = self.view(key_tree, key_plain, version, value_tree, value_plain)
-        return Drawn(version, {"key": key, "value": value}, ours, refusal, request, expected, written=written)
+        # read back, a nested struct keeps its unknown tagged fields (and so is not at its default): Kafka's
+        # converter shows it; what Kafka writes itself has none
+        expected = self.view(key_tree, key, version, value_tree, value)
+        expected_written = self.view(key_tree, key_plain, version, value_tree, value_plain)
+        return Drawn(version, {"key": key, "value": value}, ours, refusal, request, expected, written=written,
+                     expected_written=expected_written)
 
     def view(self, key_tree: Any, key: Any, version: int, value_tree: Any, value: Any) -> dict[str, Any]:
         return {"recordType": self.number, "key": from_plain(key, key_tree),
@@ -150,7 +154,7 @@ class GroupRecordSubject(Subject):
 
     def deliberate(self, ours: Read, kafka: Read, data: bytes, drawn: Drawn) -> why.Deliberate | None:
         return why.recognise_record(ours, kafka) or why.recognise_tag_sizes(
-            self.read_with_kafka_tags(data, drawn), kafka, Subject.same.__get__(self))
+            self.read_with_kafka_tags(data, drawn), kafka, Subject.same.__get__(self), ours)
 
     def read_with_kafka_tags(self, data: bytes, drawn: Drawn) -> Read:
         """The project's reading of the record with Kafka's rule for the value's known tagged fields."""
@@ -170,7 +174,7 @@ class GroupRecordSubject(Subject):
         key_fmt = _catalog()[record.record_type].key
         return Read({"recordType": record.record_type, "key": json_of(record.key, key_fmt, 0),
                      "version": int.from_bytes(value[:2], "big", signed=True),
-                     "value": from_plain(strip_unknown(parsed, tree), tree),
+                     "value": from_plain(parsed, tree),
                      "keyRemaining": len(record.key.unknown_trailing), "valueRemaining": len(value) - end})
 
 
@@ -218,7 +222,8 @@ class MetadataRecordSubject(Subject):
         request = {"op": "records.metadata.serialize", "apiKey": api_key, "version": version,
                    "json": from_plain(plain, tree)}
         return Drawn(version, frame, ours, refusal, request,
-                     {"apiKey": api_key, "version": version, "json": from_plain(plain, tree)}, written=written)
+                     {"apiKey": api_key, "version": version, "json": from_plain(body, tree)}, written=written,
+                     expected_written={"apiKey": api_key, "version": version, "json": from_plain(plain, tree)})
 
     def kafka_read_request(self, data: bytes, drawn: Drawn) -> dict[str, Any]:
         return {"op": "records.metadata.deserialize", "hex": data.hex()}

@@ -3,6 +3,7 @@ identical, and each difference with an example, so a table and a failure can bot
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +28,7 @@ class Result:
     identical: int = 0
     kafka_refusals: int = 0  # cases Kafka's code threw on (mutated bytes, values it will not write)
     our_refusals: int = 0  # cases the project refused (DecodeError, EncodeError, an assignor's error)
+    unfinished: int = 0  # cases neither side finished in time (counted as refused by both: see deadline.py)
     differences: list[Difference] = field(default_factory=list)
 
     def differ(self, what: str, example: dict[str, Any], deliberate: str | None = None) -> None:
@@ -43,3 +45,14 @@ class Result:
     @property
     def explained(self) -> int:
         return sum(d.count for d in self.differences if d.deliberate is not None)
+
+
+# called with each type's result as soon as it is complete (the command's --progress); None: nobody listens
+on_finished: Callable[[Result], None] | None = None
+
+
+def finished(result: Result) -> Result:
+    """A type's result is complete: tell whoever listens (a long run's progress), and hand it back."""
+    if on_finished is not None:
+        on_finished(result)
+    return result

@@ -47,7 +47,7 @@ def server_group(rng: random.Random) -> ServerGroup:
     count, topic_count, most = {"tiny": (rng.randint(1, 3), rng.randint(1, 2), 4),
                                 "small": (rng.randint(2, 8), rng.randint(1, 4), 12),
                                 "medium": (rng.randint(5, 20), rng.randint(2, 6), 32),
-                                "large": (rng.randint(20, 60), rng.randint(3, 10), 96)}[kind]
+                                "large": (rng.randint(20, 50), rng.randint(3, 10), 48)}[kind]
     topics = [ServerTopic(f"topic-{chr(97 + i)}", _uuid(rng), 0 if rng.random() < 0.03 else rng.randint(1, most))
               for i in range(topic_count)]
     deleted = [ServerTopic("deleted", _uuid(rng), rng.randint(1, 4))] if rng.random() < 0.1 else []

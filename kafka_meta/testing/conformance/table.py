@@ -27,6 +27,9 @@ def render(results: list[Result], out: TextIO) -> None:
         if n == 0:
             print("  ".join("-" * w for w in widths), file=out)
     for r in results:
+        if r.unfinished:
+            print(f"\n{r.type}: {r.unfinished:,} case(s) neither side finished in time (agreement: Kafka's code "
+                  "and the project's loop alike; see docs/conformance.md, Assignors)", file=out)
         for d in sorted(r.differences, key=lambda d: (d.deliberate is not None, -d.count)):
             if d.deliberate is not None:
                 reason = deliberate.TABLE[d.deliberate]

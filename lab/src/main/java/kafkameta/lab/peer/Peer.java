@@ -12,6 +12,10 @@ import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeSet;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Kafka's own code as a peer the project is compared with, case by case: one JVM for a whole run, reading
@@ -21,6 +25,11 @@ import java.util.TreeSet;
  * when Kafka's code throws, {"id": same, "ok": false, "error": "ExceptionClass: message"}: a refusal is an
  * answer, not a failure of the peer. Bytes travel as hex. "ops" lists the operations this peer knows.
  * Answers are flushed whenever no more requests are waiting, so a caller may send many before reading.
+ *
+ * <p>A request with {"deadlineMs": n} runs on a worker thread, and when Kafka's code has not returned after n ms
+ * the worker is stopped and the answer is {"ok": false, "error": "PeerTimeout: ...", "timeout": true}: some inputs
+ * keep Kafka's code busy for good (AbstractStickyAssignor's balancing can move the same partitions back and forth
+ * forever), and a run of many cases must go on past them.
  */
 public final class Peer {
     /** One operation: its arguments in, its result out (any exception is the answer's error). */
@@ -72,12 +81,73 @@ public final class Peer {
         String op = request.path("op").asText("");
         Handler handler = handlers.get(op);
         if (handler == null) return out.put("ok", false).put("error", "unknown op " + op);
+        long deadline = request.path("deadlineMs").asLong(0);
+        if (deadline > 0) return bounded.run(handler, request, deadline, out);
+        return run(handler, request, out);
+    }
+
+    @SuppressWarnings("removal")
+    static ObjectNode run(Handler handler, ObjectNode request, ObjectNode out) {
         try {
             out.put("ok", true).set("result", handler.handle(request));
+        } catch (ThreadDeath stopped) {
+            throw stopped;  // a bounded request overran: its worker ends
         } catch (Throwable e) {
             out.put("ok", false).put("error", e.getClass().getSimpleName() + ": " + e.getMessage());
         }
         return out;
+    }
+
+    private final Bounded bounded = new Bounded();
+
+    /** Requests with a deadline: run one at a time on a worker thread, which is stopped (and replaced) when it
+     *  overruns. Thread.stop is the only way to end code that never checks for interruption; what the stopped
+     *  worker held is garbage, as every handler builds its own objects. */
+    private static final class Bounded {
+        private record Job(Handler handler, ObjectNode request, ObjectNode out) {}
+
+        private BlockingQueue<Job> jobs;
+        private BlockingQueue<ObjectNode> done;
+        private Thread worker;
+
+        ObjectNode run(Handler handler, ObjectNode request, long deadlineMs, ObjectNode out) {
+            if (worker == null) start();
+            try {
+                jobs.put(new Job(handler, request, out));
+                ObjectNode answer = done.poll(deadlineMs, TimeUnit.MILLISECONDS);
+                if (answer != null) return answer;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            stop();
+            return out.put("ok", false).put("timeout", true)
+                .put("error", "PeerTimeout: no answer within " + deadlineMs + " ms");
+        }
+
+        private void start() {
+            BlockingQueue<Job> in = new SynchronousQueue<>();
+            BlockingQueue<ObjectNode> answers = new ArrayBlockingQueue<>(1);
+            jobs = in;
+            done = answers;
+            worker = new Thread(() -> {
+                try {
+                    while (true) {
+                        Job job = in.take();
+                        answers.add(Peer.run(job.handler(), job.request(), job.out()));
+                    }
+                } catch (Throwable stoppedOrInterrupted) {
+                    // stopped after overrunning a deadline: a fresh worker takes the next request
+                }
+            }, "peer-bounded");
+            worker.setDaemon(true);
+            worker.start();
+        }
+
+        @SuppressWarnings({"deprecation", "removal"})
+        private void stop() {
+            worker.stop();
+            worker = null;  // a fresh worker (and queues) for the next request: the old one may still answer late
+        }
     }
 
     public static void main(String[] args) throws IOException {
