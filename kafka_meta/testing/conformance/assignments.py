@@ -24,8 +24,8 @@ from typing import Any
 from kafka_meta.negotiation.outcomes import AssignmentFailed
 from kafka_meta.testing.conformance import deadline
 from kafka_meta.testing.conformance.client_groups import CLIENT_ASSIGNORS, client_group
-from kafka_meta.testing.conformance.engine import in_shard
-from kafka_meta.testing.conformance.results import Result, finished
+from kafka_meta.testing.conformance.engine import run_in_batches
+from kafka_meta.testing.conformance.results import Result
 from kafka_meta.testing.conformance.server_groups import SERVER_ASSIGNORS, server_group
 from kafka_meta.testing.conformance.task_groups import TASK_ASSIGNORS, task_group
 
@@ -149,19 +149,9 @@ def run(peer: Any, cases: int, types: set[str] | None = None, seed: int = 0,
         shard: tuple[int, int] = (0, 1)) -> list[Result]:
     """``cases`` random groups through each assignor (all, or those whose type is in ``types``; of those, the ones
     in ``shard``)."""
-    results = []
-    selected = [kind for kind in kinds() if types is None or kind.type in types]
-    for n, kind in enumerate(selected):
-        if not in_shard(n, shard):
-            continue
-        rng = random.Random(f"{seed}/{kind.type}")
-        result = Result(kind.type)
-        done = 0
-        while done < cases:
-            batch = [kind.draw(rng) for _ in range(min(BATCH, cases - done))]
-            submitted = peer.submit({**kind.request(case), "deadlineMs": deadline.KAFKA_MS} for case in batch)
-            outcomes = [_ours(kind, case) for case in batch]   # while Kafka's code works on the same batch
-            check(kind, batch, submitted.answers(), result, outcomes)
-            done += len(batch)
-        results.append(finished(result))
-    return results
+    def check_batch(kind: Any, batch: list[Any], result: Result) -> None:
+        submitted = peer.submit({**kind.request(case), "deadlineMs": deadline.KAFKA_MS} for case in batch)
+        outcomes = [_ours(kind, case) for case in batch]   # while Kafka's code works on the same batch
+        check(kind, batch, submitted.answers(), result, outcomes)
+
+    return run_in_batches(kinds(), cases, types, seed, shard, BATCH, check_batch)

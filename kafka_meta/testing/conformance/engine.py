@@ -22,7 +22,7 @@ deliberate differences (:mod:`kafka_meta.testing.conformance.deliberate`), which
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -361,6 +361,27 @@ def run_subjects(peer: Peer, subjects: list[Subject], cases: int, seed: int,
         if in_shard(n, shard):
             rng = random.Random(f"{seed}:{subject.name}")
             yield finished(Runner(peer, subject, rng).run(cases))
+
+
+def run_in_batches(kinds: Iterable[Any], cases: int, types: set[str] | None, seed: int, shard: tuple[int, int],
+                   batch_size: int, check_batch: Callable[[Any, list[Any], Result], None]) -> list[Result]:
+    """The loop of the families whose cases are drawn by a kind (``.type``, ``.draw(rng)``): ``cases`` per kind
+    selected by ``types`` and ``shard``, drawn from a generator seeded by ``seed`` and the kind's type, handed to
+    ``check_batch`` ``batch_size`` at a time (one round trip to the peer each)."""
+    results = []
+    selected = [kind for kind in kinds if types is None or kind.type in types]
+    for n, kind in enumerate(selected):
+        if not in_shard(n, shard):
+            continue
+        rng = random.Random(f"{seed}/{kind.type}")
+        result = Result(kind.type)
+        done = 0
+        while done < cases:
+            batch = [kind.draw(rng) for _ in range(min(batch_size, cases - done))]
+            check_batch(kind, batch, result)
+            done += len(batch)
+        results.append(finished(result))
+    return results
 
 
 def in_shard(position: int, shard: tuple[int, int]) -> bool:

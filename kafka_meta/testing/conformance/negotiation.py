@@ -24,8 +24,8 @@ from typing import Any
 
 from kafka_meta.testing.conformance import negotiation_cases as draw
 from kafka_meta.testing.conformance import negotiation_sides as sides
-from kafka_meta.testing.conformance.engine import in_shard
-from kafka_meta.testing.conformance.results import Result, finished
+from kafka_meta.testing.conformance.engine import run_in_batches
+from kafka_meta.testing.conformance.results import Result
 
 BATCH = 500   # cases sent to the peer at once
 
@@ -96,17 +96,7 @@ def run(peer: Any, cases: int, types: set[str] | None = None, seed: int = 0,
         shard: tuple[int, int] = (0, 1)) -> list[Result]:
     """``cases`` cases of each type (all, or those named in ``types``; of those, the ones in ``shard``), drawn
     reproducibly from ``seed``."""
-    results = []
-    selected = [kind for kind in KINDS if types is None or kind.type in types]
-    for n, kind in enumerate(selected):
-        if not in_shard(n, shard):
-            continue
-        rng = random.Random(f"{seed}/{kind.type}")
-        result = Result(kind.type)
-        done = 0
-        while done < cases:
-            batch = [kind.draw(rng) for _ in range(min(BATCH, cases - done))]
-            check(kind, batch, peer.many(case.request() for case in batch), result)
-            done += len(batch)
-        results.append(finished(result))
-    return results
+    def check_batch(kind: Any, batch: list[Any], result: Result) -> None:
+        check(kind, batch, peer.many(case.request() for case in batch), result)
+
+    return run_in_batches(KINDS, cases, types, seed, shard, BATCH, check_batch)
