@@ -156,6 +156,10 @@ class JavaHashMap(Generic[K, V]):
         if len(self._values) > len(self._buckets) * LOAD_FACTOR:
             self._resize()
 
+    def capacity(self) -> int:
+        """The table's size (the one its first ``put`` will make, while it has none)."""
+        return len(self._buckets) if self._buckets else self._pending
+
     def setdefault(self, key: K, value: V) -> V:
         if key not in self._values:
             self.put(key, value)
@@ -220,6 +224,11 @@ class JavaHashSet(Generic[K]):
 
     def __iter__(self) -> Iterator[K]:
         return iter(self._map)
+
+    def table(self) -> tuple[int, tuple[K, ...]]:
+        """The capacity and the iteration order: all that decides how the set iterates after any further adds
+        and removes, so two sets equal in this behave alike from here on (their insertion histories may differ)."""
+        return self._map.capacity(), tuple(self)
 
 
 def hash_map_order(keys: Iterable[K], hash_of: Callable[[K], int], capacity: int | None = None) -> list[K]:

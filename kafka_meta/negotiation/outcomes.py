@@ -3,7 +3,8 @@
 A negotiation rule never raises for a refusal that Kafka itself produces: a rejected ``upgrade.from``, a
 failing ``assign()``, an assignment a member cannot accept are *outcomes*, returned as a
 :class:`JavaFailure` naming the exception Kafka throws, the component that throws it, and why. Python
-exceptions (:class:`NegotiationError`) are kept for input kafka_meta cannot judge at all.
+exceptions (:class:`NegotiationError`) are kept for input kafka_meta cannot judge at all, and for an
+``assign()`` that Kafka never finishes (:class:`AssignmentNeverEnds`): there is no outcome to return.
 """
 
 from __future__ import annotations
@@ -35,3 +36,20 @@ class AssignmentFailed(NegotiationError):
     def __init__(self, failure: JavaFailure) -> None:
         super().__init__(str(failure))
         self.failure = failure
+
+
+class AssignmentNeverEnds(NegotiationError):
+    """Kafka's own ``assign()`` never returns for these facts: the sticky assignors' balancing (both of them run
+    ``AbstractStickyAssignor``'s) repeats itself forever.
+
+    Not an :class:`AssignmentFailed`: Kafka throws nothing, so there is no :class:`JavaFailure` to report. A Java
+    leader stays in the loop and its group never gets a SyncGroup; doing the same would hang the caller, so the
+    project stops as soon as the loop is certain and says so.
+    """
+
+    def __init__(self, members: int, partitions: int) -> None:
+        self.members = members
+        self.partitions = partitions
+        super().__init__(
+            f"the sticky assignor's balancing loops without end on this group of {members} members and {partitions} "
+            "partitions (Kafka's AbstractStickyAssignor does the same; a Java leader would never send its SyncGroup)")

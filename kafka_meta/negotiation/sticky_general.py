@@ -14,15 +14,20 @@
    its ``HashSet`` order, reproduced here). First over the unassigned partitions (unless a revocation is
    required), then over all of them; if the moves did not improve the balance score (the sum of the
    pairwise differences of assignment sizes) the assignment from before balancing is kept.
+
+Kafka's balancing does not end on some groups: a partition goes back to its previous owner and the move is
+undone, pass after pass. A pass depends only on who owns what and on the movement bookkeeping, so when a pass
+starts from the same state as an earlier pass the loop can never end; :class:`AssignmentNeverEnds` is raised
+then, and only then (every run that ends gives what it gave without the check).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 
 from kafka_meta.negotiation.assignor_facts import Member
 from kafka_meta.negotiation.java_order import JavaHashSet, topic_partition_hash
-from kafka_meta.negotiation.outcomes import AssignmentFailed, JavaFailure
+from kafka_meta.negotiation.outcomes import AssignmentFailed, AssignmentNeverEnds, JavaFailure
 from kafka_meta.negotiation.rebalance_protocol import TopicPartition
 from kafka_meta.negotiation.sticky_racks import StickyRacks
 
@@ -74,6 +79,12 @@ class Movements:
             old = self.moved[tp][0]
         reverse = pairs.get((new, old))
         return tp if reverse is None else next(iter(reverse))
+
+    def state(self) -> Hashable:
+        """Everything later moves read: per topic and pair of members, the moved partitions with their
+        ``HashSet``'s table (its order decides which one a reversed move takes). ``moved`` follows from it."""
+        return tuple(sorted((topic, tuple(sorted((pair, moved.table()) for pair, moved in pairs.items())))
+                            for topic, pairs in self.by_topic.items()))
 
 
 class _Builder:
@@ -194,10 +205,21 @@ class _Builder:
         new = next(c for c in self.ordered() if tp[0] in self.subscribed[c])
         self.move(tp, new)
 
+    def pass_state(self) -> Hashable:
+        """What a balancing pass reads and changes: each partition's owner (which fixes every member's
+        assignment as a set; the order inside a member's list is never read while balancing) and the movement
+        bookkeeping. The rest it reads (subscriptions, racks, previous owners, which members take part) stays
+        the same throughout."""
+        return tuple(self.owner.get(tp) for tp in self.all_partitions), self.movements.state()
+
     def reassign(self, partitions: list[TopicPartition], previous: Mapping[TopicPartition, tuple[str, int]]) -> bool:
+        """Kafka's ``while (modified)`` loop over ``partitions``. A pass is a function of :meth:`pass_state`, so a
+        pass starting where an earlier one started means the loop repeats forever: raise instead of looping."""
         performed = False
         modified = True
+        seen: set[Hashable] = set()
         while modified:
+            self._stop_if_seen(seen)
             modified = False
             for tp in partitions:
                 if self.is_balanced():
@@ -211,6 +233,12 @@ class _Builder:
                 if self._move_within_rack(tp, consumer) or self._move_anywhere(tp, consumer):
                     performed = modified = True
         return performed
+
+    def _stop_if_seen(self, seen: set[Hashable]) -> None:
+        state = self.pass_state()
+        if state in seen:
+            raise AssignmentNeverEnds(len(self.members), self.total)
+        seen.add(state)
 
     def _move_within_rack(self, tp: TopicPartition, consumer: str) -> bool:
         rack = self.racks.consumer_racks.get(consumer)

@@ -6,7 +6,7 @@ batch, runs the project's assignor on the same facts and compares the outcome me
 partitions (or active and standby tasks) each member gets, the partitions transferring ownership where Kafka
 reports them, and refusals (Kafka throwing, the project raising ``AssignmentFailed``) by exception name. A group
 that keeps an assignor busy for good (:mod:`~kafka_meta.testing.conformance.deadline`) is agreement when neither
-side finishes it. The
+side finishes it (the project's side says so itself where it detects the loop: ``AssignmentNeverEnds``). The
 order of partitions inside one member's list is not compared (it is not part of what an assignment means:
 Kafka's follows the iteration order of maps of topic names).
 
@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from kafka_meta.negotiation.outcomes import AssignmentFailed
+from kafka_meta.negotiation.outcomes import AssignmentFailed, AssignmentNeverEnds
 from kafka_meta.testing.conformance import deadline
 from kafka_meta.testing.conformance.client_groups import CLIENT_ASSIGNORS, client_group
 from kafka_meta.testing.conformance.engine import run_in_batches
@@ -85,11 +85,13 @@ def types() -> list[str]:
 
 
 def _ours(kind: Kind, case: Any, seconds: float = deadline.OURS_FIRST_S) -> Outcome:
+    """The project's answer. A loop the project detects is shown as a timeout: Kafka's side of the same group can
+    only time out, and both not finishing is agreement."""
     try:
         return Outcome(deadline.limited(seconds, lambda: kind.ours(case)))
     except AssignmentFailed as e:
         return Outcome(error=e.failure.exception)
-    except deadline.Unfinished:
+    except (deadline.Unfinished, AssignmentNeverEnds):
         return Outcome(error=deadline.UNFINISHED)
 
 

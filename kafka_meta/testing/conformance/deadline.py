@@ -1,10 +1,12 @@
 """Time limits on a case, on both sides: some inputs keep an assignor busy for good.
 
 Kafka's ``AbstractStickyAssignor`` balancing can move the same partitions back and forth forever (a partition sent
-back to its previous owner, then the move undone, again and again), and the project reproduces the algorithm, so
-it loops too. A run of many cases must go on past such a group and still say whether both sides behaved alike: the
-peer stops Kafka's code after :data:`KAFKA_MS` (the request's ``deadlineMs``), and the project's side runs under
-:func:`limited`, which raises :class:`Unfinished` in the main thread when its time is up.
+back to its previous owner, then the move undone, again and again). The project reproduces the algorithm and
+stops it where it sees a balancing pass repeat an earlier one (``AssignmentNeverEnds``, shown as
+:data:`UNFINISHED` like a timeout). A run of many cases must go on past such a group and still say whether both
+sides behaved alike: the peer stops Kafka's code after :data:`KAFKA_MS` (the request's ``deadlineMs``), and the
+project's side runs under :func:`limited`, which raises :class:`Unfinished` in the main thread when its time is up
+(a guard for any assignor that could still run on).
 """
 
 from __future__ import annotations
