@@ -14,6 +14,7 @@ import pytest
 from pcap_exchanges import CAPTURES, capture_exchanges
 
 from kafka_meta.analysis.assemble import build_timeline
+from kafka_meta.analysis.report import Report
 from kafka_meta.report.html import render_html
 from kafka_meta.report.terminal import render_terminal, terminal_text
 
@@ -31,7 +32,7 @@ def timeline():
 
 
 def test_terminal_report_reads_as_a_diagnosis(timeline):
-    text = terminal_text(timeline)
+    text = terminal_text(Report(timeline=timeline))
     assert not ANSI.search(text)
     lines = text.splitlines()
     assert lines[0].startswith(f"Rebalance timeline: {len(timeline.groups)} group(s)")
@@ -51,11 +52,11 @@ def test_terminal_report_reads_as_a_diagnosis(timeline):
 
 def test_terminal_colour_only_on_a_terminal(timeline):
     coloured = io.StringIO()
-    render_terminal(timeline, file=coloured, width=160, color=True)
+    render_terminal(Report(timeline=timeline), file=coloured, width=160, color=True)
     assert ANSI.search(coloured.getvalue())
-    assert ANSI.sub("", coloured.getvalue()).splitlines()[0] == terminal_text(timeline).splitlines()[0]
+    assert ANSI.sub("", coloured.getvalue()).splitlines()[0] == terminal_text(Report(timeline=timeline)).splitlines()[0]
     piped = io.StringIO()
-    render_terminal(timeline, file=piped)  # rich decides: a StringIO is no terminal
+    render_terminal(Report(timeline=timeline), file=piped)  # rich decides: a StringIO is no terminal
     assert not ANSI.search(piped.getvalue())
 
 
@@ -65,7 +66,7 @@ def test_html_is_self_contained_and_escaped(timeline):
             for m in r.members:
                 if m.member_id == "orders-1":
                     m.client_id = "<script>alert(1)</script>"
-    page = render_html(timeline)
+    page = render_html(Report(timeline=timeline))
     assert "<script>alert(1)</script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert not re.search(r"<script[^>]+src=", page) and "cdn.plot.ly" not in page.replace("cdn.plot.ly/", "")
     assert page.count("Plotly.newPlot") == sum(1 for g in timeline.groups if g.rounds or g.findings)
@@ -116,7 +117,8 @@ def test_cli_reads_broker_log_segments():
     doc = json.loads(done.stdout)
     # the fixture holds the same records in four partitions: each generation is still one round
     billing = doc["groups"]["billing"]
-    assert [r["generation"] for r in billing["rounds"]] == [12] and billing["commits"] > 0
+    assert [r["generation"] for r in billing["rounds"]] == [12] and billing["committedPartitions"] > 0
+    assert doc["records"]["OffsetCommit"] > 0 and doc["errors"] == 0  # one document: what analyze writes
     assert [r["generation"] for r in doc["groups"]["checkout"]["rounds"]] == [5]
     stuck = next(f for f in doc["findings"] if f["kind"] == "stuck-upgrade")
     assert stuck["group"] == "billing" and stuck["member"] == "c2-bbb"
@@ -173,7 +175,7 @@ def test_html_escapes_what_clients_send_everywhere_it_appears(timeline):
     original = member.member_id
     try:
         member.member_id = hostile
-        page = render_html(timeline)
+        page = render_html(Report(timeline=timeline))
     finally:
         member.member_id = original
     assert "<img src=x onerror=alert(2)>" not in page
@@ -183,7 +185,27 @@ def test_html_escapes_what_clients_send_everywhere_it_appears(timeline):
 def test_html_gives_no_clean_bill_of_health_when_input_was_unreadable():
     unreadable = build_timeline([], [{"key": "not hex", "value": None, "_file": "broken.jsonl", "_line": 1}])
     assert unreadable.errors and not unreadable.findings
-    page = render_html(unreadable)
+    page = render_html(Report(timeline=unreadable))
     assert "rebalanced cleanly" not in page and "no clean bill of health" in page
     assert "broken.jsonl" in page
-    assert "rebalanced cleanly" in render_html(build_timeline([], []))
+    assert "rebalanced cleanly" in render_html(Report(timeline=build_timeline([], [])))
+
+
+def test_every_face_renders_the_one_report():
+    """One Report for the terminal, the HTML page, the text summary and JSON: each says what was read, what
+    could not be read at all and what damage was read around."""
+    from kafka_meta.analysis.inventory import take_inputs
+    from kafka_meta.analysis.report import render_text
+
+    rows = [json.loads(line) for line in SAMPLE.read_text().splitlines() if line.strip()]
+    records = [r | {"_file": "capture.jsonl", "_line": n} for n, r in enumerate(rows, 1) if "key" in r]
+    report = take_inputs(Report(timeline=build_timeline([], records), unreadable=["gone.pcap: no such file"],
+                                damage=["seg.log, byte 61: CRC-32C mismatch"]), records)
+    assert report.records["OffsetCommit"] > 0 and not report.read_everything
+    text, page, summary, doc = terminal_text(report), render_html(report), render_text(report), report.to_json()
+    assert f"Read: {sum(report.records.values())} __consumer_offsets record(s)" in text
+    for face in (text, page, summary):
+        assert "gone.pcap: no such file" in face and "seg.log, byte 61: CRC-32C mismatch" in face
+    assert doc["unreadable"] == ["gone.pcap: no such file"]
+    assert doc["problems"][0] == "seg.log, byte 61: CRC-32C mismatch"
+    assert doc["groups"]["orders"]["committedPartitions"] > 0 and doc["groups"]["orders"]["rounds"]

@@ -14,6 +14,7 @@ import pytest
 from pcap_exchanges import CAPTURES, capture_exchanges
 
 from kafka_meta.analysis.assemble import build_timeline
+from kafka_meta.analysis.report import Report
 from kafka_meta.report.html import write_html
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,7 +48,7 @@ def test_report_renders_its_charts_without_console_errors(tmp_path):
     rows = [r for r in map(json.loads, SAMPLE.read_text().splitlines()) if "key" in r]
     exchanges = [e for path in CAPTURES.values() for e in capture_exchanges(path)]
     timeline = build_timeline(exchanges, rows)
-    page = write_html(timeline, tmp_path / "report.html")
+    page = write_html(Report(timeline=timeline), tmp_path / "report.html")
     charts = sum(1 for g in timeline.groups if g.rounds or g.findings)
 
     dom, console = browse(page, tmp_path / "profile", "--dump-dom")

@@ -189,7 +189,8 @@ def test_analyze_counts_a_malformed_json_line_and_writes_the_report(spark, tmp_p
     code, out, err = analyze(spark, [str(jsonl_sample(tmp_path))], tmp_path / "out", capsys)
     assert code == 0, err
     report = json.loads((tmp_path / "out" / "report.json").read_text())
-    assert report["errors"] == 1 and "1 input line(s) are not JSON objects" in out
+    assert report["errors"] == 0 and report["problems"] == ["1 input line(s) are not JSON objects"]
+    assert "1 input line(s) are not JSON objects" in out
     assert spark.read.parquet(str(tmp_path / "out" / "offsets")).count() == len(SAMPLE_ROWS)
 
 
@@ -214,8 +215,8 @@ def test_analyze_reads_segments_damaged_from_byte_0_beside_captures(spark, tmp_p
     report = json.loads((tmp_path / "out" / "report.json").read_text())
     exchanges = read([str(CAPTURE)]).exchanges
     assert sum(sum(groups.values()) for groups in report["exchanges"].values()) == len(exchanges)  # captures read
-    segments = [s for s in report["errorSamples"] if "__consumer_offsets-0" in s]
-    assert report["errors"] == 2 and len(segments) == 2 and all(", byte 0: " in s for s in segments)  # logs read
+    segments = [s for s in report["problems"] if "__consumer_offsets-0" in s]
+    assert report["errors"] == 0 and len(segments) == 2 and all(", byte 0: " in s for s in segments)  # logs read
     assert ", byte 0: " in out
 
 
@@ -253,3 +254,21 @@ def test_a_mixed_directory_is_planned_as_every_kind_it_holds(tmp_path):
             sample(mixed)
     planned, unreadable = plan([str(mixed)])
     assert not unreadable and set(planned[0].by_kind) == set(BY_NAME)
+
+
+# --- what every face keeps of a row -----------------------------------------------------------------------
+
+def test_json_lines_keep_the_producer_id_and_a_bad_payload_names_its_input(spark, tmp_path, capsys):
+    """A transactional commit's producer id reaches the timeline from JSON Lines as it does from segments
+    (the commit waits for its transaction's marker), and an undecodable payload says which input held it."""
+    path = tmp_path / "mixed.jsonl"
+    record = dict(SAMPLE_ROWS[0], producerId=7)
+    path.write_text(json.dumps(record) + "\n" + json.dumps({"type": "ConsumerProtocolSubscription", "hex": "0003"})
+                    + "\n")
+    offsets = read_inputs(spark, [str(path)]).offsets
+    assert "producerId" in offsets.columns and offsets.first().producerId == 7
+    code, _, err = analyze(spark, [str(path)], tmp_path / "out", capsys)
+    assert code == 0, err
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert report["blobErrors"] == 1
+    assert any(s.startswith(f"{path}: ConsumerProtocolSubscription payload: ") for s in report["errorSamples"])

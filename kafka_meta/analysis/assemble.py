@@ -1,5 +1,6 @@
 """One timeline from every source: captured exchanges and ``__consumer_offsets`` rows, merged per group,
-with the findings, groups sorted by trouble. This is what the reports and report.json show.
+with the findings, groups sorted by trouble. The report (:class:`~kafka_meta.analysis.report.Report`) carries it
+to every face.
 
 A generation seen both in a capture and in the log is one round: the capture's (it knows who joined when,
 and why) is kept; the log's commits for it are added.
@@ -8,13 +9,14 @@ and why) is kept; the log's commits for it are added.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 from kafka_meta.analysis.findings import Finding, Thresholds, find
 from kafka_meta.analysis.generations import CommitCount, add_commit_counts, build_generations
 from kafka_meta.analysis.rounds import build_timelines
 from kafka_meta.analysis.timeline import GroupTimeline, sort_rounds
+from kafka_meta.log.rows import OffsetsRow
 
 
 @dataclass
@@ -36,11 +38,6 @@ class Timeline:
 
     def group(self, name: str) -> GroupTimeline | None:
         return next((g for g in self.groups if g.group == name), None)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"groups": {g.group: g.to_json() for g in self.groups},
-                "findings": [f.to_json() for f in self.ranked_findings], "errors": self.errors,
-                "thresholds": asdict(self.thresholds)}
 
 
 def merge(into: GroupTimeline, other: GroupTimeline) -> None:
@@ -65,7 +62,7 @@ def merge(into: GroupTimeline, other: GroupTimeline) -> None:
         into.kind = other.kind
 
 
-def build_timeline(exchanges: Iterable[Any] = (), offsets_rows: Iterable[Mapping[str, Any]] = (),
+def build_timeline(exchanges: Iterable[Any] = (), offsets_rows: Iterable[OffsetsRow] = (),
                    thresholds: Thresholds | None = None, offsets_file: str | None = None,
                    commit_counts: Iterable[CommitCount] = (),
                    topic_names: Mapping[str, str] | None = None, aborted_commits: Mapping[str, int] | None = None,

@@ -60,7 +60,7 @@ Scope = tuple[Any, Any, Any]  # (source, topic, partition): one partition's log,
 CommitCount = tuple[str, int | None, float | None, int]  # group, generation in force, second, commits
 
 
-def _bytes(value: Any) -> bytes | None:
+def record_bytes(value: Any) -> bytes | None:
     """Record bytes as Spark's Kafka source (bytes) or JSON Lines (hex or base64 text) carry them."""
     if value is None or isinstance(value, bytes | bytearray | memoryview):
         return None if value is None else bytes(value)
@@ -264,7 +264,7 @@ def build_generations(rows: Iterable[OffsetsRow], file: str | None = None,
                                line=row.get("_line", n if row.get("offset") is None else None),
                                ts=_seconds(row.get("timestamp")))
         try:
-            key, value = _bytes(row.get("key")), _bytes(row.get("value"))
+            key, value = record_bytes(row.get("key")), record_bytes(row.get("value"))
             if key is None:
                 continue
             record = decode_record(key, value, control=bool(row.get("control")))

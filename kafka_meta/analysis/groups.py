@@ -8,7 +8,7 @@ deletes it. So callers pass only the newest record per key; tombstones remove gr
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +17,7 @@ from kafka_meta.offsets.reader import decode_record
 from kafka_meta.offsets.records import CoordinatorRecord, OffsetsRecord
 
 COOPERATIVE_ASSIGNORS = {"cooperative-sticky", "stream"}
+GROUP_RECORD_TYPES = (2, 3, 5, 10, 11, 17, 19)  # the records that describe groups and their members
 
 
 @dataclass
@@ -191,3 +192,13 @@ def analyze_groups(records: Iterable[OffsetsRecord]) -> dict[str, GroupFacts]:
     for name in deleted:
         groups.pop(name, None)
     return dict(sorted(groups.items()))
+
+
+def add_committed(groups: dict[str, GroupFacts], commits: Mapping[str, int]) -> None:
+    """Each group's partitions with a committed offset (the newest commit of a key, not deleted); a group
+    known only by its commits is "offsets only"."""
+    for name, count in commits.items():
+        facts = groups.get(name)
+        if facts is None:
+            facts = groups[name] = GroupFacts(name, "offsets only")
+        facts.committed_partitions = count

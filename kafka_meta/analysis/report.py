@@ -1,14 +1,22 @@
-"""The analyze job's report: what was read, each group's state, and what needs attention."""
+"""The report, one document for every face: what was read, each group's state, its rebalance rounds and the
+findings, and what could not be read.
+
+``kafka-meta analyze`` fills it with Spark, ``kafka-meta report`` without (:mod:`kafka_meta.analysis.inventory`);
+the faces render this one type: the terminal and the HTML page (:mod:`kafka_meta.report`), the text summary
+(:func:`render_text`) and JSON (:meth:`Report.to_json`, report.json and ``report --format json``).
+"""
 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from kafka_meta.analysis.assemble import Timeline
 from kafka_meta.analysis.groups import GroupFacts
+
+ERROR_SAMPLES = 5  # undecodable things quoted in the report; the rest are counted
 
 
 @dataclass
@@ -28,25 +36,45 @@ class Report:
     output: str | None = None
     timeline: Timeline | None = None  # the rebalance rounds and findings (kafka_meta.analysis.assemble)
     unreadable: list[str] = field(default_factory=list)  # inputs that could not be read at all, with why
+    damage: list[str] = field(default_factory=list)  # damage the readers read around, each with its place
+
+    @property
+    def story(self) -> Timeline:
+        """The rebalance timeline; an empty one when the inputs held nothing to build it from."""
+        return self.timeline if self.timeline is not None else Timeline()
+
+    @property
+    def problems(self) -> list[str]:
+        """What could not be read: whole inputs first, then damage read around, each with its place (what the
+        readers found, then what the timeline could not read of the rows)."""
+        return [*self.unreadable, *self.damage, *self.story.errors]
+
+    @property
+    def read_everything(self) -> bool:
+        """Whether every input could be read at all (damage inside an input is reported, not this)."""
+        return not self.unreadable
 
     def to_json(self) -> dict[str, Any]:
-        doc = {
+        groups: dict[str, dict[str, Any]] = {name: _group_json(g) for name, g in self.groups.items()}
+        doc: dict[str, Any] = {
             "records": dict(self.records), "tombstones": self.tombstones,
             "unknownRecordTypes": {str(k): v for k, v in self.unknown_types.items()},
             "readForward": self.read_forward, "errors": self.errors, "errorSamples": self.error_samples,
             "blobs": dict(self.blobs), "blobVersions": {t: dict(c) for t, c in self.blob_versions.items()},
             "blobErrors": self.blob_errors,
-            "groups": {name: _group_json(g) for name, g in self.groups.items()},
+            "groups": groups,
             "exchanges": {api: dict(groups) for api, groups in self.exchanges.items()},
             "exchangeErrors": self.exchange_errors,
             "output": self.output, "unreadable": self.unreadable,
         }
-        if self.timeline is not None:  # each group's rounds and findings, and every finding at the top
-            for g in self.timeline.groups:
-                entry = doc["groups"].setdefault(g.group, {"kind": g.kind})
-                entry.update({"rounds": [r.to_json() for r in g.rounds], "findings": [f.to_json() for f in g.findings],
-                              "abortedCommits": g.aborted_commits})
-            doc["findings"] = [f.to_json() for f in self.timeline.ranked_findings]
+        story = self.story  # each group's rounds and findings, and every finding at the top
+        for g in story.groups:
+            entry = groups.setdefault(g.group, {"kind": g.kind})
+            entry.update({"rounds": [r.to_json() for r in g.rounds], "findings": [f.to_json() for f in g.findings],
+                          "abortedCommits": g.aborted_commits})
+        doc["findings"] = [f.to_json() for f in story.ranked_findings]
+        doc["problems"] = [*self.damage, *story.errors]
+        doc["thresholds"] = asdict(story.thresholds)
         return doc
 
 
@@ -150,6 +178,12 @@ def render_text(report: Report) -> str:
     if report.unreadable:
         lines.append(f"inputs that could not be read ({len(report.unreadable)}):")
         lines += [f"  {u}" for u in report.unreadable]
+    damage = [*report.damage, *report.story.errors]
+    if damage:
+        lines.append(f"damage read around ({len(damage)}):")
+        lines += [f"  {d}" for d in damage[:ERROR_SAMPLES]]
+        if len(damage) > ERROR_SAMPLES:
+            lines.append(f"  ... {len(damage) - ERROR_SAMPLES} more in report.json")
     if report.error_samples:
         lines.append("first errors:")
         lines += [f"  {e}" for e in report.error_samples]

@@ -16,8 +16,8 @@ import jinja2
 import plotly.offline
 from markupsafe import Markup
 
-from kafka_meta.analysis.assemble import Timeline
 from kafka_meta.analysis.codes import error_name
+from kafka_meta.analysis.report import Report
 from kafka_meta.analysis.timeline import GroupTimeline, MemberRound, Round, tp_labels
 from kafka_meta.report.charts import group_figure
 from kafka_meta.report.terminal import clock, seconds, short
@@ -79,7 +79,8 @@ def _chart(g: GroupTimeline, index: int) -> Markup:
                                           config={"displaylogo": False, "responsive": True}))
 
 
-def render_html(timeline: Timeline, title: str = "Rebalance timeline") -> str:
+def render_html(report: Report, title: str = "Rebalance timeline") -> str:
+    timeline = report.story
     findings = timeline.ranked_findings
     groups = timeline.groups
     return _template().render(
@@ -87,7 +88,7 @@ def render_html(timeline: Timeline, title: str = "Rebalance timeline") -> str:
         groups=groups, rounds=sum(len(g.rounds) for g in groups), findings=findings,
         critical=[f for f in findings if f.severity == "critical"],
         others=[f for f in findings if f.severity != "critical"],
-        errors=list(timeline.errors),
+        errors=report.problems,
         charts={i: _chart(g, i) for i, g in enumerate(groups) if g.rounds or g.findings},
         summary_head=SUMMARY_HEAD, round_head=ROUND_HEAD, member_head=MEMBER_HEAD,
         count=_severity_count, clock=clock, seconds=seconds, state=_state, round_errors=_round_errors,
@@ -96,8 +97,8 @@ def render_html(timeline: Timeline, title: str = "Rebalance timeline") -> str:
         moved=lambda r: short(tp_labels(r.moved), 8))
 
 
-def write_html(timeline: Timeline, path: str | Path, title: str = "Rebalance timeline") -> Path:
+def write_html(report: Report, path: str | Path, title: str = "Rebalance timeline") -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_html(timeline, title), encoding="utf-8")
+    path.write_text(render_html(report, title), encoding="utf-8")
     return path

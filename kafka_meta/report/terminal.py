@@ -15,8 +15,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from kafka_meta.analysis.assemble import Timeline
 from kafka_meta.analysis.codes import error_name
+from kafka_meta.analysis.report import Report
 from kafka_meta.analysis.timeline import GroupTimeline, Round
 
 SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
@@ -40,13 +40,13 @@ def short(items: list[str], limit: int = MAX_LIST) -> str:
     return ", ".join(items[:limit]) + f" (+{len(items) - limit})"
 
 
-def _findings(console: Console, timeline: Timeline) -> None:
-    findings = timeline.ranked_findings
+def _findings(console: Console, report: Report) -> None:
+    findings = report.story.ranked_findings
     if not findings:
-        if timeline.errors:  # no clean bill of health for what could not be read
-            console.print(Text(f"No findings in what could be read; {len(timeline.errors)} input(s) or "
+        if report.problems:  # no clean bill of health for what could not be read
+            console.print(Text(f"No findings in what could be read; {len(report.problems)} input(s) or "
                                "part(s) of inputs could not be (listed at the end).", style="yellow"))
-        elif timeline.groups:
+        elif report.story.groups:
             console.print(Text("No findings: every group rebalanced cleanly.", style="green"))
         else:
             console.print(Text("No groups: the inputs hold no rebalance and no offset commit.", style="yellow"))
@@ -107,29 +107,50 @@ def _group(console: Console, g: GroupTimeline) -> None:
             console.print(Text(f"  gen {r.generation}: {line}", style="dim"))
 
 
-def render_terminal(timeline: Timeline, file: IO[str] | None = None, width: int | None = None,
+def _inventory(report: Report) -> str | None:
+    """What was read, in one line: the counts the report's JSON gives in full."""
+    parts = []
+    if report.records or report.errors or report.unknown_types:
+        parts.append(f"{sum(report.records.values())} __consumer_offsets record(s)"
+                     + (f" ({report.errors} undecodable)" if report.errors else ""))
+    if report.exchanges:
+        parts.append(f"{sum(sum(c.values()) for c in report.exchanges.values())} captured exchange(s)")
+    if report.blobs or report.blob_errors:
+        parts.append(f"{sum(report.blobs.values())} payload(s)"
+                     + (f" ({report.blob_errors} undecodable)" if report.blob_errors else ""))
+    return "Read: " + ", ".join(parts) if parts else None
+
+
+def render_terminal(report: Report, file: IO[str] | None = None, width: int | None = None,
                     color: bool | None = None) -> None:
     """Print the report. ``color=None`` lets rich decide from the stream (a terminal gets colour)."""
     console = Console(file=file, width=width, highlight=False, soft_wrap=False,
                       force_terminal=color if color else None, no_color=color is False)
     if width is None and not console.is_terminal:
         console.width = PIPE_WIDTH  # a file or a pipe has no width: do not squeeze the tables into 80 columns
+    timeline = report.story
     rounds = sum(len(g.rounds) for g in timeline.groups)
     console.print(Text(f"Rebalance timeline: {len(timeline.groups)} group(s), {rounds} round(s), "
                        f"{len(timeline.findings)} finding(s)", style="bold"))
-    _findings(console, timeline)
+    read = _inventory(report)
+    if read:
+        console.print(Text(read, style="dim"))
+    _findings(console, report)
     for g in timeline.groups:
         console.print()
         _group(console, g)
-    if timeline.errors:
+    problems = report.problems
+    if problems:
         console.print()
-        console.print(Text(f"Unreadable input ({len(timeline.errors)})", style="bold red"))
-        for e in timeline.errors[:10]:
+        console.print(Text(f"Unreadable input ({len(problems)})", style="bold red"))
+        for e in problems[:10]:
             console.print(f"  {e}")
+        if len(problems) > 10:
+            console.print(f"  ... {len(problems) - 10} more (--format json lists every one)")
 
 
-def terminal_text(timeline: Timeline, width: int = PIPE_WIDTH) -> str:
+def terminal_text(report: Report, width: int = PIPE_WIDTH) -> str:
     """The report as plain text (no colour), e.g. for report.txt."""
     out = io.StringIO()
-    render_terminal(timeline, file=out, width=width, color=False)
+    render_terminal(report, file=out, width=width, color=False)
     return out.getvalue()

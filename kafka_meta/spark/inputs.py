@@ -93,7 +93,7 @@ def _split(df: Any, key_bytes: Any, value_bytes: Any, blob_bytes: Any) -> Inputs
     columns = set(df.columns)
     inputs = Inputs()
     if "key" in columns:
-        keep = [F.col(c) for c in PROVENANCE if c in columns]
+        keep = [F.col(c) for c in (*PROVENANCE, "producerId") if c in columns]  # a transaction's commits too
         control = F.col("control").cast("boolean") if "control" in columns else F.lit(False)
         inputs.offsets = df.where(F.col("key").isNotNull()).select(
             key_bytes.alias("key"), value_bytes.alias("value"), *keep, F.coalesce(control, F.lit(False)).alias(
@@ -187,7 +187,10 @@ def read_log(spark: Any, paths: list[str]) -> Inputs:
     topics = df.where((F.col("topic") == "__cluster_metadata")
                       & (F.substring("value", 1, 2) == F.lit(bytearray(b"\x01\x02")))).select("topic", "key", "value")
     df = df.where(F.col("topic").isNull() | ~F.col("topic").isin(*OTHER_INTERNAL_TOPICS))  # not offsets records
-    return Inputs(topics=topics, offsets=df.select("key", "value", *PROVENANCE, "control", "producerId", "_error"))
+    # each record's place as the reader without Spark gives it (kafka_meta.inputs.segment): its partition's log
+    where = F.when(F.col("topic").isNotNull(), F.concat_ws("-", "topic", F.col("partition").cast("string")))
+    return Inputs(topics=topics, offsets=df.select("key", "value", *PROVENANCE, "control", "producerId", "_error",
+                                                   where.alias("_file")))
 
 
 # the Spark reader of each kind of the registry (kafka_meta.inputs.kinds), by the kind's name: what the
@@ -220,6 +223,8 @@ def read_inputs(spark: Any, names: list[str], fmt: str = "auto", bootstrap_serve
         for inputs in parts:
             if inputs.offsets is not None:
                 inputs.offsets = inputs.offsets.withColumn("_source", F.lit(item.name))
+            if inputs.blobs is not None and "_source" not in inputs.blobs.columns:  # a bad payload says its input
+                inputs.blobs = inputs.blobs.withColumn("_source", F.lit(item.name))
             for kind in ("offsets", "blobs", "exchanges", "topics"):
                 frame, more = getattr(merged, kind), getattr(inputs, kind)
                 if more is not None:

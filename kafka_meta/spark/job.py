@@ -18,16 +18,25 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from kafka_meta.analysis import GroupFacts, Report, analyze_groups, render_text
+from kafka_meta.analysis import Report, analyze_groups, render_text
 from kafka_meta.analysis.assemble import build_timeline
+from kafka_meta.analysis.groups import GROUP_RECORD_TYPES, add_committed
+from kafka_meta.analysis.report import ERROR_SAMPLES
 from kafka_meta.errors import InputError, KafkaMetaError
 from kafka_meta.metadata_log import topic_names
 from kafka_meta.offsets import decode_record
 from kafka_meta.spark.inputs import FORMATS, Inputs, plan, read_inputs
-from kafka_meta.spark.timeline import capture_exchanges, group_exchanges, timeline_of, write_timeline_html
+from kafka_meta.spark.timeline import capture_exchanges, group_exchanges, timeline_of, write_report_html
 
-GROUP_RECORD_TYPES = (2, 3, 5, 10, 11, 17, 19)  # the records that describe groups and their members
-ERROR_SAMPLES = 5
+DAMAGE_LISTED = 10_000  # damaged places listed one by one in the report; beyond, counted
+
+
+def listed(errors: Any) -> list[str]:
+    """The texts of a column of damage, up to :data:`DAMAGE_LISTED` (and how many more)."""
+    texts = [r[0] for r in errors.limit(DAMAGE_LISTED + 1).collect()]
+    if len(texts) <= DAMAGE_LISTED:
+        return texts
+    return [*texts[:DAMAGE_LISTED], f"... and {errors.count() - DAMAGE_LISTED} more damaged places"]
 
 
 class Progress:
@@ -55,20 +64,25 @@ def analyze_offsets(offsets: Any, output: str, report: Report, progress: Progres
     explode_members(decoded).write.mode("overwrite").parquet(f"{output}/members")
 
     progress.step("counting")
-    for row in decoded.groupBy("recordName", "recordType", "unknown").agg(
+    damaged = F.col("key").isNull() & F.col("_error").isNotNull()  # a reader's damage: no record at all
+    for row in decoded.groupBy("recordName", "recordType", "unknown", F.col("_error").isNotNull().alias("bad"),
+                               damaged.alias("damaged")).agg(
             F.count(F.lit(1)).alias("n"), F.sum(F.col("tombstone").cast("int")).alias("tombstones"),
-            F.sum(F.col("readForward").cast("int")).alias("forward"),
-            F.sum(F.col("_error").isNotNull().cast("int")).alias("errors")).collect():
-        if row.errors:
-            report.errors += row.errors
-        elif row.unknown:
+            F.sum(F.col("readForward").cast("int")).alias("forward")).collect():
+        if row.damaged:
+            continue  # listed with its place below, as the readers without Spark list it
+        if row.bad:
+            report.errors += row.n
+            continue
+        if row.unknown:
             report.unknown_types[row.recordType] += row.n
         elif row.recordName:
             report.records[row.recordName] += row.n
         report.tombstones += row.tombstones or 0
         report.read_forward += row.forward or 0
-    report.error_samples += [r._error for r in decoded.where(F.col("_error").isNotNull()).select("_error")
-                             .limit(ERROR_SAMPLES).collect()]
+    report.damage += listed(decoded.where(damaged).select("_error"))
+    report.error_samples += [r._error for r in decoded.where(F.col("_error").isNotNull() & ~damaged)
+                             .select("_error").limit(ERROR_SAMPLES).collect()]
 
     progress.step("finding the latest record of each key")
     order = F.col("offset").desc() if "offset" in decoded.columns else F.col("_order").desc()
@@ -82,11 +96,7 @@ def analyze_offsets(offsets: Any, output: str, report: Report, progress: Progres
     commits = (newest.where(F.col("recordType").isin(0, 1) & ~F.col("tombstone")).groupBy("groupId").count()
                .collect())
     report.groups = analyze_groups(records)
-    for row in commits:
-        facts = report.groups.get(row.groupId)
-        if facts is None:
-            facts = report.groups[row.groupId] = GroupFacts(row.groupId, "offsets only")
-        facts.committed_partitions = row["count"]
+    add_committed(report.groups, {row.groupId: row["count"] for row in commits})
     report.groups = dict(sorted(report.groups.items()))
     progress.step("building the rebalance timeline")
     report.timeline = timeline_of(decoded, source, exchanges, names)
@@ -134,6 +144,9 @@ def analyze_exchanges(exchanges: Any, output: str, report: Report, progress: Pro
     exchanges = exchanges.cache()
     exchanges.write.mode("overwrite").parquet(f"{output}/exchanges")
     progress.step(f"wrote {output}/exchanges; counting exchanges per api and group")
+    damaged = F.col("apiKey").isNull() & F.col("_error").isNotNull()  # a reader's damage: no exchange at all
+    report.damage += listed(exchanges.where(damaged).select(F.concat_ws(": ", "source.file", "_error")))
+    exchanges = exchanges.where(~damaged)
     for row in exchanges.groupBy("apiName", "groupId").count().collect():
         report.exchanges.setdefault(row.apiName or "(unreadable)", type(report.records)())[row.groupId or "-"] += \
             row["count"]
@@ -159,9 +172,8 @@ def run(spark: Any, source: str | list[str], fmt: str = "auto", output: str = "k
         progress.step(f"reading the group exchanges of {', '.join(captures)}")
         exchanges, problems = capture_exchanges(spark, captures)
         report.error_samples += problems[:ERROR_SAMPLES]
-    report.errors += inputs.bad_lines
-    if inputs.bad_lines:
-        report.error_samples.append(f"{inputs.bad_lines} input line(s) are not JSON objects")
+    if inputs.bad_lines:  # Spark's JSON reader does not say which lines
+        report.damage.append(f"{inputs.bad_lines} input line(s) are not JSON objects")
     if inputs.exchanges is not None:
         inputs.exchanges = inputs.exchanges.cache()  # read once: for the timeline, then the Parquet and counts
         progress.step("collecting the group exchanges of the captures")
@@ -182,7 +194,7 @@ def write_report(report: Report, output: str) -> None:
     if "://" not in output:  # local output: keep the report beside the Parquet
         Path(output).mkdir(parents=True, exist_ok=True)
         if report.timeline is not None:  # first: the summary lists the outputs that exist
-            write_timeline_html(report.timeline, Path(output) / "report.html")
+            write_report_html(report, Path(output) / "report.html")
         (Path(output) / "report.json").write_text(json.dumps(report.to_json(), indent=2) + "\n")
         (Path(output) / "report.txt").write_text(render_text(report) + "\n")
 

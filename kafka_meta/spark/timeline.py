@@ -23,6 +23,7 @@ from kafka_meta.analysis import timeline as model
 from kafka_meta.analysis.assemble import Timeline, build_timeline
 from kafka_meta.analysis.epochs import topic_id
 from kafka_meta.analysis.generations import GENERATION_RECORD_TYPES, TIMELINE_RECORD_TYPES, CommitCount
+from kafka_meta.analysis.report import Report
 from kafka_meta.analysis.rounds import GROUP_APIS
 from kafka_meta.spark.bodies import body_value
 
@@ -45,6 +46,14 @@ def _ms(df: Any) -> Any:
     return F.col("timestamp").cast("long")
 
 
+
+
+def _place(row: Any, keep: list[str], source: str | None) -> str | None:
+    """Where a record was read, as the readers without Spark say it: the reader's own place (a log's
+    partition), else the input it came from."""
+    if "_file" in keep and row["_file"]:
+        return str(row["_file"])
+    return row["_source"] if "_source" in keep else source
 
 
 def capture_exchanges(spark: Any, paths: list[str]) -> tuple[list[dict[str, Any]], list[str]]:
@@ -89,7 +98,7 @@ def timeline_of(decoded: Any, source: str | None = None, exchanges: list[dict[st
     good = decoded.where(F.col("_error").isNull() & ~F.col("unknown") & ~F.col("control"))
     scope = [c for c in SCOPE if c in decoded.columns]
     position = [*(["offset"] if "offset" in decoded.columns else []), "_order"]
-    keep = [c for c in (*SCOPE, "offset") if c in decoded.columns]
+    keep = [c for c in (*SCOPE, "offset", "_file") if c in decoded.columns]
     records = (good.where(F.col("recordType").isin(*TIMELINE_RECORD_TYPES))
                .select("key", "value", _ms(decoded).alias("timestamp"), *keep, "_order"))
     records = _changes_only(records, position, ["key", *scope])
@@ -101,7 +110,7 @@ def timeline_of(decoded: Any, source: str | None = None, exchanges: list[dict[st
     # streamed a partition at a time: a storm's worth of group records must not be collected whole (the
     # driver's result-size limit and heap), and the builder reads them in one pass anyway
     rows = ({"key": bytes(r.key), "value": None if r.value is None else bytes(r.value), "timestamp": r.timestamp,
-             **{c: r[c] for c in keep}, "_file": r["_source"] if "_source" in keep else source}
+             **{c: r[c] for c in keep}, "_file": _place(r, keep, source)}
             for r in records.toLocalIterator())
     commits = good.where(F.col("recordType").isin(0, 1) & ~F.col("tombstone")).withColumn("_ms", _ms(decoded))
     commits, aborted = settled_commits(decoded, commits)
@@ -209,11 +218,11 @@ def _changes_only(records: Any, order: list[str], per: list[str]) -> Any:
     return records if order else records.drop("_order")
 
 
-def write_timeline_html(timeline: Timeline, path: Any) -> bool:
+def write_report_html(report: Report, path: Any) -> bool:
     """report.html beside report.json; False (and the JSON alone) when plotly is not installed."""
     try:
         from kafka_meta.report.html import write_html
     except ImportError:
         return False
-    write_html(timeline, path)
+    write_html(report, path)
     return True

@@ -22,7 +22,8 @@ def add_parsers(sub: Any) -> None:
                    help="a capture, JSON Lines, Parquet, a log segment, or a directory of any of them")
     p.add_argument("-o", "--output", help="write the HTML report here (one offline file)")
     p.add_argument("--format", choices=("text", "json"), default="text",
-                   help="stdout: the terminal report (default) or the timeline as JSON")
+                   help="stdout: the terminal report (default) or the report as JSON (the document "
+                        "analyze writes to report.json)")
     p.add_argument("--storm-rounds", type=int, default=3, help="rounds that make a storm (default 3) ...")
     p.add_argument("--storm-window", type=float, default=300.0, help="... within these seconds (default 300)")
     p.add_argument("--eager-pause", type=float, default=5.0,
@@ -39,6 +40,8 @@ def run_report(args: argparse.Namespace) -> int:
         return fail("report needs rich and plotly: pip install 'kafka-meta[report]'")
     from kafka_meta.analysis.assemble import build_timeline
     from kafka_meta.analysis.findings import Thresholds
+    from kafka_meta.analysis.inventory import take_inputs
+    from kafka_meta.analysis.report import Report
     from kafka_meta.inputs import read
 
     if args.storm_rounds < 2 or args.storm_window <= 0 or args.eager_pause < 0 or args.stuck_rounds < 1:
@@ -47,17 +50,18 @@ def run_report(args: argparse.Namespace) -> int:
     thresholds = Thresholds(storm_rounds=args.storm_rounds, storm_window_s=args.storm_window,
                             eager_pause_ms=args.eager_pause * 1000, stuck_rounds=args.stuck_rounds)
     timeline = build_timeline(inputs.exchanges, inputs.offsets, thresholds)
-    timeline.errors = inputs.errors + timeline.errors
+    report = take_inputs(Report(timeline=timeline, unreadable=[str(u) for u in inputs.unreadable],
+                                damage=inputs.problems), inputs.offsets, inputs.exchanges, inputs.payloads)
     if args.output:
         from kafka_meta.report.html import write_html
 
         try:
-            write_html(timeline, args.output)
+            write_html(report, args.output)
         except OSError as e:
             return fail(f"cannot write {args.output}: {e}")
         print(f"kafka-meta report: wrote {args.output}", file=sys.stderr)
     if args.format == "json":
-        sys.stdout.write(json.dumps(timeline.to_json(), indent=2, default=str) + "\n")
+        sys.stdout.write(json.dumps(report.to_json(), indent=2, default=str) + "\n")
     else:
-        render_terminal(timeline)
-    return 0 if inputs.complete else 1  # 1: some input could not be read at all (listed in the report)
+        render_terminal(report)
+    return 0 if report.read_everything else 1  # 1: some input could not be read at all (listed in the report)

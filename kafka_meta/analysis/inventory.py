@@ -1,0 +1,145 @@
+"""What the inputs held, counted without Spark the way the analyze job counts it on Spark: records per type,
+tombstones, unknown types and errors; each group's current state from the newest record of each key; captured
+exchanges per API and group; captured payloads per type and version.
+
+``kafka-meta report`` fills its :class:`~kafka_meta.analysis.report.Report` here, the analyze job fills the
+same fields with Spark aggregations (:mod:`kafka_meta.spark.job`), so both verbs print one document.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from kafka_meta.analysis.generations import METADATA_TOPIC, record_bytes
+from kafka_meta.analysis.groups import GROUP_RECORD_TYPES, add_committed, analyze_groups
+from kafka_meta.analysis.report import ERROR_SAMPLES, Report
+from kafka_meta.api import decode, types
+from kafka_meta.errors import KafkaMetaError
+from kafka_meta.log import holds_offsets
+from kafka_meta.offsets.reader import decode_record
+from kafka_meta.offsets.records import ControlRecord, CoordinatorRecord, OffsetsRecord, UnknownRecord
+
+COMMIT_RECORD_TYPES = (0, 1)
+
+
+def take_inputs(report: Report, offsets: Iterable[Mapping[str, Any]] = (),
+                exchanges: Iterable[Mapping[str, Any]] = (), payloads: Iterable[Mapping[str, Any]] = ()) -> Report:
+    """Count every kind of row into ``report`` (returned, for chaining)."""
+    count_records(report, offsets)
+    count_exchanges(report, exchanges)
+    count_payloads(report, payloads)
+    return report
+
+
+def _sample(report: Report, text: str) -> None:
+    if len(report.error_samples) < ERROR_SAMPLES:
+        report.error_samples.append(text)
+
+
+def _place(row: Mapping[str, Any]) -> str:
+    where = row.get("_file") or row.get("_source") or "?"
+    if row.get("offset") is not None:
+        return f"{where} offset {row['offset']}"
+    return f"{where} line {row['_line']}" if row.get("_line") is not None else str(where)
+
+
+def count_records(report: Report, rows: Iterable[Mapping[str, Any]]) -> None:
+    """Per record type, and the groups as the newest record of each key leaves them (what compaction keeps:
+    the highest offset of a key; rows without offsets in the order read)."""
+    newest: dict[bytes, tuple[tuple[int, int], bytes, bytes | None]] = {}
+    for n, row in enumerate(rows):
+        topic = row.get("topic")
+        if topic == METADATA_TOPIC or (isinstance(topic, str) and not holds_offsets(topic)):
+            continue  # the cluster's own log and other internal topics are no __consumer_offsets records
+        try:
+            key, value = record_bytes(row.get("key")), record_bytes(row.get("value"))
+            if key is None:
+                continue
+            record = decode_record(key, value, control=bool(row.get("control")), nested=False)
+        except (KafkaMetaError, ValueError) as e:
+            report.errors += 1
+            _sample(report, f"{_place(row)}: {e}")
+            continue
+        _count(report, record)
+        if isinstance(record, CoordinatorRecord):
+            offset = row.get("offset")
+            rank = (offset if isinstance(offset, int) else -1, n)
+            if key not in newest or rank >= newest[key][0]:
+                newest[key] = (rank, key, value)
+    group_records: list[OffsetsRecord] = []
+    commits: Counter[str] = Counter()
+    for _, key, value in newest.values():
+        number = int.from_bytes(key[:2], "big", signed=True)
+        if number in GROUP_RECORD_TYPES:
+            group_records.append(decode_record(key, value))
+        elif number in COMMIT_RECORD_TYPES and value is not None:
+            group = decode_record(key, None).group_id
+            if group is not None:
+                commits[group] += 1
+    if group_records or commits:
+        groups = analyze_groups(group_records) | report.groups
+        add_committed(groups, commits)
+        report.groups = dict(sorted(groups.items()))
+
+
+def _count(report: Report, record: OffsetsRecord) -> None:
+    if isinstance(record, UnknownRecord):
+        report.unknown_types[record.record_type if record.record_type is not None else -1] += 1
+    elif isinstance(record, CoordinatorRecord):
+        report.records[record.record_name] += 1
+        report.tombstones += record.value is None
+        report.read_forward += record.read_forward
+    elif isinstance(record, ControlRecord):
+        report.records[f"control {record.marker}"] += 1  # a transaction marker, counted as the analyze job does
+
+
+def count_exchanges(report: Report, exchanges: Iterable[Mapping[str, Any]]) -> None:
+    """Captured exchanges per API and group; those with something undecodable counted and sampled."""
+    for e in exchanges:
+        api = e.get("apiName") or "(unreadable)"
+        report.exchanges.setdefault(api, Counter())[e.get("groupId") or "-"] += 1
+        if e.get("_error"):
+            report.exchange_errors += 1
+            source = e.get("source") or {}
+            _sample(report, f"{source.get('file', '?')}: {e['_error']}")
+
+
+def payload_bytes(row: Mapping[str, Any]) -> bytes:
+    """A payload's bytes, from whichever of its fields carries them (``hex``, ``base64`` or ``blob``)."""
+    if row.get("hex") is not None:
+        try:
+            return bytes.fromhex(str(row["hex"]))
+        except ValueError as e:
+            raise ValueError("hex: not hexadecimal") from e
+    if row.get("base64") is not None:
+        try:
+            return base64.b64decode(str(row["base64"]), validate=True)
+        except binascii.Error as e:
+            raise ValueError("base64: not base64") from e
+    data = record_bytes(row.get("blob"))
+    if data is None:
+        raise ValueError("no bytes")
+    return data
+
+
+def count_payloads(report: Report, payloads: Iterable[Mapping[str, Any]]) -> None:
+    """Captured payloads per type and version; unknown types and undecodable bytes are errors."""
+    known = set(types())
+    for row in payloads:
+        name = str(row.get("type"))
+        if name not in known:
+            report.blob_errors += 1
+            _sample(report, f"{_place(row)}: payload of unknown type {name!r}")
+            continue
+        report.blobs[name] += 1
+        try:
+            version = decode(name, payload_bytes(row)).version
+        except (KafkaMetaError, ValueError) as e:
+            report.blob_errors += 1
+            _sample(report, f"{_place(row)}: {name} payload: {e}")
+            continue
+        report.blob_versions.setdefault(name, Counter())[version] += 1
