@@ -45,9 +45,11 @@ def real_batches(magics: tuple[int, ...] = (0, 1, 2)) -> list[tuple[bytes, int]]
     return out
 
 
-def build_log(directory: Path, total: int, magics: tuple[int, ...]) -> int:
-    """A log directory of about ``total`` bytes of repeated real batches over 4 partitions; returns bytes."""
-    batches = real_batches(magics)
+def build_log(directory: Path, total: int, magics: tuple[int, ...] = (0, 1, 2),
+              batches: list[tuple[bytes, int]] | None = None) -> int:
+    """A log directory of about ``total`` bytes of repeated batches over 4 partitions (the fixtures' real
+    batches of these magics, unless ``batches`` are given); returns bytes."""
+    batches = batches if batches is not None else real_batches(magics)
     written = 0
     for partition in range(4):
         part = directory / f"__consumer_offsets-{partition}"
