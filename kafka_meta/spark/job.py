@@ -26,7 +26,7 @@ from kafka_meta.errors import InputError, KafkaMetaError
 from kafka_meta.metadata_log import topic_names
 from kafka_meta.offsets import decode_record
 from kafka_meta.spark.inputs import FORMATS, Inputs, plan, read_inputs
-from kafka_meta.spark.timeline import capture_exchanges, group_exchanges, timeline_of, write_report_html
+from kafka_meta.spark.timeline import capture_exchanges, group_exchanges, report_columns, timeline_of, write_report_html
 
 DAMAGE_LISTED = 10_000  # damaged places listed one by one in the report; beyond, counted
 
@@ -52,16 +52,23 @@ class Progress:
 
 def analyze_offsets(offsets: Any, output: str, report: Report, progress: Progress, source: str | None = None,
                     exchanges: list[dict[str, Any]] | None = None, names: dict[str, str] | None = None) -> None:
-    from pyspark.sql import Window
     from pyspark.sql import functions as F
 
     from kafka_meta.spark.offsets import decode_offsets, explode_members
 
     progress.step("decoding __consumer_offsets records")
-    decoded = decode_offsets(offsets, control="control").cache()  # a reader's damage stays the row's _error
+    # the reader's rows are kept (its binary columns are cheap to hold), not every decoded column: decoding
+    # again for each output is cheaper than caching the wide nested columns of every record type, and the
+    # report's steps read the few columns of report_columns
+    raw = offsets.cache()
+    decoded = decode_offsets(raw, control="control")  # a reader's damage stays the row's _error
     decoded.write.mode("overwrite").parquet(f"{output}/offsets")
     progress.step(f"wrote {output}/offsets; exploding group members")
-    explode_members(decoded).write.mode("overwrite").parquet(f"{output}/members")
+    # only GroupMetadata records have members: told by their key's first two bytes, before decoding
+    group_metadata = ~F.coalesce(F.col("control"), F.lit(False)) & (F.substring("key", 1, 2) == F.lit(b"\x00\x02"))
+    explode_members(decode_offsets(raw.where(group_metadata), control="control")).write.mode("overwrite").parquet(
+        f"{output}/members")
+    decoded = report_columns(decoded).cache()
 
     progress.step("counting")
     damaged = F.col("key").isNull() & F.col("_error").isNotNull()  # a reader's damage: no record at all
@@ -85,12 +92,12 @@ def analyze_offsets(offsets: Any, output: str, report: Report, progress: Progres
                              .select("_error").limit(ERROR_SAMPLES).collect()]
 
     progress.step("finding the latest record of each key")
-    order = F.col("offset").desc() if "offset" in decoded.columns else F.col("_order").desc()
-    if "offset" not in decoded.columns:
-        decoded = decoded.withColumn("_order", F.monotonically_increasing_id())
+    # one aggregate per key (combined before the shuffle), not a sort of every record by key
+    order = F.col("offset") if "offset" in decoded.columns else F.monotonically_increasing_id()
     newest = (decoded.where(F.col("_error").isNull() & ~F.col("unknown") & ~F.col("control"))
-              .withColumn("_rank", F.row_number().over(Window.partitionBy("key").orderBy(order)))
-              .where(F.col("_rank") == 1))
+              .groupBy("key").agg(F.max_by(F.struct("value", "recordType", "tombstone", "groupId"), order)
+                                  .alias("_newest"))
+              .select("key", "_newest.*"))
     rows = newest.where(F.col("recordType").isin(*GROUP_RECORD_TYPES)).select("key", "value").collect()
     records = [decode_record(bytes(r.key), None if r.value is None else bytes(r.value)) for r in rows]
     commits = (newest.where(F.col("recordType").isin(0, 1) & ~F.col("tombstone")).groupBy("groupId").count()
@@ -101,6 +108,7 @@ def analyze_offsets(offsets: Any, output: str, report: Report, progress: Progres
     progress.step("building the rebalance timeline")
     report.timeline = timeline_of(decoded, source, exchanges, names)
     decoded.unpersist()
+    raw.unpersist()
 
 
 def analyze_blobs(blobs: Any, output: str, report: Report, progress: Progress) -> None:

@@ -35,6 +35,40 @@ GENERATION_COLUMNS = ("groupMetadata.value.generation", "consumerGroupMetadata.v
 NO_GENERATION = -(1 << 40)  # a generation record's tombstone (the group deleted): no generation from there on
 
 
+# the nested decoded fields the timeline reads, beside GENERATION_COLUMNS
+TOPIC_COLUMNS = ("offsetCommit.value.topicId", "offsetCommit.key.topic")
+# the flat columns the report's steps read (counting, the newest record per key, the timeline)
+REPORT_COLUMNS = ("key", "value", "timestamp", "topic", "partition", "offset", "_source", "_file", "control",
+                  "producerId", "recordType", "recordName", "groupId", "tombstone", "readForward", "unknown",
+                  "_error")
+
+
+def report_columns(decoded: Any) -> Any:
+    """``decode_offsets`` output cut down to what the report reads: its flat columns and, of the nested ones,
+    only the fields named in :data:`GENERATION_COLUMNS` and :data:`TOPIC_COLUMNS`, at the same paths."""
+    from pyspark.sql import functions as F
+
+    nested: dict[str, dict[str, list[str]]] = {}
+    for path in (*GENERATION_COLUMNS, *TOPIC_COLUMNS):
+        top, middle, leaf = path.split(".")
+        if _has_field(decoded.schema, path):
+            nested.setdefault(top, {}).setdefault(middle, []).append(leaf)
+    structs = [F.struct(*(F.struct(*(F.col(f"{top}.{middle}.{leaf}").alias(leaf) for leaf in leaves)).alias(middle)
+                          for middle, leaves in middles.items())).alias(top) for top, middles in nested.items()]
+    return decoded.select(*(c for c in REPORT_COLUMNS if c in decoded.columns), *structs)
+
+
+def _has_field(schema: Any, path: str) -> bool:
+    """Whether a dotted path names a field of nested structs in ``schema``."""
+    from pyspark.sql.types import StructType
+
+    for name in path.split("."):
+        if not isinstance(schema, StructType) or name not in schema.fieldNames():
+            return False
+        schema = schema[name].dataType
+    return True
+
+
 def _ms(df: Any) -> Any:
     """Record time in epoch milliseconds, from a Kafka-source timestamp or a dump's milliseconds."""
     from pyspark.sql import functions as F
