@@ -107,14 +107,21 @@ def test_counts_go_to_their_generation_and_only_without_one_by_time():
     assert groups["h"].kind == "offsets only" and groups["h"].aborted_commits == 3
 
 
-@pytest.fixture(scope="module")
-def analyzed(spark, tmp_path_factory):
-    """Spark's timeline of inputs, by the analyze job itself."""
+@pytest.fixture(scope="module", params=["stretches", "window"])
+def analyzed(request, spark, tmp_path_factory):
+    """Spark's timeline of inputs, by the analyze job itself; its commits placed both ways: in the stretches
+    of the generation records brought to the driver, and (for logs with too many of those) by a window."""
+    from kafka_meta.spark import timeline as spark_timeline
     from kafka_meta.spark.job import Progress, run
 
     def timeline(paths: list[str]):
         out = tmp_path_factory.mktemp("analyze")
-        return run(spark, paths, output=str(out), progress=Progress(lambda line: None)).timeline
+        limit = spark_timeline.BROADCAST_GENERATIONS
+        spark_timeline.BROADCAST_GENERATIONS = limit if request.param == "stretches" else -1
+        try:
+            return run(spark, paths, output=str(out), progress=Progress(lambda line: None)).timeline
+        finally:
+            spark_timeline.BROADCAST_GENERATIONS = limit
 
     return timeline
 

@@ -158,10 +158,14 @@ def commit_counts(good: Any, commits: Any, scope: list[str]) -> list[CommitCount
     """Commits per (group, generation in force, second), counted on the executors.
 
     The generation in force at a commit is the last generation (or group epoch) record of its group before it
-    in its partition, or before its COMMIT marker for a transaction's (``_at``): a window over those records
-    and the commits together, in log order. A tombstone of the generation record leaves none in force. The
-    second is Kafka's milliseconds floored, none where the record has no time (-1, magic 0)."""
-    from pyspark.sql import Window
+    in its partition, or before its COMMIT marker for a transaction's (``_at``), in log order (``_at``, then
+    ``_order``; no offset comes first). A tombstone of the generation record leaves none in force. The second
+    is Kafka's milliseconds floored, none where the record has no time (-1, magic 0).
+
+    Generation records are few (one per rebalance) and commits are most of the log: the generation records
+    come to the driver as the stretches of log order each generation is in force, and every commit finds its
+    stretch in a broadcast join, so the commits are counted where they are, never sorted. A log with more
+    than :data:`BROADCAST_GENERATIONS` generation records is counted with a window over both instead."""
     from pyspark.sql import functions as F
 
     columns = set(good.columns)
@@ -171,20 +175,76 @@ def commit_counts(good: Any, commits: Any, scope: list[str]) -> list[CommitCount
     generations = (good.where(F.col("recordType").isin(*GENERATION_RECORD_TYPES) & F.col("groupId").isNotNull()
                               & (F.col("groupId") != ""))
                    .select(*scope, "groupId", at.alias("_at"), "_order",
-                           F.when(F.col("tombstone"), F.lit(NO_GENERATION)).otherwise(generation).alias("_gen"),
-                           F.lit(None).cast("long").alias("_ms")))
+                           F.when(F.col("tombstone"), F.lit(NO_GENERATION)).otherwise(generation).alias("_gen"))
+                   .where(F.col("_gen").isNotNull()))
+    timed = (F.col("_ms") >= 0) & (F.col("_ms") < F.lit(model.LAST_SECOND * 1000))
+    if generations.count() > BROADCAST_GENERATIONS:
+        in_force = _in_force_by_window(generations, commits, scope)
+    else:
+        in_force = _in_force_by_stretch(generations, commits, scope)
+    counted = (in_force.groupBy("groupId", F.col("_inForce").alias("generation"),
+                                F.when(timed, F.floor(F.col("_ms") / 1000)).alias("second"))
+               .count().collect())
+    return [(r.groupId, r.generation, None if r.second is None else float(r.second), r["count"]) for r in counted]
+
+
+BROADCAST_GENERATIONS = 200_000  # generation records brought to the driver to place commits without a sort
+BEFORE_ANY_OFFSET = -1  # where a row without an offset sorts: before every offset (offsets start at 0)
+
+
+def _position(prefix: str = "") -> tuple[Any, Any]:
+    from pyspark.sql import functions as F
+
+    return F.coalesce(F.col(f"{prefix}_at"), F.lit(BEFORE_ANY_OFFSET)), F.col(f"{prefix}_order")
+
+
+def _in_force_by_stretch(generations: Any, commits: Any, scope: list[str]) -> Any:
+    """Each commit with ``_inForce``: the stretches between one generation record and the next of its group
+    in its partition, built on the driver, broadcast, and joined on the group and partition."""
+    from pyspark.sql import functions as F
+
+    spark = commits.sparkSession
+    stretches: list[tuple[Any, ...]] = []
+    points: dict[tuple[Any, ...], list[tuple[int, int, int]]] = {}
+    for r in generations.collect():
+        at = BEFORE_ANY_OFFSET if r["_at"] is None else r["_at"]
+        points.setdefault(tuple(r[c] for c in (*scope, "groupId")), []).append((at, r["_order"], r["_gen"]))
+    for where, marks in points.items():
+        marks.sort(key=lambda m: (m[0], m[1]))
+        for (at, order, gen), after in zip(marks, [*marks[1:], None], strict=True):
+            stretches.append((*where, at, order, None if after is None else after[0],
+                              None if after is None else after[1], None if gen == NO_GENERATION else gen))
+    if not stretches:
+        return commits.withColumn("_inForce", F.lit(None).cast("long"))
+    schema = (", ".join(f"{c} {t}" for c, t in commits.select(*scope, "groupId").dtypes)
+              + ", _fromAt long, _fromOrder long, _toAt long, _toOrder long, _inForce long")
+    frame = spark.createDataFrame(stretches, schema)
+    renamed = frame.select(*(F.col(c).alias(f"_s_{c}") for c in (*scope, "groupId")), "_fromAt", "_fromOrder",
+                           "_toAt", "_toOrder", "_inForce")
+    at, order = _position()
+    after_start = (at > F.col("_fromAt")) | ((at == F.col("_fromAt")) & (order > F.col("_fromOrder")))
+    before_end = (F.col("_toAt").isNull() | (at < F.col("_toAt"))
+                  | ((at == F.col("_toAt")) & (order < F.col("_toOrder"))))
+    same = [commits[c].eqNullSafe(renamed[f"_s_{c}"]) for c in scope] + [commits["groupId"] == renamed["_s_groupId"]]
+    condition = same[0]
+    for more in [*same[1:], after_start, before_end]:
+        condition = condition & more
+    return commits.join(F.broadcast(renamed), condition, "left").select(*commits.columns, "_inForce")
+
+
+def _in_force_by_window(generations: Any, commits: Any, scope: list[str]) -> Any:
+    """Each commit with ``_inForce``: a window over the generation records and the commits together, in log
+    order (for logs whose generation records are too many to bring to the driver)."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
     written = commits.select(*scope, "groupId", "_at", "_order", F.lit(None).cast("long").alias("_gen"), "_ms")
+    marks = generations.withColumn("_ms", F.lit(None).cast("long"))
     in_log_order = (Window.partitionBy(*scope, "groupId").orderBy("_at", "_order")
                     .rowsBetween(Window.unboundedPreceding, Window.currentRow))
     last = F.last("_gen", ignorenulls=True).over(in_log_order)
-    timed = (F.col("_ms") >= 0) & (F.col("_ms") < F.lit(model.LAST_SECOND * 1000))
-    counted = (generations.unionByName(written)
-               .withColumn("_inForce", F.when(last != NO_GENERATION, last))
-               .where(F.col("_gen").isNull())
-               .groupBy("groupId", F.col("_inForce").alias("generation"),
-                        F.when(timed, F.floor(F.col("_ms") / 1000)).alias("second"))
-               .count().collect())
-    return [(r.groupId, r.generation, None if r.second is None else float(r.second), r["count"]) for r in counted]
+    return (marks.unionByName(written).withColumn("_inForce", F.when(last != NO_GENERATION, last))
+            .where(F.col("_gen").isNull()))
 
 
 def topic_names(commits: Any) -> dict[str, str]:
