@@ -175,6 +175,7 @@ class KStruct(KafkaConstruct):
 
         With ``_kafka_tags`` in the context a known tag is read as Kafka's generated readers read it, by its type,
         the size it declares unchecked (see docs/offsets.md: the project checks it); only for comparing the two.
+        A list in ``_kafka_tag_misfits`` collects the known tags whose type took other bytes than they declared.
         """
         strict = bool(context.get("_strict"))
         kafka_tags = bool(context.get("_kafka_tags"))
@@ -193,7 +194,11 @@ class KStruct(KafkaConstruct):
                 raise e.within("<tagged fields>") from None
             if kafka_tags and tag in self.by_tag:
                 member = self.by_tag[tag]
+                begin = stream.tell()
                 out[member.py] = _parse_child(member.con, stream, context, path, member.json)
+                misfits = context.get("_kafka_tag_misfits")
+                if misfits is not None and stream.tell() - begin != size:
+                    misfits.append(tag)  # Kafka's rule read other bytes than the size declared: it mattered here
                 continue
             left = remaining(stream)
             if size > left:

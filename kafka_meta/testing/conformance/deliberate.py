@@ -100,8 +100,11 @@ def recognise_tag_sizes(emulated: Any, kafka: Any, same: Any, ours: Any = None) 
     """The tag-size rule, when it is the whole difference: the project's own reading of the bytes, with Kafka's rule
     for known tags put in place of its own (``emulated``), gives exactly Kafka's outcome, and (where the project's
     actual reading ``ours`` is given) something else than the project's rule gives: a difference the rule does not
-    change is not the rule's."""
-    if ours is not None and (ours.refused is None) == (emulated.refused is None) and (
+    change is not the rule's. Where the emulated reading saw a known tag whose type took other bytes than it
+    declared (``tag misfits``), the rule did change the reading, even where the values compared look alike (a
+    reading that cannot be written back is compared by its values, which leave unknown tagged fields out)."""
+    applied = bool(emulated.facts.get("tag misfits"))
+    if ours is not None and not applied and (ours.refused is None) == (emulated.refused is None) and (
             ours.refused is not None or same(ours, emulated)):
         return None
     if (emulated.refused is None) != (kafka.refused is None):
@@ -112,8 +115,11 @@ def recognise_tag_sizes(emulated: Any, kafka: Any, same: Any, ours: Any = None) 
 
 
 def recognise_release(release: str, ours: Any, kafka: Any) -> Deliberate | None:
-    """A difference between an older release's generated reader and Kafka 4.4's, which the project follows."""
-    if kafka.refused is None and "<tagged fields>" in (ours.refused or "") and (kafka.unread or 0) > 0:
+    """A difference between an older release's generated reader and Kafka 4.4's, which the project follows: the
+    older reader took a tagged-field count it read as negative for none and went on. What it went on to read is
+    often left unread, but may also pass for the enclosing structs' tagged sections (then nothing is left), so
+    the older reader reading what the project refuses inside a tagged section is the sign, whatever is left."""
+    if kafka.refused is None and "<tagged fields>" in (ours.refused or ""):
         return TABLE["older-release-negative-tag-count"]
     return None
 

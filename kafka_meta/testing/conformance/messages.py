@@ -157,11 +157,13 @@ class MessageSubject(Subject):
         """The project's reading of ``data`` with Kafka's rule for known tagged fields instead of its own: read by
         their type, the size they declare unchecked (docs/offsets.md)."""
         framed = self.framed(data, drawn.version)
-        value, end, tree = parse_with_kafka_tags(self.fmt, framed, drawn.version if self.unframed else None)
+        misfits: list[int] = []
+        value, end, tree = parse_with_kafka_tags(self.fmt, framed, drawn.version if self.unframed else None,
+                                                 misfits)
         if tree is None:
-            return Read(refused=value)
+            return Read(refused=value, facts={"tag misfits": misfits})
         return Read((from_plain(value, tree), None), unread=len(framed) - end,
-                    facts={"rewrite error": "not written back"})
+                    facts={"rewrite error": "not written back", "tag misfits": misfits})
 
     def mutants(self, data: bytes, rng: random.Random) -> list[bytes]:
         # the leading version is the framing's: Kafka's class is told the version, so it stays as it was
@@ -173,9 +175,11 @@ class MessageSubject(Subject):
             why.recognise_release(release, ours, kafka) if release else None)
 
 
-def parse_with_kafka_tags(fmt: Any, data: bytes, version: int | None) -> tuple[Any, int, Any]:
+def parse_with_kafka_tags(fmt: Any, data: bytes, version: int | None,
+                          misfits: list[int] | None = None) -> tuple[Any, int, Any]:
     """``(value, end, tree)`` of the interpreted reading of ``data`` with Kafka's rule for known tags; ``(reason,
-    0, None)`` when it fails."""
+    0, None)`` when it fails. ``misfits`` collects the known tags whose type read other bytes than they declared
+    (where the rule made a difference)."""
     try:
         header = fmt.header(data, version)
         if header.layout_version is None:
@@ -183,7 +187,8 @@ def parse_with_kafka_tags(fmt: Any, data: bytes, version: int | None) -> tuple[A
         tree = fmt.construct(header.layout_version)
         stream = BytesIO(data)
         stream.seek(header.body_offset)
-        value = tree._parse(stream, Container(_strict=False, _kafka_tags=True), "(parsing)")
+        value = tree._parse(stream, Container(_strict=False, _kafka_tags=True, _kafka_tag_misfits=misfits),
+                            "(parsing)")
         return value, stream.tell(), tree
     except (Fault, KafkaMetaError) as e:
         return str(e), 0, None

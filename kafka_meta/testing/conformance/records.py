@@ -168,14 +168,16 @@ class GroupRecordSubject(Subject):
         if isinstance(record, UnknownRecord):
             return Read(refused="unknown record type")
         value_fmt = _catalog()[record.record_type].values.variants[0].format
-        parsed, end, tree = parse_with_kafka_tags(value_fmt, value, None)
+        misfits: list[int] = []
+        parsed, end, tree = parse_with_kafka_tags(value_fmt, value, None, misfits)
         if tree is None:
-            return Read(refused=parsed)
+            return Read(refused=parsed, facts={"tag misfits": misfits})
         key_fmt = _catalog()[record.record_type].key
         return Read({"recordType": record.record_type, "key": json_of(record.key, key_fmt, 0),
                      "version": int.from_bytes(value[:2], "big", signed=True),
                      "value": from_plain(parsed, tree),
-                     "keyRemaining": len(record.key.unknown_trailing), "valueRemaining": len(value) - end})
+                     "keyRemaining": len(record.key.unknown_trailing), "valueRemaining": len(value) - end},
+                    facts={"tag misfits": misfits})
 
 
 @cache
