@@ -6,9 +6,23 @@ import json
 import sys
 from typing import Any
 
+# json.dumps(obj, ensure_ascii=False), built once; what is printed is built from decoded bytes, never cyclic
+_ENCODE = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
+
 
 def emit_json(obj: Any, indent: int | None = None) -> None:
-    sys.stdout.write(json.dumps(obj, indent=indent, ensure_ascii=False) + "\n")
+    text = _ENCODE(obj) if indent is None else json.dumps(obj, indent=indent, ensure_ascii=False)
+    sys.stdout.write(text + "\n")
+
+
+def emit_json_text(text: str) -> None:
+    """A line already written as :func:`emit_json` writes it (``json.dumps``' text, without indentation)."""
+    sys.stdout.write(text + "\n")
+
+
+def json_text(obj: Any) -> str:
+    """What :func:`emit_json` writes of ``obj``, without the newline."""
+    return _ENCODE(obj)
 
 
 def fail(message: str, code: int = 2) -> int:

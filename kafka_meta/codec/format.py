@@ -24,7 +24,16 @@ from kafka_meta.models.base import Message
 from kafka_meta.models.factory import ModelSet, TypedMode, to_plain
 from kafka_meta.spec.model import MessageSpec
 from kafka_meta.spec.versions import Versions
-from kafka_meta.wire.codegen import PLAIN, CodeWriter, ValueMode, compile_decoder, compile_encoder
+from kafka_meta.wire.codegen import (
+    PLAIN,
+    CodeWriter,
+    DecodeEmitter,
+    ValueMode,
+    base_namespace,
+    compile_decoder,
+    compile_encoder,
+    load_function,
+)
 from kafka_meta.wire.composite import KStruct
 from kafka_meta.wire.errors import Fault
 
@@ -58,6 +67,8 @@ class MessageFormat:
         self._models: Models | None = None
         self._typed: TypedMode | None = None
         self._probe: ProbeCodec | None = None
+        # whole-message decoders (framing and every known body in one function), by (mode, version, strictness)
+        self._message_decoders: dict[tuple[str, int | None, bool], Callable] = {}
         # compiled codecs by layout version, one table per (direction, value mode, strictness)
         self._codecs: dict[tuple[str, str, bool], dict[int, Callable]] = {}
         self._plain = self._table("d", PLAIN.name, False)  # the bulk path's table, looked up on every call
@@ -117,6 +128,7 @@ class MessageFormat:
         twin.name = name or self.name
         self.models  # noqa: B018 - build once, shared by both
         twin._models, twin._typed, twin._probe = self._models, self._typed, None
+        twin._message_decoders = {}  # they read the framing
         return twin
 
     def _table(self, direction: str, mode: str, strict: bool) -> dict[int, Callable]:
@@ -138,6 +150,37 @@ class MessageFormat:
     def encoder(self, version: int, typed: bool) -> Callable:
         return self._compiled(self._table("e", TypedMode.name if typed else PLAIN.name, False), version,
                               lambda tree, slot: compile_encoder(tree, self._mode(typed), f"{self.name} v{slot}"))
+
+    def message_decoder_in(self, mode: ValueMode, version: int | None = None, strict: bool = False) -> Callable:
+        """``fn(buf) -> (value, wire version, end)``: the framing (its common case inline, as in batch readers)
+        and the body of every known version in one generated function producing ``mode``'s values, for bulk
+        readers that call it once per message (a version newer than known goes to its layout's decoder). It
+        returns None for a version probe, which has no body to read; bytes that do not fit raise, unexplained
+        (:meth:`decode` explains them), and so do bytes after the body where :meth:`refuses_trailing`.
+        ``version``: for framings that do not carry it."""
+        key = (mode.name, version, strict)
+        fn = self._message_decoders.get(key)
+        if fn is None:
+            fn = self._message_decoders[key] = self._compile_message_decoder(mode, version, strict)
+        return fn
+
+    def _compile_message_decoder(self, mode: ValueMode, version: int | None, strict: bool) -> Callable:
+        em = DecodeEmitter(base_namespace(strict), mode, strict)
+        em.line("blen = len(buf)")
+        self.emit_header(em, version, strict)
+        keyword = "if"
+        for layout in self.versions:
+            with em.block(f"{keyword} lv == {layout}:"):
+                em.decode(self.construct(layout), "result")
+            keyword = "elif"
+        with em.block("elif lv is None:"):
+            em.line("return None")
+        with em.block("else:"):
+            newer = em.const(lambda layout: self.decoder_in(mode, layout, strict), "_newer")
+            em.line(f"result, pos = {newer}(lv)(buf, pos, blen)")
+        self.emit_trailing_check(em, strict)
+        source = em.source("def decode_message(buf):", "    return result, wv, pos")
+        return load_function(source, em.namespace, "decode_message", f"{mode.name} message decoder {self.name}")
 
     def layout_slot(self, layout: int) -> int:
         """Which compiled codecs serve ``layout``: its own, or for every version newer than known one shared

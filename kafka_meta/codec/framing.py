@@ -301,6 +301,16 @@ class RecordTypePrefixed(Framing):
                               offset=0)
         return _header(versions.low, versions.low, 2)
 
+    def emit_read(self, em: Any, versions: Versions, version: int | None, type_name: str, strict: bool) -> None:
+        """The common case inline (a key of this record type), anything else through :meth:`read`."""
+        if -0x8000 <= self.record_type <= 0x7FFF:
+            with em.block(f"if blen >= 2 and (buf[0] << 8 | buf[1]) == {self.record_type & 0xFFFF}:"):
+                em.line(f"wv = lv = {versions.low}; pos = 2")
+            with em.block("else:"):
+                super().emit_read(em, versions, version, type_name, strict)
+        else:
+            super().emit_read(em, versions, version, type_name, strict)
+
     def write(self, out: bytearray, version: int) -> None:
         out += self.record_type.to_bytes(2, "big", signed=True)
 

@@ -13,12 +13,29 @@ from typing import Any
 from kafka_meta.models.base import Message
 from kafka_meta.models.values import bytes_to_json
 from kafka_meta.offsets.records import (
+    GROUP_JSON_NAMES,
     ControlRecord,
     MemberNest,
     OffsetsRecord,
     ProtocolNest,
     UnknownRecord,
+    group_of,
 )
+
+UNKNOWN, CONTROL = "unknown", "control"
+GROUP_METADATA = 2  # the record type whose members carry decoded nests (and their errors)
+
+
+def kind_of_json(rendered: dict[str, Any]) -> str:
+    """What a record's JSON is: its record type's name, ``unknown`` or ``control``."""
+    if "record" in rendered:
+        return rendered["record"]  # type: ignore[no-any-return]
+    return UNKNOWN if rendered.get("unknown") else CONTROL
+
+
+def group_of_json(rendered: dict[str, Any]) -> str | None:
+    """A record's group (``group_id``) from its JSON: the key's group field; None for unknown and control records."""
+    return group_of(rendered["key"], GROUP_JSON_NAMES) if "record" in rendered else None
 
 
 def b64_or_none(data: bytes | None) -> str | None:
@@ -105,6 +122,25 @@ class RecordStats:
             self.tombstones += record.value is None
             self.read_forward += record.read_forward
             self.nested_errors += sum(bool(m.errors) for m in record.members or [])
+
+    def add_json(self, rendered: dict[str, Any]) -> None:
+        """:meth:`add` of a record given as its JSON (what :func:`record_json` makes of it)."""
+        kind = kind_of_json(rendered)
+        if kind == UNKNOWN:
+            self.unknown += 1
+        elif kind == CONTROL:
+            self.control += 1
+        else:
+            value = rendered["value"]
+            self.add_read(kind, value is None, "readForward" in rendered)
+            if value is not None and rendered["recordType"] == GROUP_METADATA and "members" in value:
+                self.nested_errors += sum("errors" in m for m in value["members"])
+
+    def add_read(self, record_name: str, tombstone: bool, read_forward: bool) -> None:
+        """:meth:`add` of a record of a known type whose members (if any) were decoded without errors."""
+        self.per_type[record_name] += 1
+        self.tombstones += tombstone
+        self.read_forward += read_forward
 
     def summary(self) -> str:
         types = ", ".join(f"{name} {n}" for name, n in sorted(self.per_type.items()))

@@ -116,6 +116,10 @@ class ValueMode:
             return f"{bytes_expr}.decode()"
         return f"{bytes_expr}.decode('utf-8', {runtime.JAVA_UTF8!r})"
 
+    def make_bytes(self, em: CodeWriter, bytes_expr: str) -> str:
+        """Bytes as they were read (a mode may render them, e.g. as the base64 text of Kafka's JSON)."""
+        return bytes_expr
+
     def inner_decoder(self, fmt: Any, layout: int, strict: bool) -> Callable:
         """The decoder of a message nested by value dispatch (its type chosen at run time)."""
         return fmt.decoder(layout, self.name == "typed", strict)

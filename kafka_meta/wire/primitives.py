@@ -346,7 +346,7 @@ class KBytes(_Sized):
         n, end = em.var("n"), em.var("e")
         with self.emit_read_present(em, n, target):
             em.line(f"{end} = pos + {n}", f"if {end} > blen: raise _Bad('short')",
-                    f"{target} = buf[pos:{end}]; pos = {end}")
+                    f"{target} = {em.mode.make_bytes(em, f'buf[pos:{end}]')}; pos = {end}")
 
     def emit_encode(self, em: Any, expr: str) -> None:
         data = em.var("b")

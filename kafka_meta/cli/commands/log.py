@@ -15,7 +15,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from kafka_meta.cli.output import emit_json, fail
+from kafka_meta.cli.output import emit_json, emit_json_text, fail, json_text
 from kafka_meta.errors import KafkaMetaError
 from kafka_meta.inputs import BY_NAME, CAPTURE, EMPTY, JSONL, PARQUET, SEGMENT, classify
 from kafka_meta.log import (
@@ -31,8 +31,8 @@ from kafka_meta.log import (
 from kafka_meta.log.compression import Inflater
 from kafka_meta.log.files import segment_bytes
 from kafka_meta.metadata_log import UnknownMetadataRecord, decode_metadata_record, metadata_record_json
-from kafka_meta.offsets import decode_record
-from kafka_meta.offsets.render import RecordStats, b64_or_none, record_json
+from kafka_meta.offsets.plain_render import PlainRenderer
+from kafka_meta.offsets.render import RecordStats, b64_or_none, group_of_json
 
 PROGRESS_EVERY = 2.0  # seconds between progress lines on stderr
 METADATA_TOPIC = "__cluster_metadata"  # the KRaft metadata log: its records are metadata records
@@ -124,26 +124,29 @@ def run_log(args: argparse.Namespace) -> int:
     summary, stats, metadata = LogSummary(), RecordStats(), MetadataStats()
     undecoded: Counter[str] = Counter()
     decode = args.decode or args.group is not None
+    render = PlainRenderer(strict=args.strict, raw=args.raw)  # record_json(decode_record(...)) without models
     progress = Progress(segments)
     for segment in segments:
+        metadata_log = decode and segment.topic == METADATA_TOPIC
+        undecodable = decode and not holds_offsets(segment.topic)
+        partition = json_text({"topic": segment.topic, "partition": segment.partition})[:-1]
         with segment_bytes(segment) as data:
             for event in reader.events(data):
                 summary.add(event)
-                if isinstance(event, Damage):
+                if isinstance(event, Record):
+                    if event.control or not (metadata_log or undecodable):
+                        # control records are markers of the same layout in every topic, read as markers
+                        _emit(segment, event, args, stats if decode else None, render, partition)
+                    elif metadata_log:
+                        _emit_metadata(segment, event, args, metadata)
+                    else:
+                        undecoded[segment.topic] += 1  # no layouts for them: as they are, and never of a group
+                        if args.group is None:
+                            emit_json(_plain(segment, event))
+                    progress.tick(summary, segment)
+                elif isinstance(event, Damage):
                     print(event.describe(segment.path), file=sys.stderr)
                     emit_json({**_where(segment, event.first_offset), "_error": event.describe(segment.path)})
-                elif isinstance(event, Record) and decode and segment.topic == METADATA_TOPIC and not event.control:
-                    _emit_metadata(segment, event, args, metadata)
-                    progress.tick(summary, segment)
-                elif isinstance(event, Record) and decode and not holds_offsets(segment.topic) and not event.control:
-                    undecoded[segment.topic] += 1  # no layouts for them: as they are, and never of a group
-                    # (control records are markers of the same layout in every topic, read as markers below)
-                    if args.group is None:
-                        emit_json(_plain(segment, event))
-                    progress.tick(summary, segment)
-                elif isinstance(event, Record):
-                    _emit(segment, event, args, stats if decode else None)
-                    progress.tick(summary, segment)
         summary.segments += 1
         summary.bytes += segment.size
     print(summary.render(), file=sys.stderr)
@@ -192,22 +195,33 @@ def _emit_metadata(segment: Segment, record: Record, args: argparse.Namespace, s
         emit_json({**where, **metadata_record_json(decoded)})
 
 
-def _emit(segment: Segment, record: Record, args: argparse.Namespace, stats: RecordStats | None) -> None:
+def _emit(segment: Segment, record: Record, args: argparse.Namespace, stats: RecordStats | None,
+          render: PlainRenderer, partition: str) -> None:
+    """One record, decoded with ``stats`` (``partition``: the line's start, naming the record's partition)."""
     if stats is None:
         emit_json(_plain(segment, record))
         return
-    where = {**_where(segment, record.offset), "timestamp": record.timestamp}
+    if args.decode and args.group is None and not record.control:
+        found = render.text(record.key, record.value)  # the common records: their line's text straight away
+        if found is not None:
+            text, name, tombstone, read_forward = found
+            stats.add_read(name, tombstone, read_forward)
+            emit_json_text(f'{partition}, "offset": {record.offset}, "timestamp": {record.timestamp}, {text}}}')
+            return
+    where = {"topic": segment.topic, "partition": segment.partition, "offset": record.offset,
+             "timestamp": record.timestamp}
     try:
-        decoded = decode_record(record.key, record.value, strict=args.strict, control=record.control)
+        decoded = render(record.key, record.value, record.control)
     except KafkaMetaError as e:
         stats.errors += 1
         print(f"{segment.path}, offset {record.offset}: {e}", file=sys.stderr)
         emit_json({**where, "_error": str(e)})
         return
-    stats.add(decoded)
-    if args.group is not None and getattr(decoded, "group_id", None) != args.group:
+    stats.add_json(decoded)
+    if args.group is not None and group_of_json(decoded) != args.group:
         return
     if args.decode:
-        emit_json({**where, **record_json(decoded, raw=args.raw)})
+        where.update(decoded)
+        emit_json(where)
     else:
         emit_json(_plain(segment, record))

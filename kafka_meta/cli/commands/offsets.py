@@ -8,12 +8,12 @@ from collections import Counter
 from typing import Any
 
 from kafka_meta.cli.blobs import BlobError, from_base64, from_hex, from_text
-from kafka_meta.cli.output import emit_json, fail
+from kafka_meta.cli.output import emit_json, emit_json_text, fail, json_text
 from kafka_meta.errors import KafkaMetaError
 from kafka_meta.inputs import Damage, Row, Unreadable, rows
-from kafka_meta.offsets import catalog, decode_record
-from kafka_meta.offsets.records import ControlRecord, UnknownRecord
-from kafka_meta.offsets.render import RecordStats, record_json
+from kafka_meta.offsets import catalog
+from kafka_meta.offsets.plain_render import PlainRenderer
+from kafka_meta.offsets.render import RecordStats, group_of_json, kind_of_json
 
 PROVENANCE = ("topic", "partition", "offset", "timestamp")
 
@@ -63,20 +63,13 @@ def _blob(value: Any, encoding: str) -> bytes | None:
     return {"hex": from_hex, "base64": from_base64}.get(encoding, from_text)(value)
 
 
-def _kind(record: Any) -> str:
-    if isinstance(record, UnknownRecord):
-        return "unknown"
-    if isinstance(record, ControlRecord):
-        return "control"
-    return record.record_name
-
-
 def run_offsets(args: argparse.Namespace) -> int:
     try:
         wanted = _wanted_types(args.type)
     except BlobError as e:
         return fail(str(e))
     stats = RecordStats()
+    render = PlainRenderer(strict=args.strict, raw=args.raw)  # record_json(decode_record(...)) without models
     records = unreadable = 0
     others: Counter[str] = Counter()
     for item in rows(args.files):
@@ -91,7 +84,7 @@ def run_offsets(args: argparse.Namespace) -> int:
             others[item.kind] += 1
         else:
             records += 1
-            _one_record(item, args, wanted, stats)
+            _one_record(item, args, wanted, stats, render)
     if unreadable and not records and not others:
         return 2  # nothing could be read: each input said why
     if others:
@@ -104,7 +97,8 @@ def run_offsets(args: argparse.Namespace) -> int:
     return 1 if stats.errors or unreadable else 0
 
 
-def _one_record(row: Row, args: argparse.Namespace, wanted: set[str] | None, stats: RecordStats) -> None:
+def _one_record(row: Row, args: argparse.Namespace, wanted: set[str] | None, stats: RecordStats,
+                render: PlainRenderer) -> None:
     """Decode one record row and print it (or its error) with where it was read."""
     data = row.data
     where: dict[str, Any] = {"line": data["_line"]} if "_line" in data else {}
@@ -113,16 +107,25 @@ def _one_record(row: Row, args: argparse.Namespace, wanted: set[str] | None, sta
         key = _blob(data.get("key"), args.encoding)
         value = _blob(data.get("value"), args.encoding)
         control = bool(data.get("control") or data.get("isControl"))
-        record = decode_record(key, value, strict=args.strict, control=control)
+        # the common records as their line's text straight away (the group filter reads the decoded key)
+        found = None if control or args.group is not None else render.text(key, value)
+        if found is None:
+            record = render(key, value, control)
     except (KafkaMetaError, BlobError) as e:
         stats.errors += 1
         place = f"line {data['_line']}" if "_line" in data else f"{data.get('_file')} offset {data.get('offset')}"
         print(f"{place}: {e}", file=sys.stderr)
         emit_json({**where, "_error": str(e)})
         return
-    stats.add(record)
-    if wanted is not None and _kind(record) not in wanted:
+    if found is not None:
+        text, name, tombstone, read_forward = found
+        stats.add_read(name, tombstone, read_forward)
+        if wanted is None or name in wanted:
+            emit_json_text(f"{json_text(where)[:-1]}, {text}}}" if where else f"{{{text}}}")
         return
-    if args.group is not None and record.group_id != args.group:
+    stats.add_json(record)
+    if wanted is not None and kind_of_json(record) not in wanted:
         return
-    emit_json({**where, **record_json(record, raw=args.raw)})
+    if args.group is not None and group_of_json(record) != args.group:
+        return
+    emit_json({**where, **record})
