@@ -44,10 +44,15 @@ class Report:
         return self.timeline if self.timeline is not None else Timeline()
 
     @property
+    def read_around(self) -> list[str]:
+        """The damage read around, each with its place: what the readers found, then what the timeline could not
+        read of the rows (report.json's ``problems``)."""
+        return [*self.damage, *self.story.errors]
+
+    @property
     def problems(self) -> list[str]:
-        """What could not be read: whole inputs first, then damage read around, each with its place (what the
-        readers found, then what the timeline could not read of the rows)."""
-        return [*self.unreadable, *self.damage, *self.story.errors]
+        """What could not be read: whole inputs first, then the damage read around."""
+        return [*self.unreadable, *self.read_around]
 
     @property
     def read_everything(self) -> bool:
@@ -73,7 +78,7 @@ class Report:
             entry.update({"rounds": [r.to_json() for r in g.rounds], "findings": [f.to_json() for f in g.findings],
                           "abortedCommits": g.aborted_commits})
         doc["findings"] = [f.to_json() for f in story.ranked_findings]
-        doc["problems"] = [*self.damage, *story.errors]
+        doc["problems"] = self.read_around
         doc["thresholds"] = asdict(story.thresholds)
         return doc
 
@@ -178,7 +183,7 @@ def render_text(report: Report) -> str:
     if report.unreadable:
         lines.append(f"inputs that could not be read ({len(report.unreadable)}):")
         lines += [f"  {u}" for u in report.unreadable]
-    damage = [*report.damage, *report.story.errors]
+    damage = report.read_around
     if damage:
         lines.append(f"damage read around ({len(damage)}):")
         lines += [f"  {d}" for d in damage[:ERROR_SAMPLES]]
