@@ -340,3 +340,23 @@ def test_captured_streams_and_cooperative_groups():
     assert [r.phase for r in coop.rounds[1:3]] == ["revoke", "assign"]
     withheld = {tp for m in coop.rounds[1].members for tp in m.revoked}
     assert withheld and withheld <= {tp for m in coop.rounds[2].members for tp in m.added}  # handed out next
+
+
+def test_a_join_turned_away_by_a_broker_that_is_not_the_coordinator_is_no_member():
+    """A Java consumer's first JoinGroup can reach a broker that is not (yet) the group's coordinator: answered
+    NOT_COORDINATOR without a member id, it joined nothing, and the client finds the coordinator and joins there."""
+    from kafka_meta.capture import read_capture
+
+    path = Path(__file__).resolve().parents[1] / "fixtures" / "lab" / "classic" / "capture.pcapng"
+    exchanges = [e.to_dict() for e in read_capture(path)]
+    first = next(e for e in exchanges if e["apiName"] == "JoinGroup" and e["groupId"] == "lab-classic-range")
+    turned_away = copy.deepcopy(first)
+    turned_away["request"]["memberId"] = turned_away["memberId"] = ""
+    turned_away["response"] = {**turned_away["response"], "errorCode": 16, "memberId": "", "generationId": -1,
+                               "leader": "", "members": []}
+    turned_away.update(errorCode=16, stream=-1, ts=first["ts"] - 1, responseTs=first["ts"] - 0.99)
+    before = build_timeline(exchanges).group("lab-classic-range")
+    after = build_timeline([turned_away, *exchanges]).group("lab-classic-range")
+    assert all(m.member_id for r in after.rounds for m in r.members)
+    assert [[m.member_id for m in r.members] for r in after.rounds] == \
+        [[m.member_id for m in r.members] for r in before.rounds]

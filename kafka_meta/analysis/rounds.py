@@ -24,7 +24,14 @@ from typing import Any
 from kafka_meta.analysis import exchange_rows
 from kafka_meta.analysis import member_metadata as metadata
 from kafka_meta.analysis.causes import Cause, ClientMemory, is_poll_timeout
-from kafka_meta.analysis.codes import MEMBER_ID_REQUIRED, REBALANCE_IN_PROGRESS, error_name
+from kafka_meta.analysis.codes import (
+    COORDINATOR_LOAD_IN_PROGRESS,
+    COORDINATOR_NOT_AVAILABLE,
+    MEMBER_ID_REQUIRED,
+    NOT_COORDINATOR,
+    REBALANCE_IN_PROGRESS,
+    error_name,
+)
 from kafka_meta.analysis.epochs import PROTOCOLS, EpochBuilder, topic_label, topic_names
 from kafka_meta.analysis.joins import resolve_member_ids
 from kafka_meta.analysis.moves import moves
@@ -45,6 +52,9 @@ GROUP_APIS = (JOIN, SYNC, HEARTBEAT, LEAVE, COMMIT, *EPOCH_HEARTBEATS, TXN_COMMI
 # how long the coordinator may hold a JoinGroup: the largest rebalance timeout a Java consumer asks for by
 # default (max.poll.interval.ms, 5 minutes); a capture ending sooner after a join may just have cut it off
 REBALANCE_TIMEOUT_S = 300.0
+
+# a JoinGroup answered so went to a broker that was not the coordinator: the client finds it and joins again
+NOT_THE_COORDINATOR = frozenset({COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR})
 
 
 class _GroupBuilder:
@@ -86,6 +96,8 @@ class _GroupBuilder:
     def join(self, ex: ExchangeRow, member_id: str) -> None:
         req, resp = ex["request"] or {}, ex["response"] or {}
         generation = resp.get("generationId")
+        if not member_id and resp.get("errorCode") in NOT_THE_COORDINATOR:
+            return  # a broker that is not (yet) the group's coordinator turned an anonymous join away: no member
         if ex["responseTs"] is None or resp.get("errorCode") or generation is None or generation < 0:
             self.refused.append((ex, member_id))
             return
