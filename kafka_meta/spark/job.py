@@ -26,7 +26,14 @@ from kafka_meta.errors import InputError, KafkaMetaError
 from kafka_meta.metadata_log import topic_names
 from kafka_meta.offsets import decode_record
 from kafka_meta.spark.inputs import FORMATS, Inputs, plan, read_inputs
-from kafka_meta.spark.timeline import capture_exchanges, group_exchanges, report_columns, timeline_of, write_report_html
+from kafka_meta.spark.timeline import (
+    READ_ORDER,
+    capture_exchanges,
+    group_exchanges,
+    report_columns,
+    timeline_of,
+    write_report_html,
+)
 
 DAMAGE_LISTED = 10_000  # damaged places listed one by one in the report; beyond, counted
 
@@ -57,18 +64,17 @@ def analyze_offsets(offsets: Any, output: str, report: Report, progress: Progres
     from kafka_meta.spark.offsets import decode_offsets, explode_members
 
     progress.step("decoding __consumer_offsets records")
-    # the reader's rows are kept (its binary columns are cheap to hold), not every decoded column: decoding
-    # again for each output is cheaper than caching the wide nested columns of every record type, and the
-    # report's steps read the few columns of report_columns
-    raw = offsets.cache()
-    decoded = decode_offsets(raw, control="control")  # a reader's damage stays the row's _error
-    decoded.write.mode("overwrite").parquet(f"{output}/offsets")
-    progress.step(f"wrote {output}/offsets; exploding group members")
-    # only GroupMetadata records have members: told by their key's first two bytes, before decoding
-    group_metadata = ~F.coalesce(F.col("control"), F.lit(False)) & (F.substring("key", 1, 2) == F.lit(b"\x00\x02"))
-    explode_members(decode_offsets(raw.where(group_metadata), control="control")).write.mode("overwrite").parquet(
-        f"{output}/members")
-    decoded = report_columns(decoded).cache()
+    # every record is decoded once, on its way to Parquet, with its position as read (READ_ORDER: the
+    # timeline's log order for rows without an offset); the later steps read back only the columns they need
+    # from that Parquet, and the members only from GroupMetadata records, so nothing is decoded twice and the
+    # reader's rows are never held
+    path = f"{output}/offsets"
+    numbered = offsets.withColumn(READ_ORDER, F.monotonically_increasing_id())
+    decode_offsets(numbered, control="control").write.mode("overwrite").parquet(path)  # damage stays _error
+    progress.step(f"wrote {path}; exploding group members")
+    written = offsets.sparkSession.read.parquet(path)
+    explode_members(written.where(F.col("recordType") == 2)).write.mode("overwrite").parquet(f"{output}/members")
+    decoded = report_columns(written).cache()
 
     progress.step("counting")
     damaged = F.col("key").isNull() & F.col("_error").isNotNull()  # a reader's damage: no record at all
@@ -93,7 +99,7 @@ def analyze_offsets(offsets: Any, output: str, report: Report, progress: Progres
 
     progress.step("finding the latest record of each key")
     # one aggregate per key (combined before the shuffle), not a sort of every record by key
-    order = F.col("offset") if "offset" in decoded.columns else F.monotonically_increasing_id()
+    order = F.col("offset") if "offset" in decoded.columns else F.col(READ_ORDER)
     newest = (decoded.where(F.col("_error").isNull() & ~F.col("unknown") & ~F.col("control"))
               .groupBy("key").agg(F.max_by(F.struct("value", "recordType", "tombstone", "groupId"), order)
                                   .alias("_newest"))
@@ -108,7 +114,6 @@ def analyze_offsets(offsets: Any, output: str, report: Report, progress: Progres
     progress.step("building the rebalance timeline")
     report.timeline = timeline_of(decoded, source, exchanges, names)
     decoded.unpersist()
-    raw.unpersist()
 
 
 def analyze_blobs(blobs: Any, output: str, report: Report, progress: Progress) -> None:

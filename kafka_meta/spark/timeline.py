@@ -38,9 +38,10 @@ NO_GENERATION = -(1 << 40)  # a generation record's tombstone (the group deleted
 # the nested decoded fields the timeline reads, beside GENERATION_COLUMNS
 TOPIC_COLUMNS = ("offsetCommit.value.topicId", "offsetCommit.key.topic")
 # the flat columns the report's steps read (counting, the newest record per key, the timeline)
+READ_ORDER = "_order"  # a row's position as read: inputs in the order given, each file's rows in file order
 REPORT_COLUMNS = ("key", "value", "timestamp", "topic", "partition", "offset", "_source", "_file", "control",
                   "producerId", "recordType", "recordName", "groupId", "tombstone", "readForward", "unknown",
-                  "_error")
+                  "_error", READ_ORDER)
 
 
 def report_columns(decoded: Any) -> Any:
@@ -127,8 +128,8 @@ def timeline_of(decoded: Any, source: str | None = None, exchanges: list[dict[st
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    # each row's position as read: the inputs are unioned in the order given, each file's rows in file order
-    decoded = decoded.withColumn("_order", F.monotonically_increasing_id())
+    if READ_ORDER not in decoded.columns:  # numbered here unless the job numbered the rows as it read them
+        decoded = decoded.withColumn(READ_ORDER, F.monotonically_increasing_id())
     good = decoded.where(F.col("_error").isNull() & ~F.col("unknown") & ~F.col("control"))
     scope = [c for c in SCOPE if c in decoded.columns]
     position = [*(["offset"] if "offset" in decoded.columns else []), "_order"]
