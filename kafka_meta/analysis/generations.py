@@ -19,12 +19,16 @@ are in force when their producer's COMMIT marker is written, so they count for t
 marker; those of an aborted transaction never count. The commits are then counted per (group, generation,
 second) and those counts given to the rounds by :func:`add_commit_counts`, the one rule both faces use (the
 Spark job computes the same counts on its executors instead of collecting the commits).
+
+The reading is incremental (:class:`OffsetsTimeline`: one row at a time, the timelines asked for whenever), so
+``kafka-meta watch`` feeds the same code from a live consumer; :func:`build_generations` is a loop over it.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import copy
 import datetime as dt
 import math
 import re
@@ -43,7 +47,7 @@ from kafka_meta.log import holds_offsets
 from kafka_meta.log.rows import OffsetsRow
 from kafka_meta.metadata_log import topic_names as cluster_topic_names
 from kafka_meta.offsets.reader import decode_record
-from kafka_meta.offsets.records import ControlRecord, CoordinatorRecord
+from kafka_meta.offsets.records import ControlRecord, CoordinatorRecord, OffsetsRecord
 
 METADATA_TOPIC = "__cluster_metadata"
 HEX = re.compile(r"^(?:[0-9a-fA-F]{2})*$")
@@ -126,7 +130,9 @@ def _classic_member(nest: Any, meta: Any) -> model.MemberRound:
 class _Log:
     """Reads records in log order, keeping each group's timeline and what the KIP-848 records said last."""
 
-    def __init__(self) -> None:
+    def __init__(self, keep_commits: bool = True) -> None:
+        self.keep_commits = keep_commits  # else only counted, per generation, and each partition's latest offset
+        self.latest: dict[str, dict[str, int]] = {}  # not keeping commits: group -> "topic-partition" -> offset
         self.groups: dict[str, model.GroupTimeline] = {}
         self.topic_ids: dict[str, str] = {}  # topic id -> name, from offset commits (ids are cluster-wide)
         self.epoch_groups: dict[str, EpochGroupLog] = {}  # KIP-848, share and streams groups
@@ -168,10 +174,16 @@ class _Log:
         if topic_id is not None and getattr(record.key, "topic", None):
             self.topic_ids[str(topic_id)] = record.key.topic
         generation = self.in_force.get((scope, group))
-        commit = model.Commit(group, where.ts, generation=generation, partitions=1, evidence=where)
         topic, partition = getattr(record.key, "topic", None), getattr(record.key, "partition", None)
-        if topic is not None and partition is not None and getattr(value, "offset", None) is not None:
-            commit.offsets[f"{topic}-{partition}"] = value.offset
+        offset = getattr(value, "offset", None) if topic is not None and partition is not None else None
+        if not self.keep_commits:
+            if offset is not None:
+                self.latest.setdefault(group, {})[f"{topic}-{partition}"] = offset
+            self.counts[(group, generation, None)] += 1
+            return
+        commit = model.Commit(group, where.ts, generation=generation, partitions=1, evidence=where)
+        if offset is not None:
+            commit.offsets[f"{topic}-{partition}"] = offset
         self.commits.setdefault(group, []).append(commit)
         self.counts[(group, generation, second_of(where.ts))] += 1
 
@@ -238,6 +250,171 @@ class _Log:
         tl.rounds.append(r)
 
 
+class OffsetsTimeline:
+    """The timeline of ``__consumer_offsets`` read one row at a time: :meth:`feed` a row, ask :meth:`timelines`
+    whenever (a finished copy; the state read so far is left as it is), or :meth:`finish` once at the end.
+
+    Rows are fed in :func:`log_order` (per partition: by offset), which a consumer of the live topic hands over
+    partition by partition. Two ways to keep what was read:
+
+    * the batch way (``kafka-meta report``, the default): every commit with its offset and position, every
+      error, every round, so the report can list them all;
+    * ``bounded``: what a long ``kafka-meta watch`` can afford, state that follows the number of groups and
+      not the number of records: commits only as counts per generation in force and each partition's latest
+      offset, the newest ``keep_rounds`` rounds per group, the newest ``keep_errors`` errors.
+
+    ``committed`` says the rows come from a ``read_committed`` consumer: it has already dropped what aborted
+    transactions wrote and never hands over a transaction marker, so a transactional commit counts when read
+    (held for a marker, it would wait forever). The generation it counts for is then the one in force where it
+    was written, not at its marker."""
+
+    def __init__(self, file: str | None = None, topic_names: Mapping[str, str] | None = None, *,
+                 bounded: bool = False, committed: bool = False, keep_rounds: int = 100,
+                 keep_errors: int = 100) -> None:
+        self.file = file
+        self.bounded, self.committed = bounded, committed
+        self.keep_rounds, self.keep_errors = keep_rounds, keep_errors
+        self.log = _Log(keep_commits=not bounded)
+        self.log.topic_ids.update(topic_names or {})
+        self.metadata: list[OffsetsRow] = []
+        # (partition, key) -> the value last read: a byte-identical rewrite says nothing new, and the Spark job
+        # drops the same ones on its executors (kafka_meta.spark.timeline._changes_only)
+        self.last: dict[tuple[Scope, bytes], bytes | None] = {}
+        self.errors_dropped = 0
+        self.read = 0  # rows read, the position of the next one (for rows without an offset)
+
+    def feed(self, row: OffsetsRow, n: int | None = None) -> OffsetsRecord | None:
+        """Read one row (``n``: its position as read, 1 on; by default the count of rows fed so far); returns
+        the record it held, or None (another topic, no key, unreadable: then an error is kept)."""
+        self.read += 1
+        n = self.read if n is None else n
+        log = self.log
+        topic = row.get("topic")
+        if topic == METADATA_TOPIC:
+            if self.bounded:  # the cluster's TopicRecords, folded in now rather than kept
+                log.topic_ids.update(cluster_topic_names([row]))
+            else:
+                self.metadata.append(row)  # they name the topics some records give by id only
+            return None
+        if isinstance(topic, str) and not holds_offsets(topic):
+            return None  # another internal topic of the same log directory (__transaction_state, ...)
+        where = model.Evidence(file=row.get("_file", self.file), offset=row.get("offset"),
+                               line=row.get("_line", n if row.get("offset") is None else None),
+                               ts=_seconds(row.get("timestamp")))
+        try:
+            key, value = record_bytes(row.get("key")), record_bytes(row.get("value"))
+            if key is None:
+                return None
+            record = decode_record(key, value, control=bool(row.get("control")))
+        except (KafkaMetaError, ValueError) as e:
+            self.error(f"{where}: {e}")
+            return None
+        producer = row.get("producerId")
+        transactional = producer if isinstance(producer, int) and producer >= 0 and not self.committed else None
+        scope = scope_of(row, self.file)
+        if isinstance(record, ControlRecord):
+            if transactional is not None:
+                log.settle(scope, transactional, committed=record.marker == "COMMIT")
+        elif isinstance(record, CoordinatorRecord):
+            self.coordinator_record(record, key, value, where, scope, transactional)
+        return record
+
+    def coordinator_record(self, record: CoordinatorRecord, key: bytes, value: bytes | None,
+                           where: model.Evidence, scope: Scope, transactional: int | None) -> None:
+        log, number = self.log, record.record_type
+        if number in COMMITS:
+            if record.value is None:
+                return  # a tombstone: the offset expired or the group was deleted, nothing committed
+            if transactional is not None:
+                log.pending.setdefault((scope, transactional), []).append((record, where))
+            else:
+                log.commit(record, where, scope)
+            return
+        if number in GENERATION_RECORD_TYPES and record.group_id:
+            log.set_in_force(record.group_id, record, scope)
+        if number in TIMELINE_RECORD_TYPES:
+            seen = self.last.get((scope, key), _UNSEEN)
+            if self.bounded and value is None:
+                # a tombstone rewritten reads as nothing either way: forgetting the key keeps the map to the
+                # keys alive (members come and go under new ids)
+                self.last.pop((scope, key), None)
+            else:
+                self.last[(scope, key)] = value
+            if seen is not _UNSEEN and seen == value:
+                return
+        log.read(record, where.ts, where)
+        if self.bounded and record.group_id:
+            self.trim(record.group_id)
+
+    def error(self, text: str) -> None:
+        errors = self.log.errors
+        errors.append(text)
+        if self.bounded and len(errors) > self.keep_errors:
+            del errors[0]
+            self.errors_dropped += 1
+
+    def trim(self, group: str) -> None:
+        """Bounded: the group's oldest rounds beyond ``keep_rounds`` go, and the commits counted for them stay
+        counted for the group alone."""
+        log = self.log
+        tl = log.groups.get(group)
+        while tl is not None and len(tl.rounds) > self.keep_rounds:
+            old = tl.rounds.pop(0)
+            log.by_generation.get(group, {}).pop(old.generation, None)
+            epochs = log.epoch_groups.get(group)
+            if epochs is not None and old.generation is not None:
+                epochs.rounds.pop(old.generation, None)
+            for counted in [k for k in log.counts if k[0] == group and k[1] == old.generation]:
+                log.counts[(group, None, None)] += log.counts.pop(counted)
+
+    def timelines(self, groups: Iterable[str] | None = None) -> dict[str, model.GroupTimeline]:
+        """The timelines as they stand (of ``groups`` only, when given), each a finished copy: reading goes
+        on unchanged."""
+        log, chosen = self.log, None if groups is None else set(groups)
+
+        def wanted(group: str) -> bool:
+            return chosen is None or group in chosen
+
+        timelines, epochs = copy.deepcopy(({g: tl for g, tl in log.groups.items() if wanted(g)},
+                                           {g: e for g, e in log.epoch_groups.items() if wanted(g)}))
+        topic_ids = {**log.topic_ids, **cluster_topic_names(self.metadata)} if self.metadata else dict(log.topic_ids)
+        return _finished(timelines, epochs, topic_ids,
+                         Counter({k: n for k, n in log.counts.items() if wanted(k[0])}),
+                         Counter({g: n for g, n in log.aborted.items() if wanted(g)}),
+                         {g: list(c) for g, c in log.commits.items() if wanted(g)} if log.keep_commits else None,
+                         {g: dict(o) for g, o in log.latest.items() if wanted(g)})
+
+    def finish(self) -> tuple[dict[str, model.GroupTimeline], list[str]]:
+        """The timelines and the records that could not be read; the state read so far becomes them (call
+        once, at the end)."""
+        log = self.log
+        log.topic_ids.update(cluster_topic_names(self.metadata))
+        groups = _finished(log.groups, log.epoch_groups, log.topic_ids, log.counts, log.aborted,
+                           log.commits if log.keep_commits else None, log.latest)
+        return groups, log.errors
+
+
+def _finished(groups: dict[str, model.GroupTimeline], epoch_groups: dict[str, EpochGroupLog],
+              topic_ids: dict[str, str], counts: Counter[tuple[str, int | None, float | None]],
+              aborted: Counter[str], commits: dict[str, list[model.Commit]] | None,
+              latest: Mapping[str, Mapping[str, int]]) -> dict[str, model.GroupTimeline]:
+    """The rounds in order, why each started, the topics named and the commits counted in."""
+    for name, tl in groups.items():
+        tl.rounds = model.sort_rounds(tl.rounds)
+        if name in epoch_groups:
+            epoch_groups[name].finish()
+        else:
+            _triggers(tl.rounds)
+    name_topics([groups[name] for name in epoch_groups if name in groups], topic_ids)
+    add_commit_counts(groups, [(g, generation, second, n) for (g, generation, second), n in counts.items()],
+                      aborted, commits)
+    for group, offsets in latest.items():  # bounded: the offsets in force, on the group's last commit
+        tl = groups.get(group)
+        if tl is not None and tl.commits:
+            tl.commits[-1].offsets.update(offsets)
+    return dict(sorted(groups.items()))
+
+
 def build_generations(rows: Iterable[OffsetsRow], file: str | None = None,
                       topic_names: Mapping[str, str] | None = None, ordered: bool = False,
                       ) -> tuple[dict[str, model.GroupTimeline], list[str]]:
@@ -247,65 +424,10 @@ def build_generations(rows: Iterable[OffsetsRow], file: str | None = None,
 
     The rows are read in :func:`log_order`; ``ordered`` says they already are (the Spark job streams them so,
     and holding them all to sort them again would undo that)."""
-    log = _Log()
-    log.topic_ids.update(topic_names or {})
-    metadata: list[OffsetsRow] = []
-    # (partition, key) -> the value last read: a byte-identical rewrite says nothing new, and the Spark job
-    # drops the same ones on its executors (kafka_meta.spark.timeline._changes_only)
-    last: dict[tuple[Scope, bytes], bytes | None] = {}
+    timeline = OffsetsTimeline(file, topic_names)
     for n, row in (enumerate(rows, 1) if ordered else log_order(rows)):
-        topic = row.get("topic")
-        if topic == METADATA_TOPIC:
-            metadata.append(row)  # the cluster's TopicRecords name the topics some records give by id only
-            continue
-        if isinstance(topic, str) and not holds_offsets(topic):
-            continue  # another internal topic of the same log directory (__transaction_state, ...)
-        where = model.Evidence(file=row.get("_file", file), offset=row.get("offset"),
-                               line=row.get("_line", n if row.get("offset") is None else None),
-                               ts=_seconds(row.get("timestamp")))
-        try:
-            key, value = record_bytes(row.get("key")), record_bytes(row.get("value"))
-            if key is None:
-                continue
-            record = decode_record(key, value, control=bool(row.get("control")))
-        except (KafkaMetaError, ValueError) as e:
-            log.errors.append(f"{where}: {e}")
-            continue
-        producer = row.get("producerId")
-        transactional = producer if isinstance(producer, int) and producer >= 0 else None
-        scope = scope_of(row, file)
-        if isinstance(record, ControlRecord):
-            if transactional is not None:
-                log.settle(scope, transactional, committed=record.marker == "COMMIT")
-        elif isinstance(record, CoordinatorRecord):
-            number = record.record_type
-            if number in COMMITS:
-                if record.value is None:
-                    continue  # a tombstone: the offset expired or the group was deleted, nothing committed
-                if transactional is not None:
-                    log.pending.setdefault((scope, transactional), []).append((record, where))
-                else:
-                    log.commit(record, where, scope)
-                continue
-            if number in GENERATION_RECORD_TYPES and record.group_id:
-                log.set_in_force(record.group_id, record, scope)
-            if number in TIMELINE_RECORD_TYPES:
-                seen = last.get((scope, key), _UNSEEN)
-                last[(scope, key)] = value
-                if seen is not _UNSEEN and seen == value:
-                    continue
-            log.read(record, where.ts, where)
-    for name, tl in log.groups.items():
-        tl.rounds = model.sort_rounds(tl.rounds)
-        if name in log.epoch_groups:
-            log.epoch_groups[name].finish()
-        else:
-            _triggers(tl.rounds)
-    log.topic_ids.update(cluster_topic_names(metadata))
-    name_topics([log.groups[name] for name in log.epoch_groups], log.topic_ids)
-    add_commit_counts(log.groups, [(g, generation, second, n) for (g, generation, second), n in log.counts.items()],
-                      log.aborted, log.commits)
-    return dict(sorted(log.groups.items())), log.errors
+        timeline.feed(row, n)
+    return timeline.finish()
 
 
 _UNSEEN = object()

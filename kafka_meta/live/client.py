@@ -1,0 +1,166 @@
+"""The thin face between Kafka and the live core: kafka-python's consumer reads ``__consumer_offsets``, its
+admin client's connections carry the describe requests the project's codec writes.
+
+The consumer joins no group (``assign``, no ``group.id``, no commits: it changes nothing on the cluster) and
+reads ``read_committed``. When the cluster stops answering, :class:`Unreachable` says so; the session closes
+this source and opens a new one at the core's positions once the cluster answers again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Iterable
+from typing import Any
+
+from kafka_meta.errors import KafkaMetaError
+from kafka_meta.live import describe
+from kafka_meta.live.events import GroupDescription
+from kafka_meta.live.wire_request import CodecRequest
+
+OFFSETS_TOPIC = "__consumer_offsets"
+Record = tuple[int, int, int | None, bytes | None, bytes | None]  # partition, offset, timestamp ms, key, value
+
+
+class Unreachable(KafkaMetaError):
+    """The cluster did not answer (not running, the network, a timeout)."""
+
+
+class Refused(KafkaMetaError):
+    """The cluster answered but would not let the watch in (authentication, TLS): retrying will not help."""
+
+
+def _kafka() -> Any:
+    try:
+        import kafka
+        import kafka.errors
+    except ImportError as e:
+        raise KafkaMetaError("watch needs kafka-python: pip install 'kafka-meta[live]'") from e
+    return kafka
+
+
+def _problem(error: Exception, bootstrap: str) -> KafkaMetaError:
+    """A kafka-python failure as Unreachable (try again later) or Refused (stop)."""
+    errors = _kafka().errors
+    text = str(error).splitlines()[0] if str(error) else type(error).__name__
+    refused = tuple(getattr(errors, name) for name in ("AuthenticationFailedError", "SaslAuthenticationFailedError",
+                                                       "AuthenticationMethodNotSupported") if hasattr(errors, name))
+    if isinstance(error, refused) or "SSL" in type(error).__name__ or "certificate" in text.lower():
+        return Refused(f"{bootstrap} refused the connection: {text}")
+    return Unreachable(f"{bootstrap} does not answer: {text}")
+
+
+class KafkaSource:
+    """A consumer of every partition of ``__consumer_offsets`` and an admin connection, both to ``bootstrap``."""
+
+    def __init__(self, bootstrap: str, settings: dict[str, Any], timeout_s: float) -> None:
+        kafka = _kafka()
+        logging.getLogger("kafka").setLevel(logging.CRITICAL)  # its reconnect noise would break the live view
+        self.bootstrap = bootstrap
+        common = {"bootstrap_servers": bootstrap, "request_timeout_ms": int(timeout_s * 1000),
+                  "reconnect_backoff_max_ms": 1000, **settings}
+        try:
+            self.admin = kafka.KafkaAdminClient(bootstrap_timeout_ms=int(timeout_s * 1000), **common)
+        except Exception as e:  # noqa: BLE001 - kafka-python's errors are many; each is said in one line
+            raise _problem(e, bootstrap) from None
+        try:
+            self.consumer = kafka.KafkaConsumer(group_id=None, enable_auto_commit=False,
+                                                isolation_level="read_committed", **common)
+        except Exception as e:  # noqa: BLE001
+            self.admin.close()
+            raise _problem(e, bootstrap) from None
+        self.assigned: list[Any] = []
+
+    def assign(self, positions: dict[int, int], from_beginning: bool) -> bool:
+        """Read every partition of ``__consumer_offsets`` from ``positions`` (partition -> next offset), the
+        rest from the beginning or the end; False while the topic does not exist yet (no group ever
+        committed)."""
+        kafka = _kafka()
+        try:
+            partitions = self.consumer.partitions_for_topic(OFFSETS_TOPIC)
+        except Exception as e:  # noqa: BLE001
+            raise _problem(e, self.bootstrap) from None
+        if not partitions:
+            return False
+        self.assigned = [kafka.TopicPartition(OFFSETS_TOPIC, p) for p in sorted(partitions)]
+        self.consumer.assign(self.assigned)
+        fresh = [tp for tp in self.assigned if tp.partition not in positions]
+        for tp in self.assigned:
+            if tp.partition in positions:
+                self.consumer.seek(tp, positions[tp.partition])
+        if fresh:
+            (self.consumer.seek_to_beginning if from_beginning else self.consumer.seek_to_end)(*fresh)
+        return True
+
+    def poll(self, timeout_s: float) -> list[Record]:
+        """The records fetched since the last call, each partition's in offset order."""
+        try:
+            batches = self.consumer.poll(timeout_ms=int(timeout_s * 1000))
+        except Exception as e:  # noqa: BLE001
+            raise _problem(e, self.bootstrap) from None
+        return [(tp.partition, r.offset, r.timestamp, r.key, r.value)
+                for tp, records in sorted(batches.items(), key=lambda item: item[0].partition) for r in records]
+
+    def send(self, api: describe.Api, groups: list[str] | None = None, node: int | None = None
+             ) -> dict[str, Any] | None:
+        """One request to ``node`` (any broker when None) and its answer read; None when the broker does not
+        speak a version of it that says what a watch needs."""
+        manager = self.admin._manager  # kafka-python's connections, for requests it has no class for
+        version = describe.version(api, manager.broker_version_data.api_versions.get(api.key))
+        if version is None:
+            return None
+        request = CodecRequest(api.key, version, describe.request(api, version, groups))
+
+        async def exchange() -> Any:
+            return await manager.send(request, node_id=node)
+
+        try:
+            answer = manager.run(exchange)
+        except Exception as e:  # noqa: BLE001
+            raise _problem(e, self.bootstrap) from None
+        return describe.response(api, version, answer.body)
+
+    def brokers(self) -> list[int]:
+        return sorted(b.node_id for b in self.admin._manager.cluster.brokers())
+
+    def describe(self, only: Iterable[str] | None = None) -> list[GroupDescription]:
+        """Every group (or those of ``only``) as listed, the classic and consumer ones described by their
+        coordinators."""
+        listed: dict[str, GroupDescription] = {}
+        for node in self.brokers():
+            body = self.send(describe.LIST_GROUPS, node=node)
+            for g in describe.listed_groups(body) if body is not None else []:
+                listed[g.group] = g
+        wanted = set(only) if only is not None else None
+        if wanted is not None:
+            listed = {g: d for g, d in listed.items() if g in wanted}
+        by_kind: dict[tuple[int | str, str], list[str]] = {}
+        coordinators = self._coordinators([g for g, d in listed.items() if d.kind in ("classic", "consumer")])
+        for group, node in coordinators.items():
+            if isinstance(node, str):
+                listed[group].error = node
+                continue
+            by_kind.setdefault((node, listed[group].kind), []).append(group)
+        for (node, kind), groups in sorted(by_kind.items(), key=str):
+            api = describe.DESCRIBE_GROUPS if kind == "classic" else describe.CONSUMER_GROUP_DESCRIBE
+            body = self.send(api, groups, node=int(node))
+            if body is None:
+                continue
+            read = describe.described_classic if kind == "classic" else describe.described_consumer
+            for d in read(body):
+                listed[d.group] = d
+        return sorted(listed.values(), key=lambda d: d.group)
+
+    def _coordinators(self, groups: list[str]) -> dict[str, int | str]:
+        if not groups:
+            return {}
+        body = self.send(describe.FIND_COORDINATOR, groups)
+        if body is None:  # a broker before Kafka 2.8 (no batched FindCoordinator): ask the one at hand
+            node = self.brokers()[0]
+            return dict.fromkeys(groups, node)
+        return describe.coordinators(body)
+
+    def close(self) -> None:
+        for closing in (self.consumer.close, self.admin.close):
+            with contextlib.suppress(Exception):  # closing what already failed: nothing more to say
+                closing()

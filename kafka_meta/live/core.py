@@ -1,0 +1,224 @@
+"""The sans-IO core of ``kafka-meta watch``: records, group descriptions and connection news in; events,
+snapshots and the timeline out. No socket, no clock of its own (callers pass the time), so the same core runs
+under the Kafka client, under tests with real record bytes, and under anything else that can read the topic.
+
+What it keeps is bounded by the number of groups and partitions, not by the records read: the timeline is
+:class:`~kafka_meta.analysis.generations.OffsetsTimeline` in its bounded mode, the commit rate a window of
+per-second counts, the positions one offset per partition.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, deque
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from kafka_meta.analysis.generations import GENERATION_RECORD_TYPES, OffsetsTimeline
+from kafka_meta.analysis.timeline import GroupTimeline, Round
+from kafka_meta.live.events import CONNECTED, DISCONNECTED, PROBLEM, ROUND, STATE, Event, GroupDescription
+
+OFFSETS_TOPIC = "__consumer_offsets"
+RATE_WINDOW_S = 60  # the commit rate is over the last minute of the log's own clock
+COMMIT_RECORD_TYPES = (0, 1)
+
+
+@dataclass
+class GroupView:
+    """One line of the live view: what the log and the coordinator say of a group now."""
+
+    group: str
+    kind: str
+    state: str | None  # the coordinator's, from the last describe (None: not described yet)
+    generation: int | None  # the last generation or epoch recorded, else the one described
+    members: int | None
+    last_round: Round | None
+    commits: int  # commits read while watching
+    commit_rate: float  # commits per second over the last RATE_WINDOW_S of the log's clock
+    described: GroupDescription | None = None
+
+    @property
+    def why(self) -> str:
+        """Why the last round started, in a few words."""
+        if self.last_round is None:
+            return ""
+        return "; ".join(self.last_round.triggers) or "-"
+
+    def to_json(self) -> dict[str, Any]:
+        r = self.last_round
+        return {"group": self.group, "kind": self.kind, "state": self.state, "generation": self.generation,
+                "members": self.members, "commits": self.commits, "commitRate": round(self.commit_rate, 3),
+                "lastRound": None if r is None else {"generation": r.generation, "start": r.start,
+                                                     "members": [m.member_id for m in r.members],
+                                                     "why": r.triggers}}
+
+
+@dataclass
+class CommitRate:
+    """Commits per second of the log's clock, the last ``window`` seconds of them kept."""
+
+    window: int = RATE_WINDOW_S
+    seconds: deque[list[int]] = field(default_factory=deque)  # [second, commits], oldest first
+
+    def add(self, second: int) -> None:
+        if self.seconds and self.seconds[-1][0] == second:
+            self.seconds[-1][1] += 1
+        elif not self.seconds or second > self.seconds[-1][0]:
+            self.seconds.append([second, 1])
+        else:  # another partition's commit from a moment ago: counted in the newest second
+            self.seconds[-1][1] += 1
+        self.forget(second)
+
+    def forget(self, now: int) -> None:
+        while self.seconds and self.seconds[0][0] <= now - self.window:
+            self.seconds.popleft()
+
+    def per_second(self, now: int) -> float:
+        self.forget(now)
+        return sum(n for _, n in self.seconds) / self.window
+
+
+class LiveTimeline:
+    """Everything a watch knows, fed as it learns it.
+
+    * :meth:`on_record`: one ``__consumer_offsets`` record as a ``read_committed`` consumer hands it over
+      (aborted transactions' offsets never arrive, transaction markers neither); a record at an offset already
+      read (a consumer that resumed a little early) is counted once only;
+    * :meth:`on_description`: a group as its coordinator describes it;
+    * :meth:`on_connection`: the cluster answered, or stopped answering.
+
+    Each returns the events it caused. :attr:`positions` is where to resume reading after the cluster comes
+    back; :meth:`groups` and :meth:`timelines` are the state now."""
+
+    def __init__(self, source: str = "live", keep_rounds: int = 100, only: Iterable[str] | None = None) -> None:
+        self.source = source
+        self.only = set(only) if only else None  # the groups asked about (None: every group)
+        self.offsets = OffsetsTimeline(source, bounded=True, committed=True, keep_rounds=keep_rounds)
+        self.positions: dict[int, int] = {}  # partition -> the next offset to read
+        self.records: Counter[str] = Counter()  # per record type name
+        self.repeated = 0  # records at offsets already read, not counted again
+        self.commits: Counter[str] = Counter()  # per group, while watching
+        self.rates: dict[str, CommitRate] = {}
+        self.clock = 0  # the newest record's second (the log's clock)
+        self.described: dict[str, GroupDescription] = {}
+        self.last_round: dict[str, int | None] = {}  # group -> the generation of its newest round, as last told
+        self.connected: bool | None = None
+        self.problems = 0
+
+    def on_record(self, partition: int, offset: int, timestamp_ms: int | None, key: bytes | None,
+                  value: bytes | None, at: float) -> list[Event]:
+        """One record of partition ``partition`` of ``__consumer_offsets``; ``at`` is the wall-clock now."""
+        if offset < self.positions.get(partition, 0):
+            self.repeated += 1
+            return []
+        self.positions[partition] = offset + 1
+        before = len(self.offsets.log.errors) + self.offsets.errors_dropped
+        record = self.offsets.feed({"topic": OFFSETS_TOPIC, "partition": partition, "offset": offset,
+                                    "timestamp": timestamp_ms, "key": key, "value": value, "_source": self.source})
+        if len(self.offsets.log.errors) + self.offsets.errors_dropped > before:
+            self.problems += 1
+            return [Event(PROBLEM, at, detail={"problem": self.offsets.log.errors[-1]})]
+        if record is None:
+            return []
+        self.records[getattr(record, "record_name", None) or type(record).__name__] += 1
+        group, number = getattr(record, "group_id", None), getattr(record, "record_type", None)
+        if timestamp_ms is not None and timestamp_ms >= 0:
+            self.clock = max(self.clock, timestamp_ms // 1000)
+        if not group or not self.wanted(group):
+            return []
+        if number in COMMIT_RECORD_TYPES and getattr(record, "value", None) is not None:
+            self.commits[group] += 1
+            self.rates.setdefault(group, CommitRate()).add(
+                timestamp_ms // 1000 if timestamp_ms is not None and timestamp_ms >= 0 else self.clock)
+            return []
+        if number in GENERATION_RECORD_TYPES:
+            return self._new_round(group, at)
+        return []
+
+    def _new_round(self, group: str, at: float) -> list[Event]:
+        tl = self.offsets.log.groups.get(group)
+        newest = tl.rounds[-1].generation if tl is not None and tl.rounds else None
+        if tl is None or not tl.rounds or self.last_round.get(group, -1) == newest:
+            return []
+        self.last_round[group] = newest
+        finished = self.offsets.timelines([group]).get(group)
+        r = next((x for x in reversed(finished.rounds) if x.generation == newest), None) if finished else None
+        if r is None:
+            return []
+        return [Event(ROUND, at, group, {
+            "kind": finished.kind, "generation": r.generation, "start": r.start, "protocol": r.protocol,
+            "leader": r.leader, "members": [{"memberId": m.member_id, "clientId": m.client_id,
+                                             "instanceId": m.instance_id} for m in r.members],
+            "why": r.triggers})]
+
+    def wanted(self, group: str) -> bool:
+        return self.only is None or group in self.only
+
+    def on_description(self, description: GroupDescription, at: float) -> list[Event]:
+        """A group as described now; an event when that differs from what was described before."""
+        if not self.wanted(description.group):
+            return []
+        before = self.described.get(description.group)
+        if description.members is None and before is not None and before.members is not None \
+                and before.state == description.state:
+            description.members = before.members  # listed again, not described: what it had still stands
+        self.described[description.group] = description
+        if description.same_as(before):
+            return []
+        events = [Event(STATE, at, description.group, description.to_json())]
+        if description.error:
+            self.problems += 1
+            events.append(Event(PROBLEM, at, description.group, {"problem": description.error}))
+        return events
+
+    def on_connection(self, up: bool, at: float, address: str, reason: str = "") -> list[Event]:
+        """The cluster answering (``up``) or not; an event only when that changes."""
+        if self.connected == up:
+            return []
+        self.connected = up
+        detail: dict[str, Any] = {"bootstrap": address}
+        if up:
+            detail["resumeFrom"] = {str(p): o for p, o in sorted(self.positions.items())}
+        else:
+            detail["reason"] = reason
+        return [Event(CONNECTED if up else DISCONNECTED, at, detail=detail)]
+
+    def group_names(self) -> list[str]:
+        """Every group seen, in the log or described."""
+        seen = set(self.offsets.log.groups) | set(self.commits) | set(self.described)
+        return sorted(g for g in seen if self.wanted(g))
+
+    def timelines(self) -> dict[str, GroupTimeline]:
+        """Each group's timeline as it stands (a finished copy)."""
+        return self.offsets.timelines(None if self.only is None else sorted(self.only))
+
+    def groups(self, timelines: dict[str, GroupTimeline] | None = None) -> list[GroupView]:
+        """What the live view shows of each group."""
+        timelines = self.timelines() if timelines is None else timelines
+        views = []
+        for name in self.group_names():
+            tl, described = timelines.get(name), self.described.get(name)
+            last = tl.rounds[-1] if tl is not None and tl.rounds else None
+            generation = last.generation if last is not None else None
+            if described is not None and described.epoch is not None and (
+                    generation is None or described.epoch > generation):
+                generation = described.epoch
+            members = len(described.members) if described is not None and described.members is not None else (
+                len(last.members) if last is not None else None)
+            kind = described.kind if described is not None else (tl.kind if tl is not None else "?")
+            rate = self.rates[name].per_second(self.clock) if name in self.rates else 0.0
+            views.append(GroupView(name, kind, described.state if described is not None else None, generation,
+                                   members, last, self.commits[name], rate, described))
+        return views
+
+    def state_size(self) -> int:
+        """How many things the core holds (keys, rounds, members, counts): what must not grow with records."""
+        log = self.offsets.log
+        rounds = sum(len(tl.rounds) for tl in log.groups.values())
+        members = sum(len(r.members) for tl in log.groups.values() for r in tl.rounds)
+        return (len(self.positions) + len(self.records) + len(self.commits) + len(self.last_round)
+                + sum(len(r.seconds) for r in self.rates.values()) + len(self.described)
+                + len(log.groups) + rounds + members + len(log.counts) + len(log.in_force) + len(log.pending)
+                + sum(len(c) for c in log.commits.values()) + sum(len(o) for o in log.latest.values())
+                + len(log.errors) + len(log.topic_ids) + len(self.offsets.last)
+                + sum(len(e.rounds) + len(e.members) for e in log.epoch_groups.values()))

@@ -1,0 +1,146 @@
+"""The requests a watch sends to learn what each group's coordinator holds now, and what their answers say,
+read with the project's own codec (``schemas/protocol/``): no client library's idea of these messages, so the
+members' subscription and assignment bytes of a classic group are decoded here as everywhere else in the
+project (:mod:`kafka_meta.protocol.member_metadata`).
+
+Sans-IO: :func:`request` gives a body's bytes, :func:`response` reads one; whoever has a connection sends them.
+
+* ListGroups (v5: with each group's type) learns the groups and their types;
+* FindCoordinator (v4 on: every group in one request) finds each group's coordinator;
+* DescribeGroups for classic groups (state, protocol, members with their decoded metadata and assignment);
+* ConsumerGroupDescribe (KIP-848) for consumer groups (group and assignment epochs, members with their epochs
+  and assignments).
+
+Share and streams groups are known by what ListGroups says of them (type and state): ShareGroupDescribe and
+StreamsGroupDescribe have no spec in ``schemas/protocol/`` yet.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import kafka_meta as km
+from kafka_meta.errors import KafkaMetaError
+from kafka_meta.live.events import DescribedMember, GroupDescription
+from kafka_meta.protocol.bodies import BODIES
+from kafka_meta.protocol.member_metadata import nest_describe_groups
+
+
+@dataclass(frozen=True)
+class Api:
+    name: str
+    key: int
+    newest: int  # the newest version the project's spec reads
+    oldest: int = 0  # the oldest version that says what a watch needs
+
+
+LIST_GROUPS = Api("ListGroups", 16, 5)
+FIND_COORDINATOR = Api("FindCoordinator", 10, 6, oldest=4)
+DESCRIBE_GROUPS = Api("DescribeGroups", 15, 6)
+CONSUMER_GROUP_DESCRIBE = Api("ConsumerGroupDescribe", 69, 1)
+APIS = (LIST_GROUPS, FIND_COORDINATOR, DESCRIBE_GROUPS, CONSUMER_GROUP_DESCRIBE)
+
+# KafkaException names of the error codes a describe can answer with
+ERRORS = {15: "COORDINATOR_NOT_AVAILABLE", 14: "COORDINATOR_LOAD_IN_PROGRESS", 16: "NOT_COORDINATOR",
+          24: "INVALID_GROUP_ID", 30: "GROUP_AUTHORIZATION_FAILED", 69: "GROUP_ID_NOT_FOUND",
+          35: "UNSUPPORTED_VERSION"}
+GROUP_TYPES = {"classic", "consumer", "share", "streams"}
+
+
+def version(api: Api, broker: tuple[int, int] | None) -> int | None:
+    """The newest version both the broker (its ApiVersions range, None: it does not know the api) and the
+    project's spec speak; None when there is none that also says what a watch needs."""
+    if broker is None:
+        return None
+    chosen = min(api.newest, broker[1])
+    return chosen if chosen >= max(api.oldest, broker[0]) else None
+
+
+def request(api: Api, version: int, groups: list[str] | None = None) -> bytes:
+    """The body of one request: every group (ListGroups), or ``groups``."""
+    names = list(groups or [])
+    if api is LIST_GROUPS:
+        body: dict[str, Any] = {"states_filter": [], "types_filter": []}
+    elif api is FIND_COORDINATOR:
+        body = {"key": "", "key_type": 0, "coordinator_keys": names}
+    elif api is DESCRIBE_GROUPS:
+        body = {"groups": names, "include_authorized_operations": False}
+    else:
+        body = {"group_ids": names, "include_authorized_operations": False}
+    return km.encode(body, version, type_name=f"{api.name}Request")
+
+
+def response(api: Api, version: int, body: bytes) -> dict[str, Any]:
+    """A response body read (Kafka's field names); raises :class:`~kafka_meta.errors.DecodeError`."""
+    decoded = BODIES.decode(f"{api.name}Response", body, version)
+    if api is DESCRIBE_GROUPS:
+        nest_describe_groups(decoded)
+    return decoded
+
+
+def error_name(code: int) -> str:
+    return ERRORS.get(code, f"error {code}")
+
+
+def listed_groups(body: dict[str, Any]) -> list[GroupDescription]:
+    """ListGroups: each group with its type (v5; before, classic for every group with a protocol type, which
+    is what older brokers hold) and state (v4 on). Raises KafkaMetaError on a failed listing."""
+    if body.get("errorCode"):
+        raise KafkaMetaError(f"ListGroups failed: {error_name(body['errorCode'])}")
+    out = []
+    for g in body.get("groups") or []:
+        kind = (g.get("groupType") or "").lower()
+        out.append(GroupDescription(g["groupId"], kind if kind in GROUP_TYPES else "classic",
+                                    state=g.get("groupState") or None))
+    return out
+
+
+def coordinators(body: dict[str, Any]) -> dict[str, int | str]:
+    """FindCoordinator (v4 on): each group's coordinator node id, or the error that kept it unknown."""
+    return {c["key"]: c["nodeId"] if not c.get("errorCode") else error_name(c["errorCode"])
+            for c in body.get("coordinators") or []}
+
+
+def _partitions(entries: Any, topic: str = "topic") -> list[str]:
+    out = []
+    for entry in entries or []:
+        name = entry.get(topic) or str(entry.get("topicId", ""))[:8]
+        out.extend(f"{name}-{p}" for p in entry.get("partitions") or [])
+    return sorted(out, key=lambda tp: (tp.rsplit("-", 1)[0], int(tp.rsplit("-", 1)[1])))
+
+
+def described_classic(body: dict[str, Any]) -> list[GroupDescription]:
+    """DescribeGroups: state, protocol and members; each member's assignment from its decoded bytes."""
+    out = []
+    for g in body.get("groups") or []:
+        error = g.get("errorCode")
+        members = []
+        for m in g.get("members") or []:
+            assignment = m.get("memberAssignment")
+            assigned = _partitions(assignment.get("assignedPartitions")) if isinstance(assignment, dict) else []
+            members.append(DescribedMember(m["memberId"], m.get("clientId"), m.get("clientHost"),
+                                           m.get("groupInstanceId"), assigned=assigned))
+        out.append(GroupDescription(g["groupId"], "classic", state=g.get("groupState") or None,
+                                    protocol=g.get("protocolData") or None, members=members,
+                                    error=error_name(error) if error else None))
+    return out
+
+
+def described_consumer(body: dict[str, Any]) -> list[GroupDescription]:
+    """ConsumerGroupDescribe: the group epoch, the assignor, members with their epochs and assignments."""
+    out = []
+    for g in body.get("groups") or []:
+        error = g.get("errorCode")
+        if error:
+            out.append(GroupDescription(g["groupId"], "consumer", error=g.get("errorMessage") or error_name(error)))
+            continue
+        members = [DescribedMember(m["memberId"], m.get("clientId"), m.get("clientHost"), m.get("instanceId"),
+                                   epoch=m.get("memberEpoch"),
+                                   assigned=_partitions((m.get("assignment") or {}).get("topicPartitions"),
+                                                        "topicName"))
+                   for m in g.get("members") or []]
+        out.append(GroupDescription(g["groupId"], "consumer", state=g.get("groupState") or None,
+                                    epoch=g.get("groupEpoch"), protocol=g.get("assignorName") or None,
+                                    members=members))
+    return out

@@ -1,0 +1,33 @@
+"""The live timeline as the project's one report document, for the offline HTML page ``--html`` keeps
+rewriting: the same :class:`~kafka_meta.analysis.report.Report` ``kafka-meta report`` renders, findings
+included."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from kafka_meta.analysis.assemble import Timeline
+from kafka_meta.analysis.findings import Thresholds, find
+from kafka_meta.analysis.report import Report
+from kafka_meta.live.core import LiveTimeline
+
+
+def live_report(core: LiveTimeline, thresholds: Thresholds | None = None) -> Report:
+    """The report of what the watch has read so far."""
+    timeline = Timeline(thresholds=thresholds or Thresholds(), errors=list(core.offsets.log.errors))
+    groups = list(core.timelines().values())
+    for tl in groups:
+        tl.findings = find(tl, timeline.thresholds)
+    timeline.groups = sorted(groups, key=lambda g: (-g.trouble, g.group))
+    return Report(records=core.records.copy(), timeline=timeline)
+
+
+def write_live_html(core: LiveTimeline, path: str | Path, title: str) -> None:
+    """Write the page whole and then put it in place, so a browser reloading it never reads half of one."""
+    from kafka_meta.report.html import render_html
+
+    path = Path(path)
+    partial = path.with_name(f".{path.name}.partial")
+    partial.write_text(render_html(live_report(core), title), encoding="utf-8")
+    os.replace(partial, path)

@@ -1,0 +1,135 @@
+"""The watch loop: a source of records and descriptions (Kafka, through :mod:`.client`), the core, and the
+outputs; until its duration runs out or it is interrupted, through the cluster going away and coming back.
+
+The cluster not answering is not the end of a watch: the outputs say so, the source is closed and opened again
+every few seconds, and reading goes on at the core's positions (each partition's next offset), so what was read
+before is not read twice. Only the first connection has a deadline: a watch that never reached the cluster
+ends with an error naming the address.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from kafka_meta.errors import KafkaMetaError
+from kafka_meta.live.client import KafkaSource, Record, Unreachable
+from kafka_meta.live.core import LiveTimeline
+from kafka_meta.live.events import END, Event, GroupDescription
+
+POLL_S = 0.5
+RETRY_S = 2.0  # between attempts to reach a cluster that went away
+RECONNECT_TIMEOUT_S = 5.0  # one attempt's wait
+
+
+class Source(Protocol):
+    def assign(self, positions: dict[int, int], from_beginning: bool) -> bool: ...
+    def poll(self, timeout_s: float) -> list[Record]: ...
+    def describe(self, only: Iterable[str] | None = None) -> list[GroupDescription]: ...
+    def close(self) -> None: ...
+
+
+class Output(Protocol):
+    def event(self, event: Event) -> None: ...
+    def tick(self, core: LiveTimeline, now: float) -> None: ...
+    def close(self, core: LiveTimeline) -> None: ...
+
+
+@dataclass
+class WatchOptions:
+    bootstrap: str
+    settings: dict[str, Any] = field(default_factory=dict)  # kafka-python's, from --command-config
+    groups: list[str] | None = None
+    from_beginning: bool = False
+    duration_s: float | None = None
+    connect_timeout_s: float = 30.0
+    describe_every_s: float = 2.0
+
+
+class UnreachableAtStart(KafkaMetaError):
+    """The cluster never answered within the first connection's deadline."""
+
+
+def kafka_source(options: WatchOptions, timeout_s: float) -> Source:
+    return KafkaSource(options.bootstrap, options.settings, timeout_s)
+
+
+def first_source(options: WatchOptions, open_source: Callable[[WatchOptions, float], Source]) -> Source:
+    """The first connection, tried until ``connect_timeout_s`` has passed."""
+    deadline = time.monotonic() + options.connect_timeout_s
+    while True:
+        left = deadline - time.monotonic()
+        try:
+            return open_source(options, max(1.0, min(left, RECONNECT_TIMEOUT_S * 2)))
+        except Unreachable as e:
+            if time.monotonic() + RETRY_S >= deadline:
+                raise UnreachableAtStart(f"cannot reach the Kafka cluster at {options.bootstrap} within "
+                                         f"{options.connect_timeout_s:g} s ({e})") from None
+            time.sleep(RETRY_S)
+
+
+def watch(options: WatchOptions, outputs: list[Output],
+          open_source: Callable[[WatchOptions, float], Source] = kafka_source,
+          stop: Callable[[], bool] = lambda: False) -> LiveTimeline:
+    """Watch until the duration runs out, Ctrl-C or ``stop()`` says so (a program embedding a watch in a
+    thread); every output is closed (its report written) either way."""
+    core = LiveTimeline(options.bootstrap, only=options.groups)
+
+    def emit(events: list[Event]) -> None:
+        for e in events:
+            for out in outputs:
+                out.event(e)
+
+    started = time.monotonic()
+    source: Source | None = first_source(options, open_source)
+    emit(core.on_connection(True, time.time(), options.bootstrap))
+    assigned, next_describe, retry_at, reason = False, 0.0, 0.0, "an error"
+    try:
+        while (options.duration_s is None or time.monotonic() - started < options.duration_s) and not stop():
+            if source is None:
+                if time.monotonic() < retry_at:
+                    time.sleep(min(POLL_S, retry_at - time.monotonic()))
+                    _tick(outputs, core)
+                    continue
+                try:
+                    source = open_source(options, RECONNECT_TIMEOUT_S)
+                except Unreachable:
+                    retry_at = time.monotonic() + RETRY_S
+                    continue
+                emit(core.on_connection(True, time.time(), options.bootstrap))
+                assigned, next_describe = False, 0.0
+            try:
+                if not assigned:
+                    assigned = source.assign(core.positions, options.from_beginning)
+                for partition, offset, ts, key, value in source.poll(POLL_S) if assigned else []:
+                    emit(core.on_record(partition, offset, ts, key, value, time.time()))
+                if not assigned:
+                    time.sleep(POLL_S)
+                if time.monotonic() >= next_describe:
+                    for description in source.describe(options.groups):
+                        emit(core.on_description(description, time.time()))
+                    next_describe = time.monotonic() + options.describe_every_s
+            except Unreachable as e:
+                emit(core.on_connection(False, time.time(), options.bootstrap, str(e)))
+                source.close()
+                source, retry_at = None, time.monotonic() + RETRY_S
+            _tick(outputs, core)
+        reason = "stopped" if stop() else "the duration ran out"
+    except KeyboardInterrupt:
+        reason = "interrupted"
+    finally:  # whatever ended it, the outputs end properly (the report written)
+        if source is not None:
+            source.close()
+        emit([Event(END, time.time(), detail={"reason": reason, "records": sum(core.records.values()),
+                                              "repeated": core.repeated})])
+        for out in outputs:
+            out.close(core)
+    return core
+
+
+def _tick(outputs: list[Output], core: LiveTimeline) -> None:
+    now = time.time()
+    for out in outputs:
+        out.tick(core, now)

@@ -1,0 +1,182 @@
+"""``kafka-meta watch`` against a real KRaft broker: the live timeline of real Java consumers rebalancing while
+it runs equals what the clients saw (truth.jsonl), and a broker stopped and restarted under it is waited for,
+read on from where reading stopped, and nothing is counted twice."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import threading
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+import pytest
+from lab_recordings import fresh_recording
+from lab_truth import completed_members, groups
+
+from kafka_meta.live.core import LiveTimeline
+from kafka_meta.live.events import CONNECTED, DISCONNECTED, Event
+from kafka_meta.live.session import WatchOptions, watch
+from kafka_meta.log import read_log
+
+pytestmark = pytest.mark.kafka
+
+
+class Collected:
+    """An output keeping the events, for the test to read while the watch runs in its thread."""
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+        self.closed: LiveTimeline | None = None
+
+    def event(self, e: Event) -> None:
+        self.events.append(e)
+
+    def tick(self, core: LiveTimeline, now: float) -> None:
+        self.core = core
+
+    def close(self, core: LiveTimeline) -> None:
+        self.closed = core
+
+    def kinds(self) -> list[str]:
+        return [e.kind for e in self.events]
+
+
+class Watching:
+    """A watch in a thread of its own, stopped by the test."""
+
+    def __init__(self, bootstrap: str, **options) -> None:
+        self.out, self.stopping, self.error = Collected(), threading.Event(), None
+        self.options = WatchOptions(bootstrap, connect_timeout_s=60, describe_every_s=1.0, **options)
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def run(self) -> None:
+        try:
+            watch(self.options, [self.out], stop=self.stopping.is_set)
+        except Exception as e:  # noqa: BLE001 - handed to the test, which fails with it
+            self.error = e
+
+    def wait_for(self, what, timeout: float, why: str) -> None:
+        deadline = time.monotonic() + timeout
+        while not what():
+            assert self.error is None, self.error
+            assert time.monotonic() < deadline, f"waited {timeout:.0f} s for {why}; events: {self.out.kinds()}"
+            time.sleep(0.2)
+
+    def stop(self) -> LiveTimeline:
+        self.stopping.set()
+        self.thread.join(60)
+        assert not self.thread.is_alive() and self.error is None, self.error
+        assert self.out.closed is not None
+        return self.out.closed
+
+
+def test_the_live_timeline_of_rebalancing_java_consumers_equals_what_they_saw(lab, kafka_broker, tmp_path_factory):
+    """Java consumers join, leave and are killed (the lab's classic scenario, recorded against the session
+    broker) while the watch runs; every generation the clients completed is a round of the live timeline with
+    the same members owning the same partitions."""
+    watching = Watching(kafka_broker.bootstrap, from_beginning=True)
+    try:
+        watching.wait_for(lambda: CONNECTED in watching.out.kinds(), 60, "the watch to connect")
+        recording = fresh_recording(lab, kafka_broker, tmp_path_factory)
+        truth = {name: g for name, g in groups(recording).items() if g.protocol == "classic"}
+        assert truth
+        wanted = {name: max(g.generations) for name, g in truth.items()}
+
+        def caught_up() -> bool:
+            core = getattr(watching.out, "core", None)
+            rounds = core.offsets.log.groups if core is not None else {}
+            return all(name in rounds and max((r.generation or 0) for r in rounds[name].rounds) >= last
+                       for name, last in wanted.items())
+
+        watching.wait_for(caught_up, 60, "the watch to read the scenario's last generations")
+    finally:
+        core = watching.stop()
+    live = core.timelines()
+    for name, seen_by_clients in truth.items():
+        got = completed_members(live[name].rounds)
+        assert set(seen_by_clients.generations) <= set(got), name
+        for generation, owners in seen_by_clients.generations.items():
+            assert {m: got[generation][m] for m in owners} == owners, (name, generation)
+    described = {e.group for e in watching.out.events if e.kind == "state"}
+    assert set(truth) <= described  # the coordinator was asked about them, with our own requests
+
+
+def _restart(lab, directory: Path, broker):
+    """The broker again, on its own log directory and port (labkit starts brokers on fresh directories only)."""
+    kit = lab.broker
+    env = {**os.environ, "LAB_BROKER_LOG": str(directory / kit.LOG_FILE)}
+    with open(directory / "broker.out", "ab") as out:
+        process = subprocess.Popen(kit._java_command("kafka.Kafka", str(directory / "server.properties"), heap="1g"),
+                                   stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, env=env,
+                                   start_new_session=True)
+    again = kit.Broker(str(directory), process.pid, broker.port, broker.controller_port, broker.cluster_id)
+    again.watchdog_pid = kit._start_watchdog(os.getpid(), process.pid, directory)
+    (directory / kit.STATE_FILE).write_text(json.dumps(asdict(again), indent=1) + "\n")
+    deadline = time.monotonic() + kit.START_TIMEOUT_S
+    while not kit.api_versions_answered(broker.port):
+        assert process.poll() is None, f"the restarted broker exited; see {directory / kit.LOG_FILE}"
+        assert time.monotonic() < deadline, "the restarted broker did not answer"
+        time.sleep(0.25)
+    return again
+
+
+def _commit(bootstrap: str, group: str, topic: str, times: int) -> None:
+    """A consumer of ``group`` committing ``times`` times (one record per partition each time)."""
+    from kafka import KafkaConsumer, TopicPartition
+
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap, group_id=group, enable_auto_commit=False)
+    try:
+        consumer.assign([TopicPartition(topic, 0)])
+        from kafka.structs import OffsetAndMetadata
+
+        for n in range(times):
+            consumer.commit({TopicPartition(topic, 0): OffsetAndMetadata(n, "", -1)})
+    finally:
+        consumer.close()
+
+
+def _commits_in_log(log_dir: Path, group: str) -> int:
+    key_start = len(group).to_bytes(2, "big") + group.encode()
+    return sum(1 for r in read_log(log_dir) if r["topic"] == "__consumer_offsets" and r["value"] is not None
+               and int.from_bytes(r["key"][:2], "big") in (0, 1) and r["key"][2:2 + len(key_start)] == key_start)
+
+
+def test_a_broker_stopped_and_restarted_mid_watch(lab, tmp_path):
+    from kafka.admin import KafkaAdminClient, NewTopic
+
+    directory = tmp_path / "broker"
+    broker = lab.broker.start(directory, owner_pid=os.getpid())
+    watching = None
+    try:
+        admin = KafkaAdminClient(bootstrap_servers=broker.bootstrap)
+        admin.create_topics([NewTopic("watched", 1, 1)])
+        admin.close()
+        _commit(broker.bootstrap, "before", "watched", 5)
+        watching = Watching(broker.bootstrap, from_beginning=True)
+        watching.wait_for(lambda: getattr(watching.out, "core", None) is not None
+                          and watching.out.core.commits["before"] == 5, 60, "the first commits")
+        lab.broker.stop(directory)
+        watching.wait_for(lambda: DISCONNECTED in watching.out.kinds(), 60, "the watch to see the broker gone")
+        broker = _restart(lab, directory, broker)
+        watching.wait_for(lambda: watching.out.kinds().count(CONNECTED) == 2, 90, "the watch to reconnect")
+        _commit(broker.bootstrap, "after", "watched", 4)
+        watching.wait_for(lambda: watching.out.core.commits["after"] == 4, 60, "the commits after the restart")
+        events = watching.out.events
+        core = watching.stop()
+        watching = None
+    finally:
+        if watching is not None:
+            watching.stop()
+        lab.broker.stop(directory)
+    told = [e for e in events if e.kind in (CONNECTED, DISCONNECTED)]
+    assert [e.kind for e in told] == [CONNECTED, DISCONNECTED, CONNECTED]
+    assert told[1].detail["reason"] and broker.bootstrap in told[1].detail["bootstrap"]
+    resumed = told[2].detail["resumeFrom"]
+    assert resumed and all(offset > 0 for offset in resumed.values())  # read on from where it was
+    for group, written in (("before", 5), ("after", 4)):
+        assert _commits_in_log(directory / "kafka-logs", group) == written
+        assert core.commits[group] == written, group  # nothing counted twice
