@@ -28,15 +28,11 @@ from kafka_meta.formats.catalogue import REGISTRY
 from kafka_meta.formats.control import MARKERS
 from kafka_meta.models.json_mode import JSON, JSON_TEXT, NoJsonDecoder, encode_basestring, json_bytes, renders_alike
 from kafka_meta.offsets.catalog import RecordType, catalog
-from kafka_meta.offsets.nest import ASSIGNOR_USER_DATA, CONSUMER
+from kafka_meta.offsets.nest import NEST_RULES, json_field
 from kafka_meta.offsets.reader import decode_record
-from kafka_meta.offsets.render import GROUP_METADATA, record_json
+from kafka_meta.offsets.render import record_json
 
-CONSUMER_GROUP_MEMBER_METADATA = 5  # with GROUP_METADATA, the record types whose values carry a nest
 CONTROL_KEY, END_TXN_MARKER = "ControlRecordKey", "EndTxnMarker"  # what reader._control reads markers with
-SUBSCRIPTION = "ConsumerProtocolSubscription"
-ASSIGNMENT = "ConsumerProtocolAssignment"
-NO_USER_DATA = (None, None)
 MISSING: Any = object()
 READ_FORWARD = ', "readForward": true'
 
@@ -208,12 +204,9 @@ class PlainRenderer:
                    "valueVersion": version, "valueVariant": read[2]}
             if version > read[3]:
                 out["readForward"] = True
-            if number == GROUP_METADATA:
+            if number in NEST_RULES:
                 self._check_registry()
-                self._nest_members(value_json)
-            elif number == CONSUMER_GROUP_MEMBER_METADATA:
-                self._check_registry()
-                self._nest_protocols(value_json)
+                self._nest_items(number, value_json)
         if plan.retired:
             out["retired"] = True
         return out
@@ -229,7 +222,7 @@ class PlainRenderer:
         plan = self._text_plans.get(number, MISSING)
         if plan is MISSING:
             rt = catalog().get(number)
-            nested = number in (GROUP_METADATA, CONSUMER_GROUP_MEMBER_METADATA)
+            nested = number in NEST_RULES
             plan = self._text_plans[number] = None if rt is None or nested else _TextPlan(rt, self.strict)
         if plan is None:
             return None
@@ -294,27 +287,12 @@ class PlainRenderer:
                 holder[f"{field}Raw"] = holder[field]
             holder[field] = _message_json(message, user_data)
 
-    def _nest_members(self, value: dict[str, Any]) -> None:
-        """``nest.group_members`` and ``render._nest_member``: the members of a consumer group, decoded."""
-        if value["protocolType"] != CONSUMER:
-            return
-        protocol = value["protocol"]
-        sub_type, asg_type = ASSIGNOR_USER_DATA.get(protocol or "", NO_USER_DATA)
-        for member in value["members"]:
-            subscription = self._decode(SUBSCRIPTION, member["subscription"])
-            assignment = self._decode(ASSIGNMENT, member["assignment"])
-            sub_data = None if subscription is None else self._decode(sub_type, subscription[0].get("userData"))
-            asg_data = None if assignment is None else self._decode(asg_type, assignment[0].get("userData"))
-            self._nest(member, "subscription", subscription, sub_data)
-            self._nest(member, "assignment", assignment, asg_data)
-
-    def _nest_protocols(self, value: dict[str, Any]) -> None:
-        """``nest.classic_protocols`` and ``render._nest_protocol``: a classic member's subscriptions."""
-        classic = value.get("classicMemberMetadata")
-        if classic is None or not classic["supportedProtocols"]:
-            return
-        for protocol in classic["supportedProtocols"]:
-            subscription = self._decode(SUBSCRIPTION, protocol["metadata"])
-            sub_type = ASSIGNOR_USER_DATA.get(protocol["name"] or "", NO_USER_DATA)[0]
-            sub_data = None if subscription is None else self._decode(sub_type, subscription[0].get("userData"))
-            self._nest(protocol, "metadata", subscription, sub_data)
+    def _nest_items(self, number: int, value: dict[str, Any]) -> None:
+        """``nest.group_members`` / ``nest.classic_protocols`` and ``render._nest_member`` /
+        ``render._nest_protocol``: the same rule (:data:`NEST_RULES`), walked on Kafka's JSON."""
+        rule = NEST_RULES[number]
+        for item in rule.items_of(value, json_field) or ():
+            for nested, user_data_type in zip(rule.nested, rule.user_data_types(value, item, json_field), strict=True):
+                message = self._decode(nested.type_name, item[nested.field])
+                user_data = None if message is None else self._decode(user_data_type, message[0].get("userData"))
+                self._nest(item, nested.field, message, user_data)

@@ -73,8 +73,9 @@ def decode_record(key: bytes, value: bytes | None, *, strict: bool = False, cont
         retired=rt.retired,
     )
     if nested:
-        record.members = nest.group_members(message) if number == 2 else None
-        record.classic_protocols = nest.classic_protocols(message) if number == 5 else None
+        record.members = nest.group_members(message) if number == nest.GROUP_METADATA else None
+        classic = number == nest.CONSUMER_GROUP_MEMBER_METADATA
+        record.classic_protocols = nest.classic_protocols(message) if classic else None
     return record
 
 
