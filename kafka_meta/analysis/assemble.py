@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kafka_meta.analysis.findings import Finding, Thresholds, find
-from kafka_meta.analysis.generations import CommitCount, add_commit_counts, build_generations
+from kafka_meta.analysis.generations import CommitCount, RecordObserver, add_commit_counts, build_generations
 from kafka_meta.analysis.rounds import build_timelines
 from kafka_meta.analysis.timeline import GroupTimeline, sort_rounds
 from kafka_meta.log.rows import OffsetsRow
@@ -66,7 +66,7 @@ def build_timeline(exchanges: Iterable[Any] = (), offsets_rows: Iterable[Offsets
                    thresholds: Thresholds | None = None, offsets_file: str | None = None,
                    commit_counts: Iterable[CommitCount] = (),
                    topic_names: Mapping[str, str] | None = None, aborted_commits: Mapping[str, int] | None = None,
-                   offsets_ordered: bool = False) -> Timeline:
+                   offsets_ordered: bool = False, observer: RecordObserver | None = None) -> Timeline:
     """The whole story: rounds per group from both sources, findings per group, groups by trouble.
 
     ``commit_counts`` are (group, generation in force, epoch second, commits) counted outside and
@@ -76,11 +76,13 @@ def build_timeline(exchanges: Iterable[Any] = (), offsets_rows: Iterable[Offsets
     come in log order (:func:`~kafka_meta.analysis.generations.log_order`). ``topic_names`` (topic id, as
     :func:`~kafka_meta.analysis.epochs.topic_id` writes it, to name) names the topics of records that give
     only ids, beside what the rows' own commits say (the Spark job gathers them from commits it does not
-    collect)."""
+    collect). ``observer`` is handed every record of ``offsets_rows`` as it is read (``kafka-meta report``
+    counts them there rather than decoding them again)."""
     timeline = Timeline(thresholds=thresholds or Thresholds())
     skipped: list[str] = []
     groups = build_timelines(exchanges, skipped)
-    logged, timeline.errors = build_generations(offsets_rows, offsets_file, topic_names, ordered=offsets_ordered)
+    logged, timeline.errors = build_generations(offsets_rows, offsets_file, topic_names, ordered=offsets_ordered,
+                                                observer=observer)
     timeline.errors = skipped + timeline.errors
     add_commit_counts(logged, commit_counts, aborted_commits)
     for name, tl in logged.items():

@@ -34,7 +34,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from kafka_meta.analysis import timeline as model
 from kafka_meta.analysis.causes import Cause, ClientMemory
@@ -250,6 +250,16 @@ class _Log:
         tl.rounds.append(r)
 
 
+class RecordObserver(Protocol):
+    """Whatever else wants each record the timeline reads (``kafka-meta report``'s counts,
+    :class:`~kafka_meta.analysis.inventory.RecordInventory`), so a row is decoded once for both."""
+
+    def record(self, row: OffsetsRow, position: int, record: OffsetsRecord, key: bytes, value: bytes | None,
+               ) -> None: ...
+
+    def unreadable(self, row: OffsetsRow, error: Exception) -> None: ...
+
+
 class OffsetsTimeline:
     """The timeline of ``__consumer_offsets`` read one row at a time: :meth:`feed` a row, ask :meth:`timelines`
     whenever (a finished copy; the state read so far is left as it is), or :meth:`finish` once at the end.
@@ -270,8 +280,9 @@ class OffsetsTimeline:
 
     def __init__(self, file: str | None = None, topic_names: Mapping[str, str] | None = None, *,
                  bounded: bool = False, committed: bool = False, keep_rounds: int = 100,
-                 keep_errors: int = 100) -> None:
+                 keep_errors: int = 100, observer: RecordObserver | None = None) -> None:
         self.file = file
+        self.observer = observer
         self.bounded, self.committed = bounded, committed
         self.keep_rounds, self.keep_errors = keep_rounds, keep_errors
         self.log = _Log(keep_commits=not bounded)
@@ -308,7 +319,11 @@ class OffsetsTimeline:
             record = decode_record(key, value, control=bool(row.get("control")))
         except (KafkaMetaError, ValueError) as e:
             self.error(f"{where}: {e}")
+            if self.observer is not None:
+                self.observer.unreadable(row, e)
             return None
+        if self.observer is not None:
+            self.observer.record(row, n, record, key, value)
         producer = row.get("producerId")
         transactional = producer if isinstance(producer, int) and producer >= 0 and not self.committed else None
         scope = scope_of(row, self.file)
@@ -417,14 +432,15 @@ def _finished(groups: dict[str, model.GroupTimeline], epoch_groups: dict[str, Ep
 
 def build_generations(rows: Iterable[OffsetsRow], file: str | None = None,
                       topic_names: Mapping[str, str] | None = None, ordered: bool = False,
-                      ) -> tuple[dict[str, model.GroupTimeline], list[str]]:
+                      observer: RecordObserver | None = None) -> tuple[dict[str, model.GroupTimeline], list[str]]:
     """Timelines from ``__consumer_offsets`` rows (``key``, ``value`` and, when known, ``timestamp`` in ms,
     ``topic``, ``partition``, ``offset``, ``control``, ``producerId``, ``_source`` the input it came from,
     ``_file``/``_line`` where it was read), and the records that could not be read.
 
     The rows are read in :func:`log_order`; ``ordered`` says they already are (the Spark job streams them so,
-    and holding them all to sort them again would undo that)."""
-    timeline = OffsetsTimeline(file, topic_names)
+    and holding them all to sort them again would undo that). ``observer`` is handed each record as it is
+    read (each row's position as read with it)."""
+    timeline = OffsetsTimeline(file, topic_names, observer=observer)
     for n, row in (enumerate(rows, 1) if ordered else log_order(rows)):
         timeline.feed(row, n)
     return timeline.finish()

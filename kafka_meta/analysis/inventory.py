@@ -47,11 +47,54 @@ def _place(row: Mapping[str, Any]) -> str:
     return f"{where} line {row['_line']}" if row.get("_line") is not None else str(where)
 
 
+class RecordInventory:
+    """Records per type and the groups as the newest record of each key leaves them (what compaction keeps:
+    the highest offset of a key; rows without offsets in the order read), counted as a reader hands each
+    record over: the timeline's reading (its :class:`~kafka_meta.analysis.generations.RecordObserver`), so
+    ``kafka-meta report`` decodes every row once, or :func:`count_records` alone."""
+
+    def __init__(self, report: Report) -> None:
+        self.report = report
+        self.newest: dict[bytes, tuple[tuple[int, int], bytes | None]] = {}
+
+    def record(self, row: Mapping[str, Any], position: int, record: OffsetsRecord, key: bytes,
+               value: bytes | None) -> None:
+        _count(self.report, record)
+        if isinstance(record, CoordinatorRecord):
+            offset = row.get("offset")
+            rank = (offset if isinstance(offset, int) else -1, position)
+            if key not in self.newest or rank >= self.newest[key][0]:
+                self.newest[key] = (rank, value)
+
+    def unreadable(self, row: Mapping[str, Any], error: Exception) -> None:
+        self.report.errors += 1
+        _sample(self.report, f"{_place(row)}: {error}")
+
+    def finish(self) -> Report:
+        """The groups' state from the newest records, into the report (returned)."""
+        report = self.report
+        group_records: list[OffsetsRecord] = []
+        commits: Counter[str] = Counter()
+        for key, (_, value) in self.newest.items():
+            number = int.from_bytes(key[:2], "big", signed=True)
+            if number in GROUP_RECORD_TYPES:
+                group_records.append(decode_record(key, value))
+            elif number in COMMIT_RECORD_TYPES and value is not None:
+                group = decode_record(key, None).group_id
+                if group is not None:
+                    commits[group] += 1
+        if group_records or commits:
+            groups = analyze_groups(group_records) | report.groups
+            add_committed(groups, commits)
+            report.groups = dict(sorted(groups.items()))
+        return report
+
+
 def count_records(report: Report, rows: Iterable[Mapping[str, Any]]) -> None:
-    """Per record type, and the groups as the newest record of each key leaves them (what compaction keeps:
-    the highest offset of a key; rows without offsets in the order read)."""
-    newest: dict[bytes, tuple[tuple[int, int], bytes, bytes | None]] = {}
-    for n, row in enumerate(rows):
+    """Count ``rows`` into ``report`` by :class:`RecordInventory`, decoding each (without its nest: the counts
+    and the newest records need none)."""
+    inventory = RecordInventory(report)
+    for n, row in enumerate(rows, 1):
         topic = row.get("topic")
         if topic == METADATA_TOPIC or (isinstance(topic, str) and not holds_offsets(topic)):
             continue  # the cluster's own log and other internal topics are no __consumer_offsets records
@@ -61,29 +104,10 @@ def count_records(report: Report, rows: Iterable[Mapping[str, Any]]) -> None:
                 continue
             record = decode_record(key, value, control=bool(row.get("control")), nested=False)
         except (KafkaMetaError, ValueError) as e:
-            report.errors += 1
-            _sample(report, f"{_place(row)}: {e}")
+            inventory.unreadable(row, e)
             continue
-        _count(report, record)
-        if isinstance(record, CoordinatorRecord):
-            offset = row.get("offset")
-            rank = (offset if isinstance(offset, int) else -1, n)
-            if key not in newest or rank >= newest[key][0]:
-                newest[key] = (rank, key, value)
-    group_records: list[OffsetsRecord] = []
-    commits: Counter[str] = Counter()
-    for _, key, value in newest.values():
-        number = int.from_bytes(key[:2], "big", signed=True)
-        if number in GROUP_RECORD_TYPES:
-            group_records.append(decode_record(key, value))
-        elif number in COMMIT_RECORD_TYPES and value is not None:
-            group = decode_record(key, None).group_id
-            if group is not None:
-                commits[group] += 1
-    if group_records or commits:
-        groups = analyze_groups(group_records) | report.groups
-        add_committed(groups, commits)
-        report.groups = dict(sorted(groups.items()))
+        inventory.record(row, n, record, key, value)
+    inventory.finish()
 
 
 def _count(report: Report, record: OffsetsRecord) -> None:

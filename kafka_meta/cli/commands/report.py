@@ -40,7 +40,7 @@ def run_report(args: argparse.Namespace) -> int:
         return fail("report needs rich and plotly: pip install 'kafka-meta[report]'")
     from kafka_meta.analysis.assemble import build_timeline
     from kafka_meta.analysis.findings import Thresholds
-    from kafka_meta.analysis.inventory import take_inputs
+    from kafka_meta.analysis.inventory import RecordInventory, take_inputs
     from kafka_meta.analysis.report import Report
     from kafka_meta.inputs import read
 
@@ -49,9 +49,10 @@ def run_report(args: argparse.Namespace) -> int:
     inputs = read(args.inputs)
     thresholds = Thresholds(storm_rounds=args.storm_rounds, storm_window_s=args.storm_window,
                             eager_pause_ms=args.eager_pause * 1000, stuck_rounds=args.stuck_rounds)
-    timeline = build_timeline(inputs.exchanges, inputs.offsets, thresholds)
-    report = take_inputs(Report(timeline=timeline, unreadable=[str(u) for u in inputs.unreadable],
-                                damage=inputs.problems), inputs.offsets, inputs.exchanges, inputs.payloads)
+    report = Report(unreadable=[str(u) for u in inputs.unreadable], damage=inputs.problems)
+    inventory = RecordInventory(report)  # counted in the timeline's reading: every record is decoded once
+    report.timeline = build_timeline(inputs.exchanges, inputs.offsets, thresholds, observer=inventory)
+    take_inputs(inventory.finish(), exchanges=inputs.exchanges, payloads=inputs.payloads)
     if args.output:
         from kafka_meta.report.html import write_html
 
