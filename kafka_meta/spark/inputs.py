@@ -145,23 +145,30 @@ def read_parquet(spark: Any, paths: list[str]) -> Inputs:
                   else F.lit(None).cast("binary"), blob)
 
 
-def read_kafka(spark: Any, source: str, bootstrap_servers: str | None = None) -> Inputs:
-    """``kafka://host:port[/topic]``: the topic (default ``__consumer_offsets``) from the earliest offset,
-    through Spark's Kafka source (the spark-sql-kafka package must be on Spark's classpath)."""
-    address = source[len("kafka://"):]
+def kafka_address(name: str, bootstrap_servers: str | None = None) -> tuple[str, str]:
+    """(bootstrap servers, topic) of a Kafka input: ``kafka://host:port[/topic]`` or ``host:port[/topic]``
+    (``--bootstrap-server`` replaces the address), or, with ``--bootstrap-server``, a topic's name (topic names
+    have no ``:``); the topic is ``__consumer_offsets`` unless named."""
+    from kafka_meta.spark.kafka_source import OFFSETS_TOPIC
+
+    address = name[len("kafka://"):] if name.startswith("kafka://") else name
+    if ":" not in address.partition("/")[0]:
+        if bootstrap_servers is None:
+            raise InputError(f"input {name}: a Kafka input is kafka://host:port[/topic], or a topic with "
+                             "--bootstrap-server host:port")
+        return bootstrap_servers, address or OFFSETS_TOPIC
     servers, _, topic = address.partition("/")
-    df = (spark.read.format("kafka").option("kafka.bootstrap.servers", bootstrap_servers or servers)
-          .option("subscribe", topic or "__consumer_offsets").option("startingOffsets", "earliest")
-          .option("endingOffsets", "latest").load())
-    return read_kafka_frame(df)
+    return bootstrap_servers or servers, topic or OFFSETS_TOPIC
 
 
-def read_kafka_frame(df: Any) -> Inputs:
-    """A DataFrame with the Kafka source's columns (key, value, topic, partition, offset, timestamp...)."""
-    from pyspark.sql import functions as F
+def read_kafka(spark: Any, source: str, bootstrap_servers: str | None = None) -> Inputs:
+    """A topic (default ``__consumer_offsets``, see :func:`kafka_address`) from its earliest to its latest offset,
+    committed records only, through Spark's Kafka source (:mod:`kafka_meta.spark.kafka_source`; the session
+    needs the connector: ``local_session(kafka=True)``)."""
+    from kafka_meta.spark.kafka_source import read_topic
 
-    keep = [c for c in PROVENANCE if c in df.columns]
-    return Inputs(offsets=df.select("key", "value", *keep, F.lit(False).alias("control")))
+    servers, topic = kafka_address(source, bootstrap_servers)
+    return Inputs(offsets=read_topic(spark, servers, topic))
 
 
 def read_captures(spark: Any, paths: list[str]) -> Inputs:
@@ -216,8 +223,7 @@ def read_inputs(spark: Any, names: list[str], fmt: str = "auto", bootstrap_serve
     merged = Inputs(unreadable=list(unreadable))
     for item in inputs_planned:
         if item.kafka:
-            parts = [read_kafka(spark, item.name if item.name.startswith("kafka://") else f"kafka://{item.name}",
-                                bootstrap_servers)]
+            parts = [read_kafka(spark, item.name, bootstrap_servers)]
         else:
             parts = [spark_reader(kind)(spark, paths) for kind, paths in item.by_kind.items()]
         for inputs in parts:

@@ -35,6 +35,7 @@ from kafka_meta.spark.timeline import (
     write_report_html,
 )
 
+OFFSETS_TOPIC = "__consumer_offsets"
 DAMAGE_LISTED = 10_000  # damaged places listed one by one in the report; beyond, counted
 
 
@@ -213,10 +214,11 @@ def write_report(report: Report, output: str) -> None:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("input", nargs="+", help="one or more of: a JSON Lines file, a Parquet file or directory, "
+    parser.add_argument("input", nargs="*", help="one or more of: a JSON Lines file, a Parquet file or directory, "
                                                  "packet captures (pcap/pcapng, a file or a directory), broker log "
                                                  "segments (a segment, partition or log directory), "
-                                                 "kafka://host:port[/topic]")
+                                                 "kafka://host:port[/topic]; with --format kafka, topics "
+                                                 f"(default {OFFSETS_TOPIC})")
     parser.add_argument("--format", choices=FORMATS, default="auto",
                         help="read every input as this kind (default: each file recognised by its content)")
     parser.add_argument("--output", default="kafka-meta-out", help="where decoded Parquet goes (default: "
@@ -267,6 +269,10 @@ def execute(args: argparse.Namespace, session: Any = None) -> int:
         return code
 
     sources = [args.input] if isinstance(args.input, str) else list(args.input)
+    if not sources and args.format == "kafka":
+        sources = [OFFSETS_TOPIC]  # a cluster's groups: what the coordinators wrote
+    if not sources:
+        return fail("no input given (files, directories, kafka://host:port, or --format kafka)", 2)
     try:
         planned, unreadable = plan(sources, args.format)
         captured, unreadable_captures = plan(getattr(args, "capture", None) or [], "capture")

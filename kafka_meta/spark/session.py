@@ -9,12 +9,19 @@ from typing import Any
 
 
 def local_session(app_name: str = "kafka-meta", master: str | None = None, quiet: bool = True,
-                  progress: bool = False) -> Any:
+                  progress: bool = False, kafka: bool = False) -> Any:
     """A SparkSession; with no master, an embedded ``local[*]`` one needing nothing beyond pip.
-    ``progress`` shows Spark's console progress bar while stages run."""
+    ``progress`` shows Spark's console progress bar while stages run. ``kafka`` puts Spark's Kafka connector on
+    its classpath (fetched once into a cache: :mod:`kafka_meta.spark.connector`), which only a session that
+    is not running yet can take."""
     from pyspark.sql import SparkSession
 
     builder = SparkSession.builder.appName(app_name)
+    if kafka:
+        from kafka_meta.spark.connector import connector_conf
+
+        for name, value in connector_conf().items():
+            builder = builder.config(name, value)
     if master is None or master.startswith("local"):
         # local workers run on this machine: the interpreter running kafka_meta now (with its packages),
         # not whatever python3 comes first on PATH

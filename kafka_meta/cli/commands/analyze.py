@@ -27,10 +27,43 @@ def add_parsers(sub: Any) -> None:
         p.set_defaults(run=lambda args: fail("analyze needs Spark: pip install 'kafka-meta[spark]'"))
         return
     add_arguments(p)
+    p.add_argument("--bootstrap-server", dest="bootstrap_servers", metavar="HOST:PORT",
+                   help="read a cluster's topics through Spark's Kafka source (--format kafka; each input is then a "
+                        "topic, __consumer_offsets to analyze the cluster's groups), committed records only, from "
+                        "the earliest offset; Spark's Kafka connector is fetched from Maven Central on first use")
     p.set_defaults(run=run_analyze)
 
 
-def run_analyze(args: argparse.Namespace) -> int:
-    from kafka_meta.spark.job import execute
+def reads_kafka(args: argparse.Namespace) -> bool:
+    """Whether any input is a Kafka topic: only then does Spark need its Kafka connector."""
+    return args.format == "kafka" or any(name.startswith("kafka://") for name in args.input)
 
-    return execute(args)
+
+def run_analyze(args: argparse.Namespace) -> int:
+    from kafka_meta.spark.job import OFFSETS_TOPIC, execute
+
+    if not args.input and args.format == "kafka":
+        args.input = [OFFSETS_TOPIC]  # a cluster's groups: what the coordinators wrote
+    if not reads_kafka(args):
+        return execute(args)
+    from py4j.protocol import Py4JError
+    from pyspark.errors import PySparkException
+
+    from kafka_meta.errors import KafkaMetaError
+    from kafka_meta.spark.inputs import kafka_address
+    from kafka_meta.spark.job import check_master, spark_failure
+    from kafka_meta.spark.session import local_session
+
+    try:  # said before a JVM starts and fetches the connector for nothing
+        check_master(args.master)
+        for name in args.input:
+            if args.format == "kafka" or name.startswith("kafka://"):
+                kafka_address(name, args.bootstrap_servers)
+    except KafkaMetaError as error:
+        return fail(f"analyze: {error}")
+    try:  # the connector goes on the classpath as the session starts: a running one cannot take it
+        session = local_session("kafka-meta analyze", master=args.master, progress=True, kafka=True)
+    except (PySparkException, Py4JError, OSError) as error:  # most often: the connector could not be fetched
+        return fail(f"analyze: Spark did not start with its Kafka connector (see Ivy's lines above): "
+                    f"{spark_failure(error)}")
+    return execute(args, session)

@@ -1,0 +1,35 @@
+"""``kafka-meta stream``: a cluster's ``__consumer_offsets`` decoded continuously into Parquet (needs the
+``spark`` extra)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+from typing import Any
+
+from kafka_meta.cli.output import fail
+
+
+def add_parsers(sub: Any) -> None:
+    p = sub.add_parser("stream", help="decode a cluster's __consumer_offsets into Parquet as it is written "
+                                      "(Spark Structured Streaming, restartable from its checkpoint)",
+                       description="Read a cluster's __consumer_offsets through Spark's Kafka source (committed "
+                                   "records, from the earliest offset on the first run), decode every record "
+                                   "and write it to Parquet under --output, keeping the query's progress in "
+                                   "--checkpoint: a run started again with the same two goes on where the last "
+                                   "one stopped, losing and repeating nothing. Spark's Kafka connector is fetched "
+                                   "from Maven Central on first use.")
+    if importlib.util.find_spec("pyspark") is None:  # PySpark missing: the command still explains how to get it
+        p.add_argument("rest", nargs=argparse.REMAINDER)
+        p.set_defaults(run=lambda args: fail("stream needs Spark: pip install 'kafka-meta[spark]'"))
+        return
+    from kafka_meta.spark.stream import add_arguments
+
+    add_arguments(p)
+    p.set_defaults(run=run_stream)
+
+
+def run_stream(args: argparse.Namespace) -> int:
+    from kafka_meta.spark.stream import execute
+
+    return execute(args)

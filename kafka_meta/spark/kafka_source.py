@@ -1,0 +1,90 @@
+"""A cluster's ``__consumer_offsets`` through Spark's own Kafka source, as the rows every offsets reader gives.
+
+One place says how the topic is read, for the batch job (``kafka-meta analyze --format kafka``) and the
+streaming one (``kafka-meta stream``) alike:
+
+* ``kafka.isolation.level`` is ``read_committed``: what an aborted transaction wrote and the transaction
+  markers never come through, so every row is a committed record and none is a control record (the rows say
+  ``control`` false, and carry no ``producerId``: nothing is left waiting for a marker);
+* ``__consumer_offsets`` is an internal topic, and Spark's default way of reading a topic's offsets (through
+  Kafka's Admin client) leaves internal topics out, so a subscription to it, or an assignment of its
+  partitions, reads nothing at all. The consumer-based way (:data:`OFFSET_FETCHING`) sees them; it is set
+  on the session before the topic is read (:func:`allow_internal_topics`);
+* the partitions are *assigned*, not subscribed to: a subscribing consumer joins a consumer group of its own,
+  whose GroupMetadata records would land in the very topic being read (and in the report, as a group of the
+  cluster's). The partitions are asked of the cluster first (:func:`topic_partitions`), with the Admin
+  client of the connector's own Kafka library in Spark's driver.
+
+The Kafka source's columns (key, value, topic, partition, offset, timestamp, timestampType) are mapped onto
+the log reader's (``kafka_meta.log.rows``): ``_file`` names the topic-partition, as the ``kafka-meta-log``
+source's rows do, so a finding's evidence reads the same whether the records came from the cluster or from
+its log directories.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+OFFSETS_TOPIC = "__consumer_offsets"
+KAFKA_COLUMNS = ("topic", "partition", "offset", "timestamp", "timestampType")
+OFFSET_FETCHING = "spark.sql.streaming.kafka.useDeprecatedOffsetFetching"
+ADMIN_TIMEOUT_S = 60
+
+
+def topic_partitions(spark: Any, bootstrap_servers: str, topic: str = OFFSETS_TOPIC) -> list[int]:
+    """The partitions of ``topic``, as the cluster describes them (a topic it does not have is an error)."""
+    jvm = spark._jvm
+    properties = jvm.java.util.Properties()
+    properties.put("bootstrap.servers", bootstrap_servers)
+    admin = jvm.org.apache.kafka.clients.admin.AdminClient.create(properties)
+    try:
+        described = admin.describeTopics(jvm.java.util.Collections.singletonList(topic)).allTopicNames().get(
+            ADMIN_TIMEOUT_S, jvm.java.util.concurrent.TimeUnit.SECONDS)
+        return sorted(partition.partition() for partition in described.get(topic).partitions())
+    finally:
+        admin.close()
+
+
+def source_options(bootstrap_servers: str, topic: str, partitions: list[int]) -> dict[str, str]:
+    """The options of Spark's Kafka source for reading ``topic``'s partitions whole and committed, batch or
+    streaming (a stream restarted from its checkpoint goes on from there)."""
+    return {"kafka.bootstrap.servers": bootstrap_servers, "assign": json.dumps({topic: partitions}),
+            "startingOffsets": "earliest", "kafka.isolation.level": "read_committed"}
+
+
+def allow_internal_topics(spark: Any) -> None:
+    """Let the Kafka source see the partitions of internal topics (see the module's docstring)."""
+    spark.conf.set(OFFSET_FETCHING, "true")
+
+
+def read_topic(spark: Any, bootstrap_servers: str, topic: str = OFFSETS_TOPIC) -> Any:
+    """The topic from its earliest to its latest offset now, as offsets rows (:func:`offsets_rows`)."""
+    allow_internal_topics(spark)
+    options = source_options(bootstrap_servers, topic, topic_partitions(spark, bootstrap_servers, topic))
+    df = (spark.read.format("kafka").options(**options)
+          .option("endingOffsets", "latest").load())
+    return offsets_rows(df)
+
+
+def stream_topic(spark: Any, bootstrap_servers: str, topic: str = OFFSETS_TOPIC,
+                 max_offsets_per_trigger: int | None = None) -> Any:
+    """The topic as a stream of offsets rows, from its earliest offset on a first start (a restart goes on from
+    its checkpoint). Records the cluster has already deleted (retention, compaction) are skipped, not a
+    failure: ``__consumer_offsets`` is compacted, so a record may go before it is read."""
+    allow_internal_topics(spark)
+    options = source_options(bootstrap_servers, topic, topic_partitions(spark, bootstrap_servers, topic))
+    reader = (spark.readStream.format("kafka").options(**options)
+              .option("failOnDataLoss", "false"))
+    if max_offsets_per_trigger:
+        reader = reader.option("maxOffsetsPerTrigger", str(max_offsets_per_trigger))
+    return offsets_rows(reader.load())
+
+
+def offsets_rows(df: Any) -> Any:
+    """The Kafka source's rows as offsets rows: key, value, the record's place and time, ``control`` false (a
+    read_committed reader never sees a marker) and ``_file``, the topic-partition."""
+    from pyspark.sql import functions as F
+
+    place = F.concat_ws("-", "topic", F.col("partition").cast("string"))
+    return df.select("key", "value", *KAFKA_COLUMNS, F.lit(False).alias("control"), place.alias("_file"))
