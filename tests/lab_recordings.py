@@ -3,7 +3,8 @@
 A recording (lab/record SCENARIO OUTDIR) is a directory with capture.pcapng (the broker's traffic),
 kafka-logs/ (the broker's __consumer_offsets-N and __cluster_metadata-0 segments) and truth.jsonl. The
 committed ones live in fixtures/lab/<scenario>/; `fresh_recording` records the `classic` scenario against
-the session's broker (the kafka_broker fixture) once per test session, whichever module asks first.
+the session's broker (the kafka_broker fixture) once per test session, whichever module asks first;
+`played` runs another scenario there (truth.jsonl only: no capture, no log copy), also once per session.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from conftest import ROOT
 FIXTURES = ROOT / "fixtures" / "lab"
 FRESH_SCENARIO = "classic"
 _fresh: dict[str, Path] = {}
+_played: dict[tuple[str, str], Path] = {}
 
 
 def committed() -> list[Path]:
@@ -38,6 +40,17 @@ def fresh_recording(lab, broker, tmp_path_factory) -> Path:
         outdir = tmp_path_factory.mktemp(f"recording-{FRESH_SCENARIO}")
         _fresh[broker.directory] = labkit.record.record(FRESH_SCENARIO, outdir, broker_dir=broker.directory)
     return _fresh[broker.directory]
+
+
+def played(lab, broker, scenario: str, tmp_path_factory) -> Path:
+    """`scenario` run against the session broker, its truth.jsonl in the directory returned; run once per
+    session."""
+    if (broker.directory, scenario) not in _played:
+        import labkit.record
+
+        outdir = tmp_path_factory.mktemp(f"played-{scenario}")
+        _played[(broker.directory, scenario)] = labkit.record.play(scenario, outdir, broker_dir=broker.directory)
+    return _played[(broker.directory, scenario)]
 
 
 def offsets_segments(recording: Path) -> list[Path]:

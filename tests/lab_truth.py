@@ -151,3 +151,38 @@ def without_handovers(history: list[frozenset[str]]) -> list[frozenset[str]]:
             continue
         i += 1
     return out
+
+
+Snapshot = dict[str, dict]  # member id -> its epoch and what it holds, as one describe answer said
+
+
+def admin_described(path: Path, group: str) -> list[Snapshot]:
+    """What Kafka's Admin client read from each describe of a share or streams group (the scenario's describe
+    and streams_describe events), member by member: the member epoch and, for a share member, its partitions
+    ("topic-p"), for a streams member its active, standby and warm-up tasks (subtopology -> partitions). A
+    member keeps its epoch while it gives tasks up, so a snapshot, not a member epoch, is the unit."""
+    out = []
+    for event in truth(path):
+        if event.get("group") != group:
+            continue
+        if event["event"] == "describe" and event.get("type") == "Share":
+            out.append({m["member_id"]: {"epoch": m["member_epoch"], "partitions": sorted(m["partitions"])}
+                        for m in event["members"]})
+        elif event["event"] == "streams_describe":
+            out.append({m["member_id"]: {"epoch": m["member_epoch"], **{
+                kind: {s: sorted(p) for s, p in m[kind].items()} for kind in ("active", "standby", "warmup")}}
+                for m in event["members"]})
+    return out
+
+
+def watched(description: dict) -> Snapshot:
+    """The same of a group description as the watch tells it (a state event's detail, the JSON form of
+    kafka_meta.live.events.GroupDescription), to compare with the above."""
+    out: Snapshot = {}
+    for m in description.get("members") or []:
+        if m.get("tasks") is None:
+            out[m["memberId"]] = {"epoch": m["epoch"], "partitions": sorted(m["assigned"])}
+        else:
+            out[m["memberId"]] = {"epoch": m["epoch"], **{k: {s: sorted(p) for s, p in v.items()}
+                                                          for k, v in m["tasks"].items()}}
+    return out

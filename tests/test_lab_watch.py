@@ -1,6 +1,7 @@
 """``kafka-meta watch`` against a real KRaft broker: the live timeline of real Java consumers rebalancing while
-it runs equals what the clients saw (truth.jsonl), and a broker stopped and restarted under it is waited for,
-read on from where reading stopped, and nothing is counted twice."""
+it runs equals what the clients saw (truth.jsonl); share and streams groups are described with their members
+as Kafka's Admin client saw them; and a broker stopped and restarted under it is waited for, read on from where
+reading stopped, and nothing is counted twice."""
 
 from __future__ import annotations
 
@@ -13,11 +14,11 @@ from dataclasses import asdict
 from pathlib import Path
 
 import pytest
-from lab_recordings import fresh_recording
-from lab_truth import completed_members, groups
+from lab_recordings import fresh_recording, played
+from lab_truth import admin_described, completed_members, groups, watched
 
 from kafka_meta.live.core import LiveTimeline
-from kafka_meta.live.events import CONNECTED, DISCONNECTED, Event
+from kafka_meta.live.events import CONNECTED, DISCONNECTED, STATE, Event
 from kafka_meta.live.session import WatchOptions, watch
 from kafka_meta.log import read_log
 
@@ -103,6 +104,48 @@ def test_the_live_timeline_of_rebalancing_java_consumers_equals_what_they_saw(la
             assert {m: got[generation][m] for m in owners} == owners, (name, generation)
     described = {e.group for e in watching.out.events if e.kind == "state"}
     assert set(truth) <= described  # the coordinator was asked about them, with our own requests
+
+
+SHARE, STREAMS = "lab-share", "lab-wordcount-streams"  # the groups of the lab's share and streams scenarios
+STREAMS_TASKS = {(s, p) for s in ("0", "1") for p in range(4)}  # two subtopologies of four partitions each
+
+
+def test_share_and_streams_groups_are_described_with_their_members(lab, kafka_broker, tmp_path_factory):
+    """The lab's share and streams scenarios, one after the other, while a watch of their two groups runs: each
+    is described with the describe of its type (the broker's ApiVersions has both), with members; a Stable
+    streams group's members hold every active task once; and what the watch read of the members is, at least
+    once for each group, exactly what Kafka's Admin client read in the scenario (truth.jsonl)."""
+    watching = Watching(kafka_broker.bootstrap, groups=[SHARE, STREAMS])
+    try:
+        watching.wait_for(lambda: CONNECTED in watching.out.kinds(), 60, "the watch to connect")
+        share = played(lab, kafka_broker, "share", tmp_path_factory)
+        streams = played(lab, kafka_broker, "streams-group", tmp_path_factory)
+    finally:
+        watching.stop()
+    told = {SHARE: [], STREAMS: []}
+    for e in watching.out.events:
+        if e.kind == STATE:
+            told[e.group].append(e.detail)
+    for group, kind, recording in ((SHARE, "share", share), (STREAMS, "streams", streams)):
+        described = [d for d in told[group] if d["members"]]
+        assert described and all(d["kind"] == kind and "note" not in d for d in told[group]), told[group]
+        assert all(d["epoch"] > 0 and d["assignmentEpoch"] is not None for d in described)
+        truth = [t for t in admin_described(recording, group) if t]
+        seen = [watched(d) for d in described]
+        assert truth and any(t in seen for t in truth), (truth, seen)
+    settled = {group: [d for d in told[group] if d["state"] == "Stable" and d["members"]
+                       and all(m["epoch"] == d["assignmentEpoch"] for m in d["members"])] for group in told}
+    assert settled[SHARE] and settled[STREAMS]
+    for d in settled[STREAMS]:  # every active task held by exactly one member
+        assert d["topologyEpoch"] == 0
+        active = [(s, p) for m in d["members"] for s, ps in m["tasks"]["active"].items() for p in ps]
+        assert sorted(active) == sorted(STREAMS_TASKS), d
+    # a share group's members share its partitions: the coordinator gives out only partitions whose share state
+    # the broker has initialised (none at first, then more as each is), so in time every one of them, and never
+    # one of another topic
+    every = {f"lab-share-topic-{p}" for p in range(3)}
+    shared = [{tp for m in d["members"] for tp in m["assigned"]} for d in settled[SHARE]]
+    assert every in shared and all(given <= every for given in shared), shared
 
 
 def _restart(lab, directory: Path, broker):

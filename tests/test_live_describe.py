@@ -1,6 +1,7 @@
 """The describe requests a watch sends and what it reads of their answers: bodies Kafka's own Admin client and
-broker exchanged in the lab's recordings (decoded from fixtures/lab/*/capture.pcapng), and the frames that
-carry the project's bodies over a client connection."""
+broker exchanged in the lab's recordings (decoded from fixtures/lab/*/capture.pcapng; for share and streams
+groups held to what the Admin client itself read from them, in the recording's truth.jsonl), and the frames
+that carry the project's bodies over a client connection."""
 
 from __future__ import annotations
 
@@ -8,9 +9,11 @@ import struct
 
 import pytest
 from conftest import ROOT
+from lab_truth import admin_described, watched
 
 from kafka_meta.inputs import read
 from kafka_meta.live import describe
+from kafka_meta.live.client import KafkaSource
 from kafka_meta.live.core import LiveTimeline
 from kafka_meta.live.events import STATE
 from kafka_meta.live.wire_request import CodecRequest
@@ -110,3 +113,105 @@ def test_a_description_is_an_event_only_when_it_changes():
     changes = sum(1 for i, d in enumerate(described) if i == 0 or not d.same_as(
         next((x for x in reversed(described[:i]) if x.group == d.group), None)))
     assert len([e for e in events if e.kind == STATE]) == changes < len(described)
+
+
+def test_share_groups_members_epochs_and_partitions_from_share_group_describe():
+    """Every answer the lab's share scenario got, read by us, says what Kafka's Admin client read from the same
+    bytes (truth.jsonl's describe events): the members, their epochs and partitions."""
+    answers = [e["response"] for e in exchanges("share", "ShareGroupDescribe")]
+    described = [d for body in answers for d in describe.described_share(body)]
+    ok = [d for d in described if d.error is None]
+    assert ok and all(d.kind == "share" and d.protocol == "simple" and d.epoch > 0 for d in ok)
+    assert all(m.epoch <= d.epoch for d in ok for m in d.members)
+    assert {tp.rsplit("-", 1)[0] for d in ok for m in d.members for tp in m.assigned} == {"lab-share-topic"}
+    # asked before the group was loaded: the broker's own text
+    assert [d.error for d in described if d.error] == ["The coordinator is loading and hence can't process requests."]
+    truth = admin_described(LAB / "share", "lab-share")
+    seen = [watched(d.to_json()) for d in ok]
+    assert any(len(t) == 2 for t in truth) and all(t in seen for t in truth)
+
+
+def test_streams_groups_members_epochs_and_tasks_from_streams_group_describe():
+    """The same for the streams scenario: each member's epoch and its active, standby and warm-up tasks per
+    subtopology are what the Admin client read (truth.jsonl's streams_describe events); the group's topology
+    epoch and assignor too."""
+    answers = [e["response"] for e in exchanges("streams-group", "StreamsGroupDescribe")]
+    described = [d for body in answers for d in describe.described_streams(body)]
+    ok = [d for d in described if d.error is None]
+    assert ok and all(d.kind == "streams" and d.topology_epoch == 0 and d.protocol == "sticky" for d in ok)
+    assert all(m.tasks is not None and m.topology_epoch == 0 and m.process_id and not m.assigned
+               for d in ok for m in d.members)
+    # asked before the group was loaded (no text given: the error's name), then before it existed
+    assert {d.error for d in described if d.error} == {"COORDINATOR_LOAD_IN_PROGRESS",
+                                                       "Group lab-wordcount-streams not found."}
+    truth = admin_described(LAB / "streams-group", "lab-wordcount-streams")
+    seen = [watched(d.to_json()) for d in ok]
+    assert any(m["standby"] for t in truth for m in t.values())  # the scenario runs with one standby replica
+    assert all(t in seen for t in truth)
+
+@pytest.mark.parametrize("api", [describe.SHARE_GROUP_DESCRIBE, describe.STREAMS_GROUP_DESCRIBE],
+                         ids=lambda a: a.name)
+def test_share_and_streams_requests_read_back_as_written(api):
+    """Each version our spec reads: the request decodes to the groups asked about, nothing else asked for;
+    at the version the lab's Admin used, the group ids are the ones it sent."""
+    for version in range(api.oldest, api.newest + 1):
+        body = describe.request(api, version, ["g1", "g2"])
+        expected = {"groupIds": ["g1", "g2"], "includeAuthorizedOperations": False}
+        if api is describe.STREAMS_GROUP_DESCRIBE and version >= 1:
+            expected["includeTopologyDescription"] = False
+        assert BODIES.decode(f"{api.name}Request", body, version) == expected
+    scenario = "share" if api is describe.SHARE_GROUP_DESCRIBE else "streams-group"
+    sent = exchanges(scenario, api.name)[0]
+    ours = BODIES.decode(f"{api.name}Request", describe.request(api, sent["apiVersion"], sent["request"]["groupIds"]),
+                         sent["apiVersion"])
+    assert ours == {**sent["request"], **{k: False for k in sent["request"] if k.startswith("include")}}
+
+
+class _Broker(KafkaSource):
+    """A KafkaSource whose cluster is the lab's recorded answers: only the routing of describe() is real."""
+
+    def __init__(self, speaks: set[int], answers: dict[str, list[dict]]) -> None:
+        self.speaks, self.answers, self.sent = speaks, answers, []
+
+    def version(self, api):
+        return api.newest if api.key in self.speaks else None
+
+    def brokers(self):
+        return [1]
+
+    def send(self, api, groups=None, node=None):
+        self.sent.append((api.name, groups))
+        if self.version(api) is None:
+            return None
+        if api is describe.LIST_GROUPS:
+            return {"errorCode": 0, "groups": [{"groupId": "lab-share", "groupType": "share", "groupState": "Stable"},
+                                               {"groupId": "lab-wordcount-streams", "groupType": "streams",
+                                                "groupState": "Stable"}]}
+        if api is describe.FIND_COORDINATOR:
+            return {"coordinators": [{"key": g, "nodeId": 1, "errorCode": 0} for g in groups]}
+        return self.answers[api.name][-1]
+
+
+def _answers() -> dict[str, list[dict]]:
+    return {api: [e["response"] for e in exchanges(scenario, api) if e["response"]["groups"][0]["members"]]
+            for scenario, api in (("share", "ShareGroupDescribe"), ("streams-group", "StreamsGroupDescribe"))}
+
+
+def test_share_and_streams_groups_are_described_where_the_broker_speaks_their_describe():
+    source = _Broker({16, 10, 77, 89}, _answers())
+    share, streams = source.describe()
+    assert (share.kind, streams.kind) == ("share", "streams") and share.members and streams.members
+    assert share.note is None and streams.note is None and streams.topology_epoch == 0
+    assert ("ShareGroupDescribe", ["lab-share"]) in source.sent
+    assert ("StreamsGroupDescribe", ["lab-wordcount-streams"]) in source.sent
+
+
+def test_a_broker_without_their_describe_leaves_them_listed_and_says_why():
+    source = _Broker({16, 10}, _answers())
+    share, streams = source.describe()
+    assert share.members is None and share.state == "Stable" and "ShareGroupDescribe" in share.note
+    assert streams.members is None and "StreamsGroupDescribe" in streams.note
+    assert [name for name, _ in source.sent] == ["ListGroups"]  # not even a coordinator asked for
+    core = LiveTimeline()
+    [event] = core.on_description(share, 0.0)
+    assert event.detail["note"] == share.note and event.detail["members"] is None

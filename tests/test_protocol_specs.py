@@ -31,7 +31,8 @@ SNAPSHOTS = ("clients", "newer/clients")
 # messages neither the snapshots nor kafka-python hold; checked against apache/kafka by hand when written, and
 # against the lab's Kafka 4.4 jars by tests/test_lab_specs.py (marked kafka)
 NO_LOCAL_UPSTREAM = {"ConsumerGroupDescribeRequest", "ConsumerGroupDescribeResponse", "ShareGroupHeartbeatRequest",
-                     "ShareGroupHeartbeatResponse"}
+                     "ShareGroupHeartbeatResponse", "ShareGroupDescribeRequest", "ShareGroupDescribeResponse",
+                     "StreamsGroupDescribeRequest", "StreamsGroupDescribeResponse"}
 # what Kafka 4.4 changed in messages whose Kafka 4.3 files kafka-python ships, read up to 4.3's newest version:
 # TxnOffsetCommit v6 names topics by id (KIP-1319), so the name stops at v5 and becomes ignorable, and the
 # generation is renamed as it also carries a KIP-848 member epoch (the wire is unchanged). Ours are 4.4's,
@@ -51,7 +52,7 @@ CHANGED_SINCE_43 = {
 }
 REQUIRED_APIS = ["ApiVersions", "FindCoordinator", "JoinGroup", "SyncGroup", "Heartbeat", "LeaveGroup",
                  "OffsetCommit", "OffsetFetch", "DescribeGroups", "ConsumerGroupHeartbeat", "ConsumerGroupDescribe",
-                 "StreamsGroupHeartbeat"]
+                 "StreamsGroupHeartbeat", "ShareGroupDescribe", "StreamsGroupDescribe"]
 
 
 def kafka_python_specs() -> Path | None:

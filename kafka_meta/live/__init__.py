@@ -15,6 +15,6 @@ that talks to Kafka (kafka-python), :mod:`.session` the loop that joins them, :m
 from __future__ import annotations
 
 from kafka_meta.live.core import LiveTimeline
-from kafka_meta.live.events import DescribedMember, Event, GroupDescription
+from kafka_meta.live.events import DescribedMember, Event, GroupDescription, StreamsTasks
 
-__all__ = ["DescribedMember", "Event", "GroupDescription", "LiveTimeline"]
+__all__ = ["DescribedMember", "Event", "GroupDescription", "LiveTimeline", "StreamsTasks"]

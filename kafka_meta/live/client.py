@@ -101,12 +101,18 @@ class KafkaSource:
         return [(tp.partition, r.offset, r.timestamp, r.key, r.value)
                 for tp, records in sorted(batches.items(), key=lambda item: item[0].partition) for r in records]
 
+    def version(self, api: describe.Api) -> int | None:
+        """The version of ``api`` to send: the newest the broker's ApiVersions and the project's spec share,
+        None when there is none that says what a watch needs."""
+        manager = self.admin._manager  # kafka-python's connections, for requests it has no class for
+        return describe.version(api, manager.broker_version_data.api_versions.get(api.key))
+
     def send(self, api: describe.Api, groups: list[str] | None = None, node: int | None = None
              ) -> dict[str, Any] | None:
         """One request to ``node`` (any broker when None) and its answer read; None when the broker does not
         speak a version of it that says what a watch needs."""
-        manager = self.admin._manager  # kafka-python's connections, for requests it has no class for
-        version = describe.version(api, manager.broker_version_data.api_versions.get(api.key))
+        manager = self.admin._manager
+        version = self.version(api)
         if version is None:
             return None
         request = CodecRequest(api.key, version, describe.request(api, version, groups))
@@ -124,8 +130,8 @@ class KafkaSource:
         return sorted(b.node_id for b in self.admin._manager.cluster.brokers())
 
     def describe(self, only: Iterable[str] | None = None) -> list[GroupDescription]:
-        """Every group (or those of ``only``) as listed, the classic and consumer ones described by their
-        coordinators."""
+        """Every group (or those of ``only``) as listed, each described by its coordinator with the describe of
+        its type, where the broker speaks it (else as listed, with a note saying so)."""
         listed: dict[str, GroupDescription] = {}
         for node in self.brokers():
             body = self.send(describe.LIST_GROUPS, node=node)
@@ -134,20 +140,20 @@ class KafkaSource:
         wanted = set(only) if only is not None else None
         if wanted is not None:
             listed = {g: d for g, d in listed.items() if g in wanted}
+        spoken = {kind for kind, d in describe.DESCRIBERS.items() if self.version(d.api) is not None}
+        for d in listed.values():
+            if d.kind not in spoken and d.kind in describe.DESCRIBERS:
+                describe.not_described(d, describe.DESCRIBERS[d.kind].api)
         by_kind: dict[tuple[int | str, str], list[str]] = {}
-        coordinators = self._coordinators([g for g, d in listed.items() if d.kind in ("classic", "consumer")])
-        for group, node in coordinators.items():
-            if isinstance(node, str):
-                listed[group].error = node
+        for group, coordinator in self._coordinators([g for g, d in listed.items() if d.kind in spoken]).items():
+            if isinstance(coordinator, str):
+                listed[group].error = coordinator
                 continue
-            by_kind.setdefault((node, listed[group].kind), []).append(group)
-        for (node, kind), groups in sorted(by_kind.items(), key=str):
-            api = describe.DESCRIBE_GROUPS if kind == "classic" else describe.CONSUMER_GROUP_DESCRIBE
-            body = self.send(api, groups, node=int(node))
-            if body is None:
-                continue
-            read = describe.described_classic if kind == "classic" else describe.described_consumer
-            for d in read(body):
+            by_kind.setdefault((coordinator, listed[group].kind), []).append(group)
+        for (coordinator, kind), groups in sorted(by_kind.items(), key=str):
+            describer = describe.DESCRIBERS[kind]
+            body = self.send(describer.api, groups, node=int(coordinator))
+            for d in describer.read(body) if body is not None else []:
                 listed[d.group] = d
         return sorted(listed.values(), key=lambda d: d.group)
 

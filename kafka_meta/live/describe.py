@@ -9,20 +9,25 @@ Sans-IO: :func:`request` gives a body's bytes, :func:`response` reads one; whoev
 * FindCoordinator (v4 on: every group in one request) finds each group's coordinator;
 * DescribeGroups for classic groups (state, protocol, members with their decoded metadata and assignment);
 * ConsumerGroupDescribe (KIP-848) for consumer groups (group and assignment epochs, members with their epochs
-  and assignments).
+  and assignments);
+* ShareGroupDescribe (KIP-932) for share groups (the same, the partitions each member shares with the others);
+* StreamsGroupDescribe (KIP-1071) for streams groups (the same, plus the topology epoch and each member's
+  active, standby and warm-up tasks per subtopology).
 
-Share and streams groups are known by what ListGroups says of them (type and state): ShareGroupDescribe and
-StreamsGroupDescribe have no spec in ``schemas/protocol/`` yet.
+A broker whose ApiVersions lacks the describe of a group's type (a share or streams group on a broker that has
+them disabled, or one too old) leaves the group as ListGroups gave it, with a note saying why
+(:func:`not_described`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import kafka_meta as km
 from kafka_meta.errors import KafkaMetaError
-from kafka_meta.live.events import DescribedMember, GroupDescription
+from kafka_meta.live.events import DescribedMember, GroupDescription, StreamsTasks, TaskIds
 from kafka_meta.protocol.bodies import BODIES
 from kafka_meta.protocol.member_metadata import nest_describe_groups
 
@@ -39,7 +44,10 @@ LIST_GROUPS = Api("ListGroups", 16, 5)
 FIND_COORDINATOR = Api("FindCoordinator", 10, 6, oldest=4)
 DESCRIBE_GROUPS = Api("DescribeGroups", 15, 6)
 CONSUMER_GROUP_DESCRIBE = Api("ConsumerGroupDescribe", 69, 1)
-APIS = (LIST_GROUPS, FIND_COORDINATOR, DESCRIBE_GROUPS, CONSUMER_GROUP_DESCRIBE)
+SHARE_GROUP_DESCRIBE = Api("ShareGroupDescribe", 77, 1)
+STREAMS_GROUP_DESCRIBE = Api("StreamsGroupDescribe", 89, 1)
+APIS = (LIST_GROUPS, FIND_COORDINATOR, DESCRIBE_GROUPS, CONSUMER_GROUP_DESCRIBE, SHARE_GROUP_DESCRIBE,
+        STREAMS_GROUP_DESCRIBE)
 
 # KafkaException names of the error codes a describe can answer with
 ERRORS = {15: "COORDINATOR_NOT_AVAILABLE", 14: "COORDINATOR_LOAD_IN_PROGRESS", 16: "NOT_COORDINATOR",
@@ -66,6 +74,8 @@ def request(api: Api, version: int, groups: list[str] | None = None) -> bytes:
         body = {"key": "", "key_type": 0, "coordinator_keys": names}
     elif api is DESCRIBE_GROUPS:
         body = {"groups": names, "include_authorized_operations": False}
+    elif api is STREAMS_GROUP_DESCRIBE:  # no topology description: its epoch and subtopologies say enough
+        body = {"group_ids": names, "include_authorized_operations": False, "include_topology_description": False}
     else:
         body = {"group_ids": names, "include_authorized_operations": False}
     return km.encode(body, version, type_name=f"{api.name}Request")
@@ -103,7 +113,7 @@ def coordinators(body: dict[str, Any]) -> dict[str, int | str]:
 
 
 def _partitions(entries: Any, topic: str = "topic") -> list[str]:
-    out = []
+    out: list[str] = []
     for entry in entries or []:
         name = entry.get(topic) or str(entry.get("topicId", ""))[:8]
         out.extend(f"{name}-{p}" for p in entry.get("partitions") or [])
@@ -142,5 +152,77 @@ def described_consumer(body: dict[str, Any]) -> list[GroupDescription]:
                    for m in g.get("members") or []]
         out.append(GroupDescription(g["groupId"], "consumer", state=g.get("groupState") or None,
                                     epoch=g.get("groupEpoch"), protocol=g.get("assignorName") or None,
-                                    members=members))
+                                    members=members, assignment_epoch=g.get("assignmentEpoch")))
     return out
+
+
+def described_share(body: dict[str, Any]) -> list[GroupDescription]:
+    """ShareGroupDescribe: the group and assignment epochs, the assignor, members with their epochs and the
+    partitions each shares with the others."""
+    out = []
+    for g in body.get("groups") or []:
+        error = g.get("errorCode")
+        if error:
+            out.append(GroupDescription(g["groupId"], "share", error=g.get("errorMessage") or error_name(error)))
+            continue
+        members = [DescribedMember(m["memberId"], m.get("clientId"), m.get("clientHost"), epoch=m.get("memberEpoch"),
+                                   assigned=_partitions((m.get("assignment") or {}).get("topicPartitions"),
+                                                        "topicName"))
+                   for m in g.get("members") or []]
+        out.append(GroupDescription(g["groupId"], "share", state=g.get("groupState") or None,
+                                    epoch=g.get("groupEpoch"), protocol=g.get("assignorName") or None,
+                                    members=members, assignment_epoch=g.get("assignmentEpoch")))
+    return out
+
+
+def _task_ids(entries: Any) -> TaskIds:
+    return {t["subtopologyId"]: sorted(t.get("partitions") or []) for t in entries or []}
+
+
+def _tasks(assignment: dict[str, Any] | None) -> StreamsTasks:
+    a = assignment or {}
+    return StreamsTasks(_task_ids(a.get("activeTasks")), _task_ids(a.get("standbyTasks")),
+                        _task_ids(a.get("warmupTasks")))
+
+
+def described_streams(body: dict[str, Any]) -> list[GroupDescription]:
+    """StreamsGroupDescribe: the group, assignment and topology epochs, the assignor (v1 on), members with
+    their epochs, Streams instance and the tasks each holds now."""
+    out = []
+    for g in body.get("groups") or []:
+        error = g.get("errorCode")
+        if error:
+            out.append(GroupDescription(g["groupId"], "streams", error=g.get("errorMessage") or error_name(error)))
+            continue
+        members = [DescribedMember(m["memberId"], m.get("clientId"), m.get("clientHost"), m.get("instanceId"),
+                                   epoch=m.get("memberEpoch"), tasks=_tasks(m.get("assignment")),
+                                   topology_epoch=m.get("topologyEpoch"), process_id=m.get("processId"))
+                   for m in g.get("members") or []]
+        topology = g.get("topology")
+        out.append(GroupDescription(g["groupId"], "streams", state=g.get("groupState") or None,
+                                    epoch=g.get("groupEpoch"), protocol=g.get("assignorName") or None,
+                                    members=members, assignment_epoch=g.get("assignmentEpoch"),
+                                    topology_epoch=topology.get("epoch") if topology else None))
+    return out
+
+
+@dataclass(frozen=True)
+class Describer:
+    """How groups of one type are described: the request, and the reader of its answer."""
+
+    api: Api
+    read: Callable[[dict[str, Any]], list[GroupDescription]]
+
+
+DESCRIBERS = {"classic": Describer(DESCRIBE_GROUPS, described_classic),
+              "consumer": Describer(CONSUMER_GROUP_DESCRIBE, described_consumer),
+              "share": Describer(SHARE_GROUP_DESCRIBE, described_share),
+              "streams": Describer(STREAMS_GROUP_DESCRIBE, described_streams)}
+
+
+def not_described(listed: GroupDescription, api: Api) -> GroupDescription:
+    """A group left as ListGroups gave it, saying why: the broker does not speak a version of ``api`` this
+    project reads."""
+    listed.note = f"listed only: the broker's ApiVersions has no {api.name} (key {api.key}) version {api.oldest}-" \
+                  f"{api.newest}"
+    return listed

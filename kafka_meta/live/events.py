@@ -33,45 +33,83 @@ class Event:
         return out
 
 
+TaskIds = dict[str, list[int]]  # subtopology id -> its partitions, one task each
+
+
+@dataclass
+class StreamsTasks:
+    """A Kafka Streams member's tasks, per subtopology, as StreamsGroupDescribe gives them: active tasks process
+    records, standby tasks keep a copy of the state, warm-up tasks catch up before becoming active."""
+
+    active: TaskIds = field(default_factory=dict)
+    standby: TaskIds = field(default_factory=dict)
+    warmup: TaskIds = field(default_factory=dict)
+
+    def key(self) -> tuple[tuple[tuple[str, tuple[int, ...]], ...], ...]:
+        """The tasks as one comparable value (a change of any of them is a change of the member)."""
+        return tuple(tuple(sorted((s, tuple(p)) for s, p in kind.items()))
+                     for kind in (self.active, self.standby, self.warmup))
+
+    def to_json(self) -> dict[str, TaskIds]:
+        return {"active": self.active, "standby": self.standby, "warmup": self.warmup}
+
+
 @dataclass
 class DescribedMember:
     member_id: str
     client_id: str | None = None
     host: str | None = None
     instance_id: str | None = None
-    epoch: int | None = None  # KIP-848: the member epoch
-    assigned: list[str] = field(default_factory=list)  # "topic-partition", sorted
+    epoch: int | None = None  # KIP-848, share and streams: the member epoch
+    assigned: list[str] = field(default_factory=list)  # "topic-partition", sorted (streams: none, see tasks)
+    tasks: StreamsTasks | None = None  # streams: the tasks it holds now
+    topology_epoch: int | None = None  # streams: the topology epoch the member runs
+    process_id: str | None = None  # streams: its Kafka Streams instance (several members may share one)
+
+    def key(self) -> tuple[str, tuple[str, ...], tuple[Any, ...] | None]:
+        return self.member_id, tuple(self.assigned), None if self.tasks is None else self.tasks.key()
 
     def to_json(self) -> dict[str, Any]:
-        return {"memberId": self.member_id, "clientId": self.client_id, "host": self.host,
-                "instanceId": self.instance_id, "epoch": self.epoch, "assigned": self.assigned}
+        out: dict[str, Any] = {"memberId": self.member_id, "clientId": self.client_id, "host": self.host,
+                               "instanceId": self.instance_id, "epoch": self.epoch, "assigned": self.assigned}
+        if self.tasks is not None:
+            out.update(tasks=self.tasks.to_json(), topologyEpoch=self.topology_epoch, processId=self.process_id)
+        return out
 
 
 @dataclass
 class GroupDescription:
     """A group as its coordinator describes it now: ``kind`` is the group type ListGroups gave (classic,
     consumer, share, streams); ``epoch`` the group epoch (None for classic groups: DescribeGroups does not say
-    the generation); ``members`` None when the group was only listed, not described."""
+    the generation); ``members`` None when the group was only listed, not described, and then ``note`` says
+    why when that is not the usual (the broker cannot describe groups of its kind)."""
 
     group: str
     kind: str
     state: str | None = None
     epoch: int | None = None
-    protocol: str | None = None  # classic: the protocol (assignor) chosen; KIP-848: the assignor
+    protocol: str | None = None  # classic: the protocol (assignor) chosen; KIP-848, share, streams: the assignor
     members: list[DescribedMember] | None = None
     error: str | None = None
+    assignment_epoch: int | None = None  # KIP-848, share, streams: the epoch of the assignment in force
+    topology_epoch: int | None = None  # streams: the epoch of the topology the group runs
+    note: str | None = None
 
     def same_as(self, other: GroupDescription | None) -> bool:
         """Whether ``other`` says the same of the group (state, epoch, who is in it and what each holds)."""
-        return other is not None and (self.state, self.epoch, self.error, self.member_key()) == (
-            other.state, other.epoch, other.error, other.member_key())
+        return other is not None and self.summary() == other.summary()
 
-    def member_key(self) -> tuple[tuple[str, tuple[str, ...]], ...] | None:
-        if self.members is None:
-            return None
-        return tuple(sorted((m.member_id, tuple(m.assigned)) for m in self.members))
+    def summary(self) -> tuple[Any, ...]:
+        """What a change of is news: state, epochs, error, and who is in the group holding what."""
+        members = None if self.members is None else tuple(sorted((m.key() for m in self.members), key=str))
+        return self.state, self.epoch, self.assignment_epoch, self.topology_epoch, self.error, members
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "state": self.state, "epoch": self.epoch, "protocol": self.protocol,
-                "members": None if self.members is None else [m.to_json() for m in self.members],
-                "error": self.error}
+        out: dict[str, Any] = {"kind": self.kind, "state": self.state, "epoch": self.epoch, "protocol": self.protocol,
+                               "members": None if self.members is None else [m.to_json() for m in self.members],
+                               "error": self.error}
+        for name, value in (("assignmentEpoch", self.assignment_epoch), ("topologyEpoch", self.topology_epoch),
+                            ("note", self.note)):
+            if value is not None:
+                out[name] = value
+        return out

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from kafka_meta.live.core import LiveTimeline
+from kafka_meta.live.core import GroupView, LiveTimeline
 from kafka_meta.live.events import CONNECTED, DISCONNECTED, PROBLEM, ROUND, SNAPSHOT, Event
 from kafka_meta.live.report import write_live_html
 
@@ -37,6 +37,13 @@ def event_line(e: Event) -> str | None:
     if e.kind == PROBLEM:
         return f"{_clock(e.at)} {e.group + ': ' if e.group else ''}{d['problem']}"
     return None
+
+
+def _epochs(v: GroupView) -> str:
+    """The generation or group epoch, and a streams group's topology epoch beside it."""
+    shown = "-" if v.generation is None else str(v.generation)
+    topology = v.described.topology_epoch if v.described is not None else None
+    return shown if topology is None else f"{shown} (topology {topology})"
 
 
 class TerminalView:
@@ -79,12 +86,16 @@ class TerminalView:
         table = Table(expand=True)
         for column in ("group", "kind", "state", "gen/epoch", "members", "last round", "why", "commits/s"):
             table.add_column(column, overflow="fold", ratio=4 if column == "why" else 1)
+        notes = []
         for v in core.groups():
             r = v.last_round
-            table.add_row(v.group, v.kind, v.state or "-", "-" if v.generation is None else str(v.generation),
-                          "-" if v.members is None else str(v.members),
+            table.add_row(v.group, v.kind, v.state or "-", _epochs(v), "-" if v.members is None else str(v.members),
                           "-" if r is None else f"{r.generation} at {_clock(r.start)}", v.why,
                           f"{v.commit_rate:.2f}")
+            if v.described is not None and v.described.note:
+                notes.append(f"{v.group}: {v.described.note}")
+        if notes:
+            table.caption = "\n".join(notes)
         return Group(status, table)
 
     def close(self, core: LiveTimeline) -> None:

@@ -95,6 +95,23 @@ def record(scenario_name: str, outdir: str | Path, *, broker_dir: str | Path | N
     return outdir
 
 
+def play(scenario_name: str, outdir: str | Path, *, broker_dir: str | Path) -> Path:
+    """Run one scenario against the running broker of `broker_dir`, keeping only truth.jsonl and scenario.log
+    in `outdir`: no capture and no copy of the broker's logs, for a test that watches the broker meanwhile."""
+    if scenario_name not in SCENARIOS:
+        raise RecordError(f"unknown scenario {scenario_name!r}; known: {', '.join(sorted(SCENARIOS))}")
+    broker = brokers.running(broker_dir)
+    if broker is None:
+        raise RecordError(f"no broker is running from {broker_dir}")
+    outdir = Path(outdir).resolve()
+    outdir.mkdir(parents=True, exist_ok=True)
+    build.ensure_built()
+    outcome = _run_scenario(SCENARIOS[scenario_name].main_class, broker.bootstrap, outdir)
+    if outcome != 0:
+        raise RecordError(f"scenario {scenario_name} failed (exit {outcome}); see {outdir / 'scenario.log'}")
+    return outdir
+
+
 def _run_scenario(main_class: str, bootstrap: str, outdir: Path) -> int:
     command = [
         build.java(), "-Xmx512m", "-XX:+UseSerialGC",

@@ -29,7 +29,8 @@ from kafka_meta.testing.conformance.values import Sampler
 from kafka_meta.wire.errors import Fault
 
 # older kafka-clients releases the peer can load, newest first: the versions 4.4's classes no longer have
-# (KIP-896 removed OffsetCommit v0-v1 and OffsetFetch v0 in 4.0; ShareGroupHeartbeat v0 is 4.0's early access)
+# (KIP-896 removed OffsetCommit v0-v1 and OffsetFetch v0 in 4.0; ShareGroupHeartbeat and ShareGroupDescribe v0 are
+# 4.0's early access)
 RELEASES = ("4.0.0", "3.9.1")
 
 
