@@ -7,7 +7,8 @@ Builds a log directory in a temporary folder with ``log_bench.build_log`` (the f
 new offsets over 4 ``__consumer_offsets`` partitions: magic 0, 1 and 2, every codec, transaction markers), then
 runs, on the same segment files:
 
-* ``python -m kafka_meta.cli.main log --decode SEGMENT...``: one JSON line per record, decoded;
+* ``python -m kafka_meta.cli.main log --decode SEGMENT...``: one JSON line per record, decoded (by one process
+  per core above 32 MB of segments), and the same with ``--jobs 1``, one process;
 * ``java -cp <the lab's Kafka classpath> org.apache.kafka.tools.DumpLogSegments --files SEGMENT,...
   --offsets-decoder --print-data-log`` (``labkit.dumplog.command``): per record one ``| offset: ...`` line with
   the key and payload decoded to JSON.
@@ -39,6 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 LAB = ROOT / "lab"
 CHUNK = 1 << 20
 OURS = "kafka-meta log --decode"
+OURS_ONE = "kafka-meta ... --jobs 1"  # one process, whatever the size
 KAFKAS = "DumpLogSegments"
 OURS_ERROR = b'"_error": '  # a damage line or a record kafka-meta could not decode
 KAFKA_RECORD = b"\n| offset: "  # the start of each record's line in DumpLogSegments' output
@@ -62,8 +64,8 @@ def labkit():
     return labkit
 
 
-def ours_command(segments: list[Path]) -> list[str]:
-    return [sys.executable, "-m", "kafka_meta.cli.main", "log", "--decode", *map(str, segments)]
+def ours_command(segments: list[Path], *options: str) -> list[str]:
+    return [sys.executable, "-m", "kafka_meta.cli.main", "log", "--decode", *options, *map(str, segments)]
 
 
 def kafkas_command(segments: list[Path]) -> list[str]:
@@ -85,7 +87,7 @@ def run(tool: str, command: list[str], work: Path) -> Run:
     """Run ``command``, count what it printed; its standard error goes to a file (DumpLogSegments warns there
     about the repeated batches' offsets), quoted when it fails."""
     errors = 0
-    err_path = work / f"{tool.split()[0]}.stderr"
+    err_path = work / f"{tool.replace(' ', '_').replace('.', '')}.stderr"
     with open(err_path, "wb") as err:
         start = time.perf_counter()
         proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=err, env={**os.environ})
@@ -122,7 +124,8 @@ def startup(work: Path) -> tuple[float, float]:
 
 def compare(directory: Path, work: Path) -> list[Run]:
     segments = sorted(directory.rglob("*.log"))
-    return [run(KAFKAS, kafkas_command(segments), work), run(OURS, ours_command(segments), work)]
+    return [run(KAFKAS, kafkas_command(segments), work), run(OURS, ours_command(segments), work),
+            run(OURS_ONE, ours_command(segments, "--jobs", "1"), work)]
 
 
 def main() -> int:
@@ -142,21 +145,21 @@ def main() -> int:
         ours_start, kafkas_start = startup(work)
         print(f"start-up (one small fixture segment): kafka-meta {ours_start:.2f} s, DumpLogSegments "
               f"{kafkas_start:.2f} s")
-        kafkas, ours = compare(directory, work)
+        kafkas, ours, ours_one = compare(directory, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(f"\n{'tool':<26} {'records':>10} {'seconds':>8} {'records/s':>11} {'ratio':>6} {'CPU s':>7}")
-    for r in (kafkas, ours):
+    for r in (kafkas, ours, ours_one):
         print(f"{r.tool:<26} {r.records:>10} {r.seconds:>8.2f} {r.records / r.seconds:>11,.0f} "
               f"{r.records / r.seconds / (kafkas.records / kafkas.seconds):>6.2f} {r.cpu:>7.2f}")
     print("(seconds: wall time from process start to exit, Python's or the JVM's start included; ratio: records/s "
           "over DumpLogSegments'; CPU s: user + system time of all the process's threads)")
     if ours.errors:
         print(f"kafka-meta printed {ours.errors} lines with _error (not counted as records)")
-    agree = ours.records == kafkas.records
+    agree = ours.records == kafkas.records == ours_one.records
     if not agree:
-        print(f"the tools disagree on the number of records: kafka-meta {ours.records}, DumpLogSegments "
-              f"{kafkas.records}")
+        print(f"the tools disagree on the number of records: kafka-meta {ours.records} ({ours_one.records} with "
+              f"one process), DumpLogSegments {kafkas.records}")
     ours_rate, kafkas_rate = ours.records / ours.seconds, kafkas.records / kafkas.seconds
     print(f"dump: kafka-meta {ours_rate:,.0f} records/s, DumpLogSegments {kafkas_rate:,.0f} records/s, "
           f"ratio {ours_rate / kafkas_rate:.2f}")

@@ -8,7 +8,7 @@ import shutil
 
 from log_support import LOGS, copy_partition
 
-from kafka_meta.cli.commands import log as log_command
+from kafka_meta.cli import log_dump
 from kafka_meta.cli.main import main
 from kafka_meta.log import read_log
 
@@ -90,7 +90,7 @@ def test_bad_inputs(capsys, tmp_path):
 
 
 def test_progress_on_big_inputs(capsys, monkeypatch):
-    monkeypatch.setattr(log_command, "PROGRESS_EVERY", 0.0)
+    monkeypatch.setattr(log_dump, "PROGRESS_EVERY", 0.0)
     _, _, err = run(capsys, ["log", str(LOGS)])
     progress = [line for line in err.splitlines() if line.startswith("... ")]
     assert progress and "/5 segments" in progress[-1] and "__consumer_offsets-3" in progress[-1]
@@ -114,3 +114,34 @@ def test_decode_leaves_the_other_internal_topics_undecoded(capsys, tmp_path):
     assert err.strip().splitlines()[-1] == "not decoded (no group coordinator records there): 1 of __transaction_state"
     code, rows, _ = run(capsys, ["log", "--group", "billing", str(tmp_path)])
     assert code == 0 and rows and all(r["topic"] == "__consumer_offsets" for r in rows)
+
+
+def _log_process(argv: list[str]) -> tuple[int, bytes, list[str]]:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "kafka_meta.cli.main", "log", *argv], capture_output=True,
+                          timeout=300)
+    return done.returncode, done.stdout, done.stderr.decode().splitlines()
+
+
+def test_segments_read_side_by_side_print_what_one_process_prints(tmp_path):
+    """--jobs: several processes, a segment each at a time, and the same bytes out, in the same order, with the
+    same summary and the same damage notes (one segment is damaged: its CRC no longer fits)."""
+    for partition in range(4):
+        copy_partition(tmp_path, partition)
+    segment = next((tmp_path / "__consumer_offsets-1").glob("*.log"))
+    data = bytearray(segment.read_bytes())
+    data[70] ^= 0xFF  # inside the first batch's records: a CRC mismatch, read around
+    segment.write_bytes(bytes(data))
+    for options in (["--decode"], ["--decode", "--raw"], ["--group", "ledger"], []):
+        one = _log_process([*options, "--jobs", "1", str(tmp_path)])
+        many = _log_process([*options, "--jobs", "3", str(tmp_path)])
+        assert one == many, options
+        code, out, err = one
+        assert code == 1 and out.count(b"\n") > 5 and any("CRC" in line or "crc" in line for line in err), options
+
+
+def test_jobs_must_be_positive(capsys):
+    code, _, err = run(capsys, ["log", str(LOGS), "--jobs", "0"])
+    assert code == 2 and "--jobs must be at least 1" in err

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from log_support import LOGS, SAMPLE
 
 import kafka_meta as km
+from kafka_meta.cli import log_dump
 from kafka_meta.cli.blobs import from_text
-from kafka_meta.cli.commands import log as log_command
 from kafka_meta.cli.main import main
 from kafka_meta.errors import KafkaMetaError
 from kafka_meta.log import Record, SegmentReader, find_segments
@@ -293,7 +293,7 @@ VERBS = [
 
 @pytest.mark.parametrize("argv", VERBS, ids=lambda argv: " ".join(a for a in argv if "/" not in a))
 def test_verbs_print_what_the_typed_path_printed(capsys, monkeypatch, argv):
-    monkeypatch.setattr(log_command, "PROGRESS_EVERY", 1e9)  # no progress lines: timing would make them differ
+    monkeypatch.setattr(log_dump, "PROGRESS_EVERY", 1e9)  # no progress lines: timing would make them differ
     fast = run(capsys, argv)
     forced_typed(monkeypatch)
     assert fast == run(capsys, argv)

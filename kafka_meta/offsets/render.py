@@ -142,6 +142,12 @@ class RecordStats:
         self.tombstones += tombstone
         self.read_forward += read_forward
 
+    def merge(self, other: RecordStats) -> None:
+        """Add the counts of another reading (of other records) to these."""
+        self.per_type.update(other.per_type)
+        for name in ("tombstones", "unknown", "control", "read_forward", "errors", "nested_errors"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
     def summary(self) -> str:
         types = ", ".join(f"{name} {n}" for name, n in sorted(self.per_type.items()))
         total = sum(self.per_type.values())

@@ -1,0 +1,302 @@
+"""One segment of ``kafka-meta log`` printed, and many printed by several processes in the order given.
+
+Reading a segment and writing its lines is all CPU (inflating, decoding, rendering JSON), and segments are
+independent of each other: what one prints never depends on another. So a log of many segments is read by a
+pool of processes, one segment each at a time. Each writes its lines to a file of its own and returns what it
+counted; the parent copies the files to standard output in the order the segments were given and adds the
+counts up, so the output is byte for byte what one process would print, only sooner. A segment is the unit:
+one large segment is read by one process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import shutil
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from kafka_meta.cli.output import emit_json, emit_json_text, json_text
+from kafka_meta.errors import KafkaMetaError
+from kafka_meta.log import Damage, LogSummary, Record, Segment, SegmentReader, holds_offsets
+from kafka_meta.log.compression import Inflater
+from kafka_meta.log.files import segment_bytes
+from kafka_meta.metadata_log import UnknownMetadataRecord, decode_metadata_record, metadata_record_json
+from kafka_meta.offsets.plain_render import PlainRenderer
+from kafka_meta.offsets.render import RecordStats, b64_or_none, group_of_json
+
+METADATA_TOPIC = "__cluster_metadata"  # the KRaft metadata log: its records are metadata records
+PARALLEL_FROM_BYTES = 32 << 20  # below this, starting processes costs more than they save
+PROGRESS_EVERY = 2.0  # seconds between progress lines on stderr
+
+
+@dataclass(frozen=True)
+class DumpOptions:
+    """What the command line asked, as each process needs it."""
+
+    decode: bool = False
+    group: str | None = None
+    strict: bool = False
+    raw: bool = False
+    from_offset: int | None = None
+    max_batch_bytes: int = 0
+
+    @property
+    def decoding(self) -> bool:
+        return self.decode or self.group is not None
+
+
+class MetadataStats:
+    """Counts for the metadata log's summary line: records per type, unknown apiKeys, errors."""
+
+    def __init__(self) -> None:
+        self.per_type: Counter[str] = Counter()
+        self.records = self.unknown = self.errors = 0
+
+    def add(self, record: Any) -> None:
+        self.records += 1
+        if isinstance(record, UnknownMetadataRecord):
+            self.unknown += 1
+        else:
+            self.per_type[record.record_type] += 1
+
+    def merge(self, other: MetadataStats) -> None:
+        self.per_type.update(other.per_type)
+        self.records += other.records
+        self.unknown += other.unknown
+        self.errors += other.errors
+
+    def summary(self) -> str:
+        types = ", ".join(f"{name} {n}" for name, n in sorted(self.per_type.items()))
+        return (f"metadata records {self.records} ({types or 'none decoded'}); unknown apiKey {self.unknown}; "
+                f"errors {self.errors}")
+
+
+@dataclass
+class SegmentDump:
+    """What printing segments found besides their lines: the counts of the summary, the records left undecoded
+    per topic, and the notes for stderr (damage, undecodable records), in the order they were met."""
+
+    summary: LogSummary = field(default_factory=LogSummary)
+    stats: RecordStats = field(default_factory=RecordStats)
+    metadata: MetadataStats = field(default_factory=MetadataStats)
+    undecoded: Counter[str] = field(default_factory=Counter)
+    notes: list[str] = field(default_factory=list)
+
+    def merge(self, other: SegmentDump) -> None:
+        mine, theirs = self.summary, other.summary
+        for name in ("segments", "bytes", "batches", "records", "damage"):
+            setattr(mine, name, getattr(mine, name) + getattr(theirs, name))
+        for name in ("codecs", "magics", "markers"):
+            getattr(mine, name).update(getattr(theirs, name))
+        self.stats.merge(other.stats)
+        self.metadata.merge(other.metadata)
+        self.undecoded.update(other.undecoded)
+        self.notes += other.notes
+
+
+def where(segment: Segment, offset: int | None) -> dict[str, Any]:
+    return {"topic": segment.topic, "partition": segment.partition, "offset": offset}
+
+
+def plain(segment: Segment, record: Record) -> dict[str, Any]:
+    return {**where(segment, record.offset), "timestamp": record.timestamp, "timestampType": record.timestamp_type,
+            "key": b64_or_none(record.key), "value": b64_or_none(record.value),
+            "headers": [{"key": k, "value": b64_or_none(v)} for k, v in record.headers], "control": record.control}
+
+
+class SegmentPrinter:
+    """Prints segments' records to standard output, counting into a :class:`SegmentDump`."""
+
+    def __init__(self, options: DumpOptions, tick: Callable[[LogSummary, Segment], None] | None = None) -> None:
+        self.options = options
+        self.reader = SegmentReader(Inflater(options.max_batch_bytes), options.from_offset)
+        self.render = PlainRenderer(strict=options.strict, raw=options.raw)  # record_json without models
+        self.tick = tick
+
+    def print_segment(self, segment: Segment, dump: SegmentDump) -> None:
+        options, summary = self.options, dump.summary
+        metadata_log = options.decoding and segment.topic == METADATA_TOPIC
+        undecodable = options.decoding and not holds_offsets(segment.topic)
+        partition = json_text({"topic": segment.topic, "partition": segment.partition})[:-1]
+        with segment_bytes(segment) as data:
+            for event in self.reader.events(data):
+                summary.add(event)
+                if isinstance(event, Record):
+                    if event.control or not (metadata_log or undecodable):
+                        # control records are markers of the same layout in every topic, read as markers
+                        self.record(segment, event, dump, partition)
+                    elif metadata_log:
+                        self.metadata_record(segment, event, dump)
+                    else:
+                        dump.undecoded[segment.topic] += 1  # no layouts for them: as they are, never of a group
+                        if options.group is None:
+                            emit_json(plain(segment, event))
+                    if self.tick is not None:
+                        self.tick(summary, segment)
+                elif isinstance(event, Damage):
+                    dump.notes.append(event.describe(segment.path))
+                    emit_json({**where(segment, event.first_offset), "_error": event.describe(segment.path)})
+        summary.segments += 1
+        summary.bytes += segment.size
+
+    def metadata_record(self, segment: Segment, record: Record, dump: SegmentDump) -> None:
+        """A record of the metadata log: decoded with --decode; with --group alone, left out (it has no group)."""
+        at = {**where(segment, record.offset), "timestamp": record.timestamp}
+        try:
+            decoded = decode_metadata_record(record.value, strict=self.options.strict)
+        except KafkaMetaError as e:
+            dump.metadata.errors += 1
+            dump.notes.append(f"{segment.path}, offset {record.offset}: {e}")
+            emit_json({**at, "_error": str(e)})
+            return
+        dump.metadata.add(decoded)
+        if self.options.group is None:
+            emit_json({**at, **metadata_record_json(decoded)})
+
+    def record(self, segment: Segment, record: Record, dump: SegmentDump, partition: str) -> None:
+        """One record, decoded when asked (``partition``: the line's start, naming the record's partition)."""
+        options, stats = self.options, dump.stats
+        if not options.decoding:
+            emit_json(plain(segment, record))
+            return
+        if options.decode and options.group is None and not record.control:
+            found = self.render.text(record.key, record.value)  # the common records: their line's text at once
+            if found is not None:
+                text, name, tombstone, read_forward = found
+                stats.add_read(name, tombstone, read_forward)
+                emit_json_text(f'{partition}, "offset": {record.offset}, "timestamp": {record.timestamp}, {text}}}')
+                return
+        at = {"topic": segment.topic, "partition": segment.partition, "offset": record.offset,
+              "timestamp": record.timestamp}
+        try:
+            decoded = self.render(record.key, record.value, record.control)
+        except KafkaMetaError as e:
+            stats.errors += 1
+            dump.notes.append(f"{segment.path}, offset {record.offset}: {e}")
+            emit_json({**at, "_error": str(e)})
+            return
+        stats.add_json(decoded)
+        if options.group is not None and group_of_json(decoded) != options.group:
+            return
+        if options.decode:
+            at.update(decoded)
+            emit_json(at)
+        else:
+            emit_json(plain(segment, record))
+
+
+class Progress:
+    """A line on stderr every few seconds with the segments and bytes read so far; silent on quick runs."""
+
+    def __init__(self, segments: list[Segment]) -> None:
+        self.total_segments = len(segments)
+        self.total_bytes = sum(s.size for s in segments)
+        self.last = time.monotonic()
+        self.done = LogSummary()
+
+    def tick(self, summary: LogSummary, segment: Segment) -> None:
+        now = time.monotonic()
+        if now - self.last >= PROGRESS_EVERY:
+            self.last = now
+            print(f"... {self.done.segments + summary.segments}/{self.total_segments} segments, "
+                  f"{(self.done.bytes + summary.bytes) >> 20}/{self.total_bytes >> 20} MB, "
+                  f"{self.done.records + summary.records} records: {segment.path}", file=sys.stderr, flush=True)
+
+
+def jobs_for(segments: list[Segment], asked: int | None) -> int:
+    """How many processes print ``segments``: as asked, else one per core (at most one per segment) when the
+    segments are big enough for that to pay."""
+    if asked is not None:
+        return max(1, min(asked, len(segments)))
+    if sum(s.size for s in segments) < PARALLEL_FROM_BYTES:
+        return 1
+    return max(1, min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1,
+                      len(segments)))
+
+
+def print_segments(segments: list[Segment], options: DumpOptions, jobs: int = 1) -> SegmentDump:
+    """Print every segment's lines to standard output in order, and what they held; stderr gets the notes of
+    each segment as it is printed, and progress lines on long runs."""
+    total, progress = SegmentDump(), Progress(segments)
+    printed = _in_parallel(segments, options, jobs) if jobs > 1 else _in_turn(segments, options, progress)
+    for segment, dump in printed:
+        for note in dump.notes:
+            print(note, file=sys.stderr)
+        dump.notes = []
+        total.merge(dump)
+        progress.done = total.summary
+        if jobs > 1:
+            progress.tick(LogSummary(), segment)
+    return total
+
+
+def _in_turn(segments: list[Segment], options: DumpOptions, progress: Progress,
+             ) -> Iterator[tuple[Segment, SegmentDump]]:
+    printer = SegmentPrinter(options, progress.tick)
+    for segment in segments:
+        dump = SegmentDump()
+        printer.print_segment(segment, dump)
+        yield segment, dump
+
+
+def _in_parallel(segments: list[Segment], options: DumpOptions, jobs: int,
+                 ) -> Iterator[tuple[Segment, SegmentDump]]:
+    """Segments printed by ``jobs`` processes into files, copied to standard output in order. Forked where the
+    platform can (the parent's imports and compiled decoders come along), spawned elsewhere."""
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    sys.stdout.flush()
+    with tempfile.TemporaryDirectory(prefix="kafka-meta-log-") as scratch, \
+            context.Pool(jobs, initializer=_start_worker, initargs=(options,)) as pool:
+        work = [(segment, os.path.join(scratch, f"{n}.jsonl")) for n, segment in enumerate(segments)]
+        for (segment, path), dump in zip(work, pool.imap(_print_to_file, work), strict=True):
+            _copy_out(path)
+            os.unlink(path)
+            yield segment, dump
+
+
+def _copy_out(path: str) -> None:
+    """A worker's lines to standard output: as bytes where standard output writes UTF-8 (what the worker wrote),
+    else as text, so the output is what one process would have printed."""
+    binary = getattr(sys.stdout, "buffer", None)
+    if binary is not None and (getattr(sys.stdout, "encoding", "") or "").lower().replace("-", "") == "utf8":
+        with open(path, "rb") as lines:
+            shutil.copyfileobj(lines, binary, 1 << 20)
+        binary.flush()
+    else:
+        with open(path, encoding="utf-8") as text:
+            shutil.copyfileobj(text, sys.stdout, 1 << 20)
+
+
+_worker: SegmentPrinter | None = None
+
+
+def _start_worker(options: DumpOptions) -> None:
+    global _worker
+    _worker = SegmentPrinter(options)
+
+
+def _print_to_file(job: tuple[Segment, str]) -> SegmentDump:
+    """In a worker: one segment's lines into ``path``."""
+    segment, path = job
+    assert _worker is not None
+    dump = SegmentDump()
+    with open(path, "w", encoding="utf-8", buffering=1 << 20) as out, _stdout(out):
+        _worker.print_segment(segment, dump)
+    return dump
+
+
+@contextlib.contextmanager
+def _stdout(out: TextIO) -> Iterator[None]:
+    saved, sys.stdout = sys.stdout, out
+    try:
+        yield
+    finally:
+        sys.stdout = saved
