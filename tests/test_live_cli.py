@@ -36,3 +36,23 @@ def test_a_bad_properties_file_is_refused_by_line_before_connecting(tmp_path, ca
 def test_a_bootstrap_server_without_a_port(capsys):
     assert main(["watch", "--bootstrap-server", "localhost"]) == 2
     assert "expected HOST:PORT" in capsys.readouterr().err
+
+
+def test_a_refused_login_kafka_python_only_logs_is_said_as_such():
+    """kafka-python's bootstrap retries a refused login until its timeout and then says only that it could not
+    bootstrap; the refusal it logged on the way is what the watch reports, as a login refused (no retrying)."""
+    import logging
+
+    import kafka.errors
+
+    from kafka_meta.live.client import Refused, _problem, refused_logins
+
+    refusal = kafka.errors.SaslAuthenticationFailedError("Authentication failed: Invalid username or password")
+    with refused_logins() as refusals:
+        logging.getLogger("kafka.net.manager").warning("Bootstrap connection to %s failed: %s (backoff %.2f secs)",
+                                                       "bootstrap-0", refusal, 0.05)
+    assert refusals.first is refusal
+    said = _problem(refusals.first or kafka.errors.KafkaTimeoutError("Unable to bootstrap"), "h:9093")
+    assert isinstance(said, Refused)
+    assert str(said) == "h:9093 refused the login (SASL authentication failed): Authentication failed: Invalid " \
+                        "username or password"

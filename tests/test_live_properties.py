@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from kafka_meta.errors import InputError
-from kafka_meta.live.properties import client_settings, jaas_credentials, read_properties
+from kafka_meta.java_properties import read_properties
+from kafka_meta.live.properties import client_settings, jaas_credentials
 
 
 def write(tmp_path: Path, text: str) -> Path:

@@ -130,3 +130,80 @@ def test_stream_needs_a_server_an_output_and_a_checkpoint():
     result = kafka_meta("stream", "--output", "out")
     assert result.returncode == 2
     assert "--bootstrap-server" in result.stderr and "--checkpoint" in result.stderr
+
+
+# --- --command-config: a Java client properties file as the Kafka source's kafka.<property> options ----------
+
+SASL_PROPERTIES = ("security.protocol=SASL_SSL\nsasl.mechanism=SCRAM-SHA-512\n"
+                   "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required \\\n"
+                   "    username=\"alice\" password=\"s3cr=t\";\nssl.truststore.type=JKS\n"
+                   "ssl.truststore.location=/etc/kafka/truststore.jks\n")
+
+
+def test_client_properties_pass_to_the_kafka_source_as_written(tmp_path):
+    from kafka_meta.spark import kafka_settings
+    from kafka_meta.spark.kafka_source import source_options
+
+    path = tmp_path / "client.properties"
+    path.write_text(SASL_PROPERTIES)
+    settings = kafka_settings.read_client_properties(path)
+    options = source_options("h:9093", "__consumer_offsets", [0, 1], settings)
+    assert options["kafka.security.protocol"] == "SASL_SSL"
+    assert options["kafka.sasl.mechanism"] == "SCRAM-SHA-512"  # whatever Kafka's own client takes: no mapping
+    assert options["kafka.sasl.jaas.config"] == ('org.apache.kafka.common.security.scram.ScramLoginModule required '
+                                                 'username="alice" password="s3cr=t";')
+    assert options["kafka.ssl.truststore.type"] == "JKS"
+    assert options["kafka.bootstrap.servers"] == "h:9093" and options["kafka.isolation.level"] == "read_committed"
+
+
+def test_the_jobs_own_settings_stay_theirs_whatever_the_session_says():
+    from kafka_meta.spark.kafka_source import source_options
+
+    options = source_options("h:9093", "t", [0], {"isolation.level": "read_uncommitted", "bootstrap.servers": "x:1"})
+    assert options["kafka.isolation.level"] == "read_committed" and options["kafka.bootstrap.servers"] == "h:9093"
+
+
+@pytest.mark.parametrize(("line", "why"), [
+    ("group.id=mine", "no consumer group"), ("enable.auto.commit=true", "commits nothing"),
+    ("auto.offset.reset=latest", "earliest offset"), ("isolation.level=read_uncommitted", "committed records"),
+    ("bootstrap.servers=h:1", "--bootstrap-server"), ("key.deserializer=x.Y", "as bytes")])
+def test_settings_a_read_only_reader_cannot_take_are_refused_by_line(tmp_path, line, why):
+    from kafka_meta.spark.kafka_settings import read_client_properties
+
+    path = tmp_path / "client.properties"
+    path.write_text(f"# a client\nsecurity.protocol=SASL_PLAINTEXT\n{line}\n")
+    with pytest.raises(InputError) as refused:
+        read_client_properties(path)
+    key = line.split("=")[0]
+    assert f"line 3: {key}: not taken by the Spark jobs" in str(refused.value) and why in str(refused.value)
+
+
+def test_the_settings_travel_with_the_session(spark):
+    from kafka_meta.spark import kafka_settings
+
+    kafka_settings.use_client_properties(spark, {"security.protocol": "SASL_PLAINTEXT", "client.id": "reader"})
+    try:
+        assert kafka_settings.client_properties(spark) == {"security.protocol": "SASL_PLAINTEXT",
+                                                           "client.id": "reader"}
+    finally:
+        for key in ("security.protocol", "client.id"):
+            spark.conf.unset(kafka_settings.CONF_PREFIX + key)
+    assert kafka_settings.client_properties(spark) == {}
+
+
+def test_analyze_and_stream_refuse_a_group_id_before_spark_starts(tmp_path):
+    config = tmp_path / "client.properties"
+    config.write_text("group.id=mine\n")
+    for args in (("analyze", "--format", "kafka", "--bootstrap-server", "h:1", "--output", str(tmp_path / "a")),
+                 ("stream", "--bootstrap-server", "h:1", "--output", str(tmp_path / "s"), "--checkpoint",
+                  str(tmp_path / "c"))):
+        result = kafka_meta(*args, "--command-config", str(config))
+        assert result.returncode == 2, result.stderr
+        assert "line 1: group.id: not taken by the Spark jobs" in result.stderr and "Ivy" not in result.stderr
+
+
+def test_command_config_is_for_kafka_inputs_only(tmp_path):
+    config = tmp_path / "client.properties"
+    config.write_text("security.protocol=SASL_PLAINTEXT\n")
+    result = kafka_meta("analyze", str(tmp_path), "--command-config", str(config), "--output", str(tmp_path / "o"))
+    assert result.returncode == 2 and "--command-config is for Kafka inputs" in result.stderr

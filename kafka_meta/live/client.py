@@ -3,14 +3,16 @@ admin client's connections carry the describe requests the project's codec write
 
 The consumer joins no group (``assign``, no ``group.id``, no commits: it changes nothing on the cluster) and
 reads ``read_committed``. When the cluster stops answering, :class:`Unreachable` says so; the session closes
-this source and opens a new one at the core's positions once the cluster answers again.
+this source and opens a new one at the core's positions once the cluster answers again. A broker that refuses
+the login (a wrong password, a mechanism it does not enable) is :class:`Refused`: trying again cannot help.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from kafka_meta.errors import KafkaMetaError
@@ -19,6 +21,7 @@ from kafka_meta.live.events import GroupDescription
 from kafka_meta.live.wire_request import CodecRequest
 
 OFFSETS_TOPIC = "__consumer_offsets"
+ERROR_NAMES = re.compile(r"^(\[Error -?\d+\] )?(\w+(Error|Exception|Supported): )*")
 Record = tuple[int, int, int | None, bytes | None, bytes | None]  # partition, offset, timestamp ms, key, value
 
 
@@ -41,13 +44,53 @@ def _kafka() -> Any:
 
 def _problem(error: Exception, bootstrap: str) -> KafkaMetaError:
     """A kafka-python failure as Unreachable (try again later) or Refused (stop)."""
-    errors = _kafka().errors
     text = str(error).splitlines()[0] if str(error) else type(error).__name__
-    refused = tuple(getattr(errors, name) for name in ("AuthenticationFailedError", "SaslAuthenticationFailedError",
-                                                       "AuthenticationMethodNotSupported") if hasattr(errors, name))
-    if isinstance(error, refused) or "SSL" in type(error).__name__ or "certificate" in text.lower():
+    if isinstance(error, _refusals()):  # "[Error 58] SaslAuthenticationFailedError: ...: why", said once
+        why = ERROR_NAMES.sub("", text) or type(error).__name__
+        return Refused(f"{bootstrap} refused the login (SASL authentication failed): {why}")
+    if "SSL" in type(error).__name__ or "certificate" in text.lower():
         return Refused(f"{bootstrap} refused the connection: {text}")
     return Unreachable(f"{bootstrap} does not answer: {text}")
+
+
+class LoginRefusals(logging.Handler):
+    """The first refused login kafka-python logs while it bootstraps.
+
+    kafka-python's bootstrap takes a refused SASL login for a connection that failed: it tries again until its
+    timeout and then says only that it could not bootstrap. Its log is the one place the refusal shows, so
+    that is where it is looked for, to tell a wrong password from a cluster that does not answer."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.first: Exception | None = None
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if self.first is None:
+            args = record.args if isinstance(record.args, tuple) else ()
+            self.first = next((a for a in args if isinstance(a, _refusals())), None)
+
+
+def _refusals() -> tuple[type[Exception], ...]:
+    errors = _kafka().errors
+    return tuple(getattr(errors, name) for name in ("AuthenticationFailedError", "SaslAuthenticationFailedError",
+                                                    "AuthenticationMethodNotSupported") if hasattr(errors, name))
+
+
+@contextlib.contextmanager
+def refused_logins() -> Iterator[LoginRefusals]:
+    """Collect refused logins from kafka-python's connection manager for the duration, printing nothing."""
+    logger = logging.getLogger("kafka.net.manager")
+    witness = LoginRefusals()
+    level, propagate = logger.level, logger.propagate
+    logger.addHandler(witness)
+    logger.setLevel(logging.WARNING)
+    logger.propagate = False  # the witness hears it; nothing reaches the terminal under the live view
+    try:
+        yield witness
+    finally:
+        logger.removeHandler(witness)
+        logger.setLevel(level)
+        logger.propagate = propagate
 
 
 class KafkaSource:
@@ -59,10 +102,11 @@ class KafkaSource:
         self.bootstrap = bootstrap
         common = {"bootstrap_servers": bootstrap, "request_timeout_ms": int(timeout_s * 1000),
                   "reconnect_backoff_max_ms": 1000, **settings}
-        try:
-            self.admin = kafka.KafkaAdminClient(bootstrap_timeout_ms=int(timeout_s * 1000), **common)
-        except Exception as e:  # noqa: BLE001 - kafka-python's errors are many; each is said in one line
-            raise _problem(e, bootstrap) from None
+        with refused_logins() as refusals:
+            try:
+                self.admin = kafka.KafkaAdminClient(bootstrap_timeout_ms=int(timeout_s * 1000), **common)
+            except Exception as e:  # noqa: BLE001 - kafka-python's errors are many; each is said in one line
+                raise _problem(refusals.first or e, bootstrap) from None
         try:
             self.consumer = kafka.KafkaConsumer(group_id=None, enable_auto_commit=False,
                                                 isolation_level="read_committed", **common)

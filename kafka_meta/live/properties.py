@@ -3,19 +3,18 @@ client (kafka-python) can honour. Anything it cannot is refused by name and line
 rather than half-applied (a TLS setting silently dropped is a connection in the clear, or one that fails later
 with a less helpful message).
 
-Java's ``Properties.load`` rules, which the files are written for: ``#`` and ``!`` start comments, a key ends
-at the first unescaped ``=``, ``:`` or blank, a line ending in an odd number of backslashes goes on on the next
-line, and ``\\t \\n \\r \\f \\uXXXX`` are escapes.
+The file is read by :mod:`kafka_meta.java_properties` (Java's syntax, which the Spark jobs' reader shares);
+this module says what each setting becomes for kafka-python.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from kafka_meta.errors import InputError
+from kafka_meta.java_properties import Entry, read_properties_file
 
 PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
@@ -28,76 +27,7 @@ LOGIN_MODULES = {
 SUPPORTED = ("security.protocol", "sasl.mechanism", "sasl.jaas.config", "ssl.truststore.location",
              "ssl.truststore.type", "ssl.keystore.location", "ssl.keystore.type", "ssl.key.password",
              "ssl.endpoint.identification.algorithm", "client.id", "request.timeout.ms")
-ESCAPES = {"t": "\t", "n": "\n", "r": "\r", "f": "\f"}
 JAAS_OPTION = re.compile(r'\s*([A-Za-z0-9_.-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s;"]+))')
-
-
-@dataclass(frozen=True)
-class Entry:
-    key: str
-    value: str
-    line: int  # where the entry starts, 1 on
-
-
-def read_properties(text: str) -> list[Entry]:
-    """The entries of a Java properties file, each with the line it starts on."""
-    entries: list[Entry] = []
-    lines = text.splitlines()
-    i = 0
-    while i < len(lines):
-        start = i
-        logical = lines[i].lstrip()
-        i += 1
-        if not logical or logical[0] in "#!":
-            continue
-        while _continues(logical) and i < len(lines):
-            logical = logical[:-1] + lines[i].lstrip()
-            i += 1
-        if _continues(logical):
-            logical = logical[:-1]
-        key, value = _split(logical)
-        entries.append(Entry(key, value, start + 1))
-    return entries
-
-
-def _continues(line: str) -> bool:
-    trailing = len(line) - len(line.rstrip("\\"))
-    return trailing % 2 == 1
-
-
-def _split(line: str) -> tuple[str, str]:
-    at, escaped = 0, False
-    while at < len(line):
-        ch = line[at]
-        if escaped:
-            escaped = False
-        elif ch == "\\":
-            escaped = True
-        elif ch in "=: \t\f":
-            break
-        at += 1
-    key, rest = line[:at], line[at:].lstrip(" \t\f")
-    if rest[:1] in ("=", ":"):
-        rest = rest[1:].lstrip(" \t\f")
-    return _unescape(key), _unescape(rest)
-
-
-def _unescape(text: str) -> str:
-    out, i = [], 0
-    while i < len(text):
-        ch = text[i]
-        if ch != "\\" or i + 1 == len(text):
-            out.append(ch)
-            i += 1
-            continue
-        nxt = text[i + 1]
-        if nxt == "u" and re.fullmatch(r"[0-9a-fA-F]{4}", text[i + 2:i + 6]):
-            out.append(chr(int(text[i + 2:i + 6], 16)))
-            i += 6
-            continue
-        out.append(ESCAPES.get(nxt, nxt))
-        i += 2
-    return "".join(out)
 
 
 def jaas_credentials(value: str) -> tuple[str, dict[str, str]]:
@@ -124,13 +54,7 @@ def client_settings(path: str | Path) -> dict[str, Any]:
     """kafka-python's settings from a Java client properties file; InputError naming the file and line of the
     first thing that cannot carry over."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as e:
-        raise InputError(f"{path}: {e.strerror or e}") from e
-    except UnicodeDecodeError as e:
-        raise InputError(f"{path}: not UTF-8 text (byte {e.start})") from e
-    entries = read_properties(text)
+    entries = read_properties_file(path)
 
     def bad(entry: Entry, why: str) -> InputError:
         return InputError(f"{path} line {entry.line}: {entry.key}: {why}")

@@ -13,7 +13,11 @@ streaming one (``kafka-meta stream``) alike:
 * the partitions are *assigned*, not subscribed to: a subscribing consumer joins a consumer group of its own,
   whose GroupMetadata records would land in the very topic being read (and in the report, as a group of the
   cluster's). The partitions are asked of the cluster first (:func:`topic_partitions`), with the Admin
-  client of the connector's own Kafka library in Spark's driver.
+  client of the connector's own Kafka library in Spark's driver;
+* the session's Kafka client settings (``--command-config``: :mod:`kafka_meta.spark.kafka_settings`) go to
+  that Admin client and to the source alike, under the source's own options: what the file says about
+  security applies, what it might say about how the topic is read does not. A cluster that refuses the login
+  or does not answer is said in one line (:class:`KafkaUnavailable`) before any Spark job is started.
 
 The Kafka source's columns (key, value, topic, partition, offset, timestamp, timestampType) are mapped onto
 the log reader's (``kafka_meta.log.rows``): ``_file`` names the topic-partition, as the ``kafka-meta-log``
@@ -26,30 +30,57 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from kafka_meta.errors import KafkaMetaError
+from kafka_meta.spark import kafka_settings
+
 OFFSETS_TOPIC = "__consumer_offsets"
 KAFKA_COLUMNS = ("topic", "partition", "offset", "timestamp", "timestampType")
 OFFSET_FETCHING = "spark.sql.streaming.kafka.useDeprecatedOffsetFetching"
 ADMIN_TIMEOUT_S = 60
 
 
+class KafkaUnavailable(KafkaMetaError):
+    """The cluster refused the login, or did not say what the topic's partitions are."""
+
+
 def topic_partitions(spark: Any, bootstrap_servers: str, topic: str = OFFSETS_TOPIC) -> list[int]:
     """The partitions of ``topic``, as the cluster describes them (a topic it does not have is an error)."""
+    from py4j.protocol import Py4JJavaError
+
     jvm = spark._jvm
     properties = jvm.java.util.Properties()
+    for key, value in kafka_settings.client_properties(spark).items():
+        properties.put(key, value)
     properties.put("bootstrap.servers", bootstrap_servers)
     admin = jvm.org.apache.kafka.clients.admin.AdminClient.create(properties)
     try:
         described = admin.describeTopics(jvm.java.util.Collections.singletonList(topic)).allTopicNames().get(
             ADMIN_TIMEOUT_S, jvm.java.util.concurrent.TimeUnit.SECONDS)
         return sorted(partition.partition() for partition in described.get(topic).partitions())
+    except Py4JJavaError as error:
+        raise _unavailable(error, bootstrap_servers, topic) from None
     finally:
         admin.close()
 
 
-def source_options(bootstrap_servers: str, topic: str, partitions: list[int]) -> dict[str, str]:
+def _unavailable(error: Any, bootstrap_servers: str, topic: str) -> KafkaUnavailable:
+    """Kafka's exception in one line, named by its innermost cause (an ExecutionException wraps the Admin
+    client's own)."""
+    cause = error.java_exception
+    while cause.getCause() is not None:
+        cause = cause.getCause()
+    name, message = cause.getClass().getSimpleName(), cause.getMessage() or ""
+    if "Authentication" in name:
+        return KafkaUnavailable(f"{bootstrap_servers} refused the login ({name}): {message}")
+    return KafkaUnavailable(f"could not ask {bootstrap_servers} for the partitions of {topic}: {name}: {message}")
+
+
+def source_options(bootstrap_servers: str, topic: str, partitions: list[int],
+                   client: dict[str, str] | None = None) -> dict[str, str]:
     """The options of Spark's Kafka source for reading ``topic``'s partitions whole and committed, batch or
-    streaming (a stream restarted from its checkpoint goes on from there)."""
-    return {"kafka.bootstrap.servers": bootstrap_servers, "assign": json.dumps({topic: partitions}),
+    streaming (a stream restarted from its checkpoint goes on from there), over the ``client`` settings."""
+    return {**kafka_settings.source_options(client or {}),
+            "kafka.bootstrap.servers": bootstrap_servers, "assign": json.dumps({topic: partitions}),
             "startingOffsets": "earliest", "kafka.isolation.level": "read_committed"}
 
 
@@ -61,7 +92,8 @@ def allow_internal_topics(spark: Any) -> None:
 def read_topic(spark: Any, bootstrap_servers: str, topic: str = OFFSETS_TOPIC) -> Any:
     """The topic from its earliest to its latest offset now, as offsets rows (:func:`offsets_rows`)."""
     allow_internal_topics(spark)
-    options = source_options(bootstrap_servers, topic, topic_partitions(spark, bootstrap_servers, topic))
+    options = source_options(bootstrap_servers, topic, topic_partitions(spark, bootstrap_servers, topic),
+                             kafka_settings.client_properties(spark))
     df = (spark.read.format("kafka").options(**options)
           .option("endingOffsets", "latest").load())
     return offsets_rows(df)
@@ -73,7 +105,8 @@ def stream_topic(spark: Any, bootstrap_servers: str, topic: str = OFFSETS_TOPIC,
     its checkpoint). Records the cluster has already deleted (retention, compaction) are skipped, not a
     failure: ``__consumer_offsets`` is compacted, so a record may go before it is read."""
     allow_internal_topics(spark)
-    options = source_options(bootstrap_servers, topic, topic_partitions(spark, bootstrap_servers, topic))
+    options = source_options(bootstrap_servers, topic, topic_partitions(spark, bootstrap_servers, topic),
+                             kafka_settings.client_properties(spark))
     reader = (spark.readStream.format("kafka").options(**options)
               .option("failOnDataLoss", "false"))
     if max_offsets_per_trigger:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from kafka_meta.spark.kafka_source import OFFSETS_TOPIC
@@ -37,6 +37,7 @@ class StreamSettings:
     available_now: bool = False  # what is there now, in as many batches as it takes, then stop
     duration: float | None = None  # stop after this many seconds (None: until interrupted)
     max_offsets_per_trigger: int | None = None
+    client_properties: dict[str, str] = field(default_factory=dict)  # Kafka client settings (--command-config)
 
 
 @dataclass
@@ -48,9 +49,11 @@ class StreamSummary:
 
 def start_stream(spark: Any, settings: StreamSettings) -> Any:
     """The running query (a ``StreamingQuery``); stop it with ``query.stop()``."""
+    from kafka_meta.spark.kafka_settings import use_client_properties
     from kafka_meta.spark.kafka_source import stream_topic
     from kafka_meta.spark.offsets import decode_offsets
 
+    use_client_properties(spark, settings.client_properties)
     rows = stream_topic(spark, settings.bootstrap_servers, settings.topic, settings.max_offsets_per_trigger)
     writer = (decode_offsets(rows, control="control").writeStream.format("parquet").outputMode("append")
               .queryName(QUERY_NAME).option("path", settings.output)
@@ -145,12 +148,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                                                       "interrupted, or with --available-now, done)")
     parser.add_argument("--max-offsets-per-trigger", type=int, metavar="N",
                         help="read at most N records per micro-batch")
+    parser.add_argument("--command-config", metavar="FILE",
+                        help="Java client properties (security.protocol, sasl.*, ssl.*) as Kafka's tools take them, "
+                             "each passed to Spark's Kafka source as kafka.<property>")
     parser.add_argument("--master", help="Spark master URL (default: embedded local[*], or spark-submit's)")
 
 
-def settings_of(args: argparse.Namespace) -> StreamSettings:
+def settings_of(args: argparse.Namespace, client_properties: dict[str, str] | None = None) -> StreamSettings:
     return StreamSettings(args.bootstrap_servers, args.output, args.checkpoint, args.topic, args.trigger_seconds,
-                          args.available_now, args.duration, args.max_offsets_per_trigger)
+                          args.available_now, args.duration, args.max_offsets_per_trigger,
+                          client_properties or {})
 
 
 def execute(args: argparse.Namespace, session: Any = None) -> int:
@@ -160,14 +167,17 @@ def execute(args: argparse.Namespace, session: Any = None) -> int:
 
     from kafka_meta.errors import KafkaMetaError
     from kafka_meta.spark.job import check_master, spark_failure
+    from kafka_meta.spark.kafka_settings import read_client_properties
     from kafka_meta.spark.session import local_session
 
     def fail(message: str, code: int) -> int:
         print(f"kafka-meta stream: {message}", file=sys.stderr)
         return code
 
-    try:
+    try:  # said before a JVM starts for nothing
         check_master(args.master)
+        command_config = getattr(args, "command_config", None)
+        client = read_client_properties(command_config) if command_config else {}
     except KafkaMetaError as error:
         return fail(str(error), 2)
     try:
@@ -176,7 +186,9 @@ def execute(args: argparse.Namespace, session: Any = None) -> int:
         return fail(f"Spark did not start with its Kafka connector (see Ivy's lines above): "
                     f"{spark_failure(error)}", 2)
     try:
-        summary = run_stream(spark, settings_of(args))
+        summary = run_stream(spark, settings_of(args, client))
+    except KafkaMetaError as error:  # the cluster refused the login or did not answer
+        return fail(str(error), 1)
     except KeyboardInterrupt:
         return fail("interrupted; the query was stopped and goes on from its checkpoint when started again", 130)
     except (PySparkException, Py4JError) as error:

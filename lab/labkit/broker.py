@@ -5,6 +5,13 @@
 request, and leaves `broker.json` (pid, ports, bootstrap address) in the directory for `stop(directory)`.
 The broker's own log is `broker.log` beside it. With `owner_pid`, a watchdog stops the broker when that
 process ends, however it ends, so a test run never leaves a JVM behind.
+
+With `sasl_users` (name -> password) the broker also listens on a second loopback port, `SASL_PLAINTEXT`,
+where clients must log in with SASL PLAIN or SCRAM-SHA-256 as one of those users, so the project's clients
+can be tested against authentication as a secured cluster asks for it. The `PLAINTEXT` listener stays as it
+is (the lab's Java programs, the probe, the broker's own traffic use it). PLAIN's users are listed in the
+listener's JAAS settings; SCRAM's credentials are metadata records in KRaft, written when the storage is
+formatted (`kafka-storage format --add-scram`).
 """
 
 from __future__ import annotations
@@ -28,6 +35,8 @@ STATE_FILE = "broker.json"
 LOG_FILE = "broker.log"
 START_TIMEOUT_S = 120.0
 STOP_TIMEOUT_S = 60.0
+SASL_LISTENER = "SASL_PLAINTEXT"
+SASL_MECHANISMS = ("PLAIN", "SCRAM-SHA-256")
 
 # Settings a single-node lab needs (replication factor 1 for the internal topics), plus shorter bounds on
 # session timeouts so scenarios can let a member expire in seconds; everything else is Kafka's default,
@@ -70,10 +79,17 @@ class Broker:
     controller_port: int
     cluster_id: str
     watchdog_pid: int | None = None
+    sasl_port: int | None = None  # the SASL_PLAINTEXT listener's, when started with sasl_users
 
     @property
     def bootstrap(self) -> str:
         return f"127.0.0.1:{self.port}"
+
+    @property
+    def sasl_bootstrap(self) -> str:
+        if self.sasl_port is None:
+            raise BrokerError(f"the broker of {self.directory} was started without a SASL listener")
+        return f"127.0.0.1:{self.sasl_port}"
 
     @property
     def log_dir(self) -> Path:
@@ -114,20 +130,58 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
-def server_properties(directory: Path, port: int, controller_port: int) -> str:
+def server_properties(directory: Path, port: int, controller_port: int, sasl_port: int | None = None,
+                      sasl_users: dict[str, str] | None = None) -> str:
+    listeners = [f"PLAINTEXT://127.0.0.1:{port}", f"CONTROLLER://127.0.0.1:{controller_port}"]
+    protocols = ["PLAINTEXT:PLAINTEXT", "CONTROLLER:PLAINTEXT"]
+    if sasl_port is not None:
+        listeners.append(f"{SASL_LISTENER}://127.0.0.1:{sasl_port}")
+        protocols.append(f"{SASL_LISTENER}:{SASL_LISTENER}")
     settings = {
         "process.roles": "broker,controller",
         "node.id": "1",
         "controller.quorum.bootstrap.servers": f"127.0.0.1:{controller_port}",
-        "listeners": f"PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{controller_port}",
-        "advertised.listeners": f"PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{controller_port}",
+        "listeners": ",".join(listeners),
+        "advertised.listeners": ",".join(listeners),
         "controller.listener.names": "CONTROLLER",
         "inter.broker.listener.name": "PLAINTEXT",
-        "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+        "listener.security.protocol.map": ",".join(protocols),
         "log.dirs": str(directory / "kafka-logs"),
         **LAB_SETTINGS,
     }
+    if sasl_port is not None:
+        settings.update(sasl_listener_settings(sasl_users or {}))
     return "".join(f"{key}={value}\n" for key, value in settings.items())
+
+
+def sasl_listener_settings(users: dict[str, str]) -> dict[str, str]:
+    """The SASL listener's mechanisms and their broker-side JAAS settings: PLAIN checks passwords against the
+    `user_NAME="PASSWORD"` options listed here; SCRAM against the credentials in the metadata log."""
+    prefix = f"listener.name.{SASL_LISTENER.lower()}"
+    plain_users = " ".join(f'user_{name}="{_jaas_quoted(password)}"' for name, password in users.items())
+    return {
+        "sasl.enabled.mechanisms": ",".join(SASL_MECHANISMS),
+        f"{prefix}.plain.sasl.jaas.config":
+            f"org.apache.kafka.common.security.plain.PlainLoginModule required {plain_users};",
+        f"{prefix}.scram-sha-256.sasl.jaas.config":
+            "org.apache.kafka.common.security.scram.ScramLoginModule required;",
+    }
+
+
+def scram_arguments(users: dict[str, str]) -> list[str]:
+    """`kafka-storage format` arguments that write each user's SCRAM-SHA-256 credential into the metadata log."""
+    arguments: list[str] = []
+    for name, password in users.items():
+        arguments += ["--add-scram", f'SCRAM-SHA-256=[name={name},password="{_jaas_quoted(password)}"]']
+    return arguments
+
+
+def _jaas_quoted(text: str) -> str:
+    """A password as it goes between double quotes, in JAAS settings and --add-scram alike (neither is
+    escaped here: the lab's passwords are plain words)."""
+    if any(ch in text for ch in '"\\\n'):
+        raise BrokerError("the lab's SASL passwords may not hold quotes, backslashes or line breaks")
+    return text
 
 
 def api_versions_answered(port: int, timeout: float = 2.0) -> bool:
@@ -176,8 +230,10 @@ def _java_command(main: str, *args: str, heap: str = "512m", log4j: str = "log4j
     ]
 
 
-def start(directory: str | Path, port: int | None = None, *, owner_pid: int | None = None) -> Broker:
-    """Format and start a broker whose files live in `directory`; return once it answers."""
+def start(directory: str | Path, port: int | None = None, *, owner_pid: int | None = None,
+          sasl_users: dict[str, str] | None = None) -> Broker:
+    """Format and start a broker whose files live in `directory`; return once it answers (on its SASL
+    listener too, when `sasl_users` asks for one)."""
     directory = Path(directory).resolve()
     if running(directory) is not None:
         raise BrokerError(f"a broker is already running from {directory} (lab/broker stop {directory})")
@@ -188,16 +244,15 @@ def start(directory: str | Path, port: int | None = None, *, owner_pid: int | No
     if (directory / "kafka-logs").exists():
         raise BrokerError(f"{directory / 'kafka-logs'} exists: the lab starts brokers on fresh directories")
     port = port or free_port()
-    controller_port = free_port()
-    while controller_port == port:
-        controller_port = free_port()
+    controller_port = _another_free_port(port)
+    sasl_port = _another_free_port(port, controller_port) if sasl_users else None
     config = directory / "server.properties"
-    config.write_text(server_properties(directory, port, controller_port))
+    config.write_text(server_properties(directory, port, controller_port, sasl_port, sasl_users))
     cluster_id = _cluster_id()
     env = {**os.environ, "LAB_BROKER_LOG": str(directory / LOG_FILE)}
     formatted = subprocess.run(
         _java_command("kafka.tools.StorageTool", "format", "--standalone", "-t", cluster_id, "-c", str(config),
-                      heap="256m"),
+                      *scram_arguments(sasl_users or {}), heap="256m"),
         capture_output=True, text=True, env=env,
     )
     if formatted.returncode != 0:
@@ -207,7 +262,7 @@ def start(directory: str | Path, port: int | None = None, *, owner_pid: int | No
             _java_command("kafka.Kafka", str(config), heap="1g"),
             stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True,
         )
-    broker = Broker(str(directory), process.pid, port, controller_port, cluster_id)
+    broker = Broker(str(directory), process.pid, port, controller_port, cluster_id, sasl_port=sasl_port)
     if owner_pid is not None:
         broker.watchdog_pid = _start_watchdog(owner_pid, process.pid, directory)
     (directory / STATE_FILE).write_text(json.dumps(asdict(broker), indent=1) + "\n")
@@ -215,12 +270,28 @@ def start(directory: str | Path, port: int | None = None, *, owner_pid: int | No
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise BrokerError(f"the broker exited with {process.returncode} while starting; see {broker.log_file}")
-        if api_versions_answered(port):
+        if api_versions_answered(port) and (sasl_port is None or _listening(sasl_port)):
             return broker
         time.sleep(0.25)
     stop(directory)
     raise BrokerError(f"the broker did not answer on {broker.bootstrap} within {START_TIMEOUT_S:.0f} s; "
                       f"see {broker.log_file}")
+
+
+def _another_free_port(*taken: int) -> int:
+    while True:
+        port = free_port()
+        if port not in taken:
+            return port
+
+
+def _listening(port: int) -> bool:
+    """Whether something accepts connections on the port (a SASL listener answers nothing before a login)."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=2.0):
+            return True
+    except OSError:
+        return False
 
 
 def _cluster_id() -> str:

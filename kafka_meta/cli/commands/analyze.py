@@ -31,6 +31,9 @@ def add_parsers(sub: Any) -> None:
                    help="read a cluster's topics through Spark's Kafka source (--format kafka; each input is then a "
                         "topic, __consumer_offsets to analyze the cluster's groups), committed records only, from "
                         "the earliest offset; Spark's Kafka connector is fetched from Maven Central on first use")
+    p.add_argument("--command-config", metavar="FILE",
+                   help="with a Kafka input: Java client properties (security.protocol, sasl.*, ssl.*) as Kafka's "
+                        "tools take them, each passed to Spark's Kafka source as kafka.<property>")
     p.set_defaults(run=run_analyze)
 
 
@@ -45,6 +48,8 @@ def run_analyze(args: argparse.Namespace) -> int:
     if not args.input and args.format == "kafka":
         args.input = [OFFSETS_TOPIC]  # a cluster's groups: what the coordinators wrote
     if not reads_kafka(args):
+        if args.command_config:
+            return fail("analyze: --command-config is for Kafka inputs (--format kafka, kafka://host:port)")
         return execute(args)
     from py4j.protocol import Py4JError
     from pyspark.errors import PySparkException
@@ -52,6 +57,7 @@ def run_analyze(args: argparse.Namespace) -> int:
     from kafka_meta.errors import KafkaMetaError
     from kafka_meta.spark.inputs import kafka_address
     from kafka_meta.spark.job import check_master, spark_failure
+    from kafka_meta.spark.kafka_settings import read_client_properties, use_client_properties
     from kafka_meta.spark.session import local_session
 
     try:  # said before a JVM starts and fetches the connector for nothing
@@ -59,6 +65,7 @@ def run_analyze(args: argparse.Namespace) -> int:
         for name in args.input:
             if args.format == "kafka" or name.startswith("kafka://"):
                 kafka_address(name, args.bootstrap_servers)
+        client = read_client_properties(args.command_config) if args.command_config else {}
     except KafkaMetaError as error:
         return fail(f"analyze: {error}")
     try:  # the connector goes on the classpath as the session starts: a running one cannot take it
@@ -66,4 +73,5 @@ def run_analyze(args: argparse.Namespace) -> int:
     except (PySparkException, Py4JError, OSError) as error:  # most often: the connector could not be fetched
         return fail(f"analyze: Spark did not start with its Kafka connector (see Ivy's lines above): "
                     f"{spark_failure(error)}")
+    use_client_properties(session, client)  # every topic read in the session is read with them
     return execute(args, session)
