@@ -56,3 +56,56 @@ def test_a_refused_login_kafka_python_only_logs_is_said_as_such():
     assert isinstance(said, Refused)
     assert str(said) == "h:9093 refused the login (SASL authentication failed): Authentication failed: Invalid " \
                         "username or password"
+
+
+def test_an_untrusted_certificate_kafka_python_only_logs_is_said_as_such(tmp_path):
+    """A broker certificate the truststore does not vouch for: kafka-python logs the handshake's failure wrapped
+    in a connection error and retries; the watch finds the verification error under it and says it once. The
+    error is a real one: a TLS handshake over a socket pair, the client trusting another authority."""
+    import logging
+    import socket
+    import ssl
+    import threading
+
+    import kafka.errors
+    import pytest
+
+    pytest.importorskip("cryptography")
+    from tls_support import make_tls_files
+
+    from kafka_meta.live.client import Refused, _problem, refused_logins
+
+    files = make_tls_files(tmp_path)
+    server_side = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    server_side.load_cert_chain(files.keystore)
+    client_side = ssl.create_default_context(cafile=str(files.other_ca))
+    ours, theirs = socket.socketpair()
+    broker = threading.Thread(target=lambda: _refuse_quietly(server_side, theirs), daemon=True)
+    broker.start()
+    try:
+        with pytest.raises(ssl.SSLCertVerificationError) as verdict:
+            client_side.wrap_socket(ours, server_hostname="127.0.0.1")
+    finally:
+        ours.close()
+        broker.join(10)
+    try:
+        raise kafka.errors.KafkaConnectionError(f"Handshake failed: {verdict.value}") from verdict.value
+    except kafka.errors.KafkaConnectionError as wrapped:
+        with refused_logins() as refusals:
+            logging.getLogger("kafka.net.manager").warning("Bootstrap connection to %s failed: %s", "bootstrap-0",
+                                                           wrapped)
+    assert refusals.first is verdict.value
+    said = _problem(refusals.first, "h:9093")
+    assert isinstance(said, Refused)
+    assert str(said).startswith("the TLS certificate of h:9093 was not accepted: certificate verify failed: ")
+
+
+def _refuse_quietly(context, sock) -> None:
+    import ssl
+
+    try:
+        context.wrap_socket(sock, server_side=True).close()
+    except (ssl.SSLError, OSError):
+        pass  # the client hung up on the certificate: what the test wants
+    finally:
+        sock.close()

@@ -4,7 +4,8 @@ admin client's connections carry the describe requests the project's codec write
 The consumer joins no group (``assign``, no ``group.id``, no commits: it changes nothing on the cluster) and
 reads ``read_committed``. When the cluster stops answering, :class:`Unreachable` says so; the session closes
 this source and opens a new one at the core's positions once the cluster answers again. A broker that refuses
-the login (a wrong password, a mechanism it does not enable) is :class:`Refused`: trying again cannot help.
+the login (a wrong password, a mechanism it does not enable) is :class:`Refused`: trying again cannot help;
+so is a TLS handshake that fails (the broker's certificate not trusted, or not for the address dialled).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import re
+import ssl
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -48,17 +50,24 @@ def _problem(error: Exception, bootstrap: str) -> KafkaMetaError:
     if isinstance(error, _refusals()):  # "[Error 58] SaslAuthenticationFailedError: ...: why", said once
         why = ERROR_NAMES.sub("", text) or type(error).__name__
         return Refused(f"{bootstrap} refused the login (SASL authentication failed): {why}")
+    if isinstance(error, ssl.SSLCertVerificationError):  # the client's verdict, not the broker's
+        why = error.verify_message or error.reason or text
+        return Refused(f"the TLS certificate of {bootstrap} was not accepted: certificate verify failed: {why} "
+                       "(ssl.truststore.location must hold the authority that signed it)")
+    if isinstance(error, ssl.SSLError):
+        return Refused(f"the TLS handshake with {bootstrap} failed: {text}")
     if "SSL" in type(error).__name__ or "certificate" in text.lower():
         return Refused(f"{bootstrap} refused the connection: {text}")
     return Unreachable(f"{bootstrap} does not answer: {text}")
 
 
 class LoginRefusals(logging.Handler):
-    """The first refused login kafka-python logs while it bootstraps.
+    """The first refused login or failed TLS handshake kafka-python logs while it bootstraps.
 
-    kafka-python's bootstrap takes a refused SASL login for a connection that failed: it tries again until its
-    timeout and then says only that it could not bootstrap. Its log is the one place the refusal shows, so
-    that is where it is looked for, to tell a wrong password from a cluster that does not answer."""
+    kafka-python's bootstrap takes a refused SASL login, or a broker certificate it does not trust, for a
+    connection that failed: it tries again until its timeout and then says only that it could not bootstrap.
+    Its log is the one place the cause shows, so that is where it is looked for, to tell a wrong password or
+    truststore from a cluster that does not answer."""
 
     def __init__(self) -> None:
         super().__init__(logging.WARNING)
@@ -67,7 +76,31 @@ class LoginRefusals(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         if self.first is None:
             args = record.args if isinstance(record.args, tuple) else ()
-            self.first = next((a for a in args if isinstance(a, _refusals())), None)
+            if record.exc_info and record.exc_info[1] is not None:
+                args = (*args, record.exc_info[1])
+            self.first = next((e for e in map(_refusal, args) if e is not None), None) or next(
+                (e for e in map(_tls_failure, args) if e is not None), None)
+
+
+def _refusal(error: object) -> Exception | None:
+    """A refused login, itself or as the cause of the failure logged (a connection the broker closed after
+    saying no)."""
+    for cause in (error, getattr(error, "__cause__", None), getattr(error, "__context__", None)):
+        if isinstance(cause, _refusals()):
+            return cause
+    return None
+
+
+def _tls_failure(error: object) -> ssl.SSLError | None:
+    """The TLS error under a failed connection (kafka-python wraps the handshake's in a KafkaConnectionError,
+    ``Handshake failed: ...``) when the next handshake will fail the same way; None for a connection cut while
+    handshaking, or any other failure."""
+    transient = (ssl.SSLEOFError, ssl.SSLZeroReturnError, ssl.SSLSyscallError, ssl.SSLWantReadError,
+                 ssl.SSLWantWriteError)
+    for cause in (error, getattr(error, "__cause__", None), getattr(error, "__context__", None)):
+        if isinstance(cause, ssl.SSLError) and not isinstance(cause, transient):
+            return cause
+    return None
 
 
 def _refusals() -> tuple[type[Exception], ...]:
@@ -79,7 +112,7 @@ def _refusals() -> tuple[type[Exception], ...]:
 @contextlib.contextmanager
 def refused_logins() -> Iterator[LoginRefusals]:
     """Collect refused logins from kafka-python's connection manager for the duration, printing nothing."""
-    logger = logging.getLogger("kafka.net.manager")
+    logger = logging.getLogger("kafka")  # the manager logs failed bootstraps, its connections their own failures
     witness = LoginRefusals()
     level, propagate = logger.level, logger.propagate
     logger.addHandler(witness)

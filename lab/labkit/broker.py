@@ -12,6 +12,12 @@ can be tested against authentication as a secured cluster asks for it. The `PLAI
 is (the lab's Java programs, the probe, the broker's own traffic use it). PLAIN's users are listed in the
 listener's JAAS settings; SCRAM's credentials are metadata records in KRaft, written when the storage is
 formatted (`kafka-storage format --add-scram`).
+
+With `ssl_keystore` (a PEM file: the broker's private key, PKCS#8 and unencrypted, then its certificate chain)
+the broker also listens on an `SSL` port, and on a `SASL_SSL` one when `sasl_users` is given too, so clients
+can be tested over TLS. Kafka reads the PEM file itself (`ssl.keystore.type=PEM`): no keytool, no JKS. Clients
+are not asked for certificates of their own; the key file's certificate must name 127.0.0.1 (the address the
+listeners advertise) for clients that check host names.
 """
 
 from __future__ import annotations
@@ -36,6 +42,8 @@ LOG_FILE = "broker.log"
 START_TIMEOUT_S = 120.0
 STOP_TIMEOUT_S = 60.0
 SASL_LISTENER = "SASL_PLAINTEXT"
+SSL_LISTENER = "SSL"
+SASL_SSL_LISTENER = "SASL_SSL"
 SASL_MECHANISMS = ("PLAIN", "SCRAM-SHA-256")
 
 # Settings a single-node lab needs (replication factor 1 for the internal topics), plus shorter bounds on
@@ -80,6 +88,15 @@ class Broker:
     cluster_id: str
     watchdog_pid: int | None = None
     sasl_port: int | None = None  # the SASL_PLAINTEXT listener's, when started with sasl_users
+    ssl_port: int | None = None  # the SSL listener's, when started with ssl_keystore
+    sasl_ssl_port: int | None = None  # the SASL_SSL listener's, when started with both
+
+    @property
+    def ports(self) -> dict[str, int]:
+        """Every client listener's port by its name (PLAINTEXT first), as `server_properties` opens them."""
+        named = {"PLAINTEXT": self.port, SASL_LISTENER: self.sasl_port, SSL_LISTENER: self.ssl_port,
+                 SASL_SSL_LISTENER: self.sasl_ssl_port}
+        return {name: port for name, port in named.items() if port is not None}
 
     @property
     def bootstrap(self) -> str:
@@ -87,9 +104,21 @@ class Broker:
 
     @property
     def sasl_bootstrap(self) -> str:
-        if self.sasl_port is None:
-            raise BrokerError(f"the broker of {self.directory} was started without a SASL listener")
-        return f"127.0.0.1:{self.sasl_port}"
+        return self._bootstrap_of(SASL_LISTENER)
+
+    @property
+    def ssl_bootstrap(self) -> str:
+        return self._bootstrap_of(SSL_LISTENER)
+
+    @property
+    def sasl_ssl_bootstrap(self) -> str:
+        return self._bootstrap_of(SASL_SSL_LISTENER)
+
+    def _bootstrap_of(self, listener: str) -> str:
+        port = self.ports.get(listener)
+        if port is None:
+            raise BrokerError(f"the broker of {self.directory} was started without a {listener} listener")
+        return f"127.0.0.1:{port}"
 
     @property
     def log_dir(self) -> Path:
@@ -130,13 +159,16 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
-def server_properties(directory: Path, port: int, controller_port: int, sasl_port: int | None = None,
-                      sasl_users: dict[str, str] | None = None) -> str:
+def server_properties(directory: Path, port: int, controller_port: int, secured: dict[str, int] | None = None,
+                      sasl_users: dict[str, str] | None = None, ssl_keystore: Path | None = None) -> str:
+    """The broker's configuration; `secured` maps the secured listeners to open (each named after its
+    security protocol) to their ports."""
+    secured = secured or {}
     listeners = [f"PLAINTEXT://127.0.0.1:{port}", f"CONTROLLER://127.0.0.1:{controller_port}"]
     protocols = ["PLAINTEXT:PLAINTEXT", "CONTROLLER:PLAINTEXT"]
-    if sasl_port is not None:
-        listeners.append(f"{SASL_LISTENER}://127.0.0.1:{sasl_port}")
-        protocols.append(f"{SASL_LISTENER}:{SASL_LISTENER}")
+    for name, secured_port in secured.items():
+        listeners.append(f"{name}://127.0.0.1:{secured_port}")
+        protocols.append(f"{name}:{name}")
     settings = {
         "process.roles": "broker,controller",
         "node.id": "1",
@@ -149,23 +181,28 @@ def server_properties(directory: Path, port: int, controller_port: int, sasl_por
         "log.dirs": str(directory / "kafka-logs"),
         **LAB_SETTINGS,
     }
-    if sasl_port is not None:
-        settings.update(sasl_listener_settings(sasl_users or {}))
+    sasl_listeners = [name for name in secured if name.startswith("SASL_")]
+    if sasl_listeners:
+        settings.update(sasl_listener_settings(sasl_users or {}, sasl_listeners))
+    if ssl_keystore is not None:
+        # PEM keystores take no store password; the key is unencrypted, so no ssl.key.password either
+        settings.update({"ssl.keystore.type": "PEM", "ssl.keystore.location": str(ssl_keystore)})
     return "".join(f"{key}={value}\n" for key, value in settings.items())
 
 
-def sasl_listener_settings(users: dict[str, str]) -> dict[str, str]:
-    """The SASL listener's mechanisms and their broker-side JAAS settings: PLAIN checks passwords against the
-    `user_NAME="PASSWORD"` options listed here; SCRAM against the credentials in the metadata log."""
-    prefix = f"listener.name.{SASL_LISTENER.lower()}"
+def sasl_listener_settings(users: dict[str, str], listeners: list[str]) -> dict[str, str]:
+    """The SASL listeners' mechanisms and their broker-side JAAS settings (per listener, as Kafka takes them):
+    PLAIN checks passwords against the `user_NAME="PASSWORD"` options listed here; SCRAM against the
+    credentials in the metadata log."""
     plain_users = " ".join(f'user_{name}="{_jaas_quoted(password)}"' for name, password in users.items())
-    return {
-        "sasl.enabled.mechanisms": ",".join(SASL_MECHANISMS),
-        f"{prefix}.plain.sasl.jaas.config":
-            f"org.apache.kafka.common.security.plain.PlainLoginModule required {plain_users};",
-        f"{prefix}.scram-sha-256.sasl.jaas.config":
-            "org.apache.kafka.common.security.scram.ScramLoginModule required;",
-    }
+    settings = {"sasl.enabled.mechanisms": ",".join(SASL_MECHANISMS)}
+    for listener in listeners:
+        prefix = f"listener.name.{listener.lower()}"
+        settings[f"{prefix}.plain.sasl.jaas.config"] = \
+            f"org.apache.kafka.common.security.plain.PlainLoginModule required {plain_users};"
+        settings[f"{prefix}.scram-sha-256.sasl.jaas.config"] = \
+            "org.apache.kafka.common.security.scram.ScramLoginModule required;"
+    return settings
 
 
 def scram_arguments(users: dict[str, str]) -> list[str]:
@@ -231,9 +268,10 @@ def _java_command(main: str, *args: str, heap: str = "512m", log4j: str = "log4j
 
 
 def start(directory: str | Path, port: int | None = None, *, owner_pid: int | None = None,
-          sasl_users: dict[str, str] | None = None) -> Broker:
-    """Format and start a broker whose files live in `directory`; return once it answers (on its SASL
-    listener too, when `sasl_users` asks for one)."""
+          sasl_users: dict[str, str] | None = None, ssl_keystore: str | Path | None = None) -> Broker:
+    """Format and start a broker whose files live in `directory`; return once it answers (and its secured
+    listeners accept connections: SASL_PLAINTEXT with `sasl_users`, SSL with `ssl_keystore`, SASL_SSL with
+    both)."""
     directory = Path(directory).resolve()
     if running(directory) is not None:
         raise BrokerError(f"a broker is already running from {directory} (lab/broker stop {directory})")
@@ -243,11 +281,20 @@ def start(directory: str | Path, port: int | None = None, *, owner_pid: int | No
     directory.mkdir(parents=True, exist_ok=True)
     if (directory / "kafka-logs").exists():
         raise BrokerError(f"{directory / 'kafka-logs'} exists: the lab starts brokers on fresh directories")
+    if ssl_keystore is not None:
+        ssl_keystore = Path(ssl_keystore).resolve()
+        if not ssl_keystore.is_file():
+            raise BrokerError(f"no such keystore: {ssl_keystore}")
     port = port or free_port()
     controller_port = _another_free_port(port)
-    sasl_port = _another_free_port(port, controller_port) if sasl_users else None
+    secured: dict[str, int] = {}
+    wanted = [(SASL_LISTENER, bool(sasl_users)), (SSL_LISTENER, ssl_keystore is not None),
+              (SASL_SSL_LISTENER, bool(sasl_users) and ssl_keystore is not None)]
+    for name, wanted_here in wanted:
+        if wanted_here:
+            secured[name] = _another_free_port(port, controller_port, *secured.values())
     config = directory / "server.properties"
-    config.write_text(server_properties(directory, port, controller_port, sasl_port, sasl_users))
+    config.write_text(server_properties(directory, port, controller_port, secured, sasl_users, ssl_keystore))
     cluster_id = _cluster_id()
     env = {**os.environ, "LAB_BROKER_LOG": str(directory / LOG_FILE)}
     formatted = subprocess.run(
@@ -262,7 +309,9 @@ def start(directory: str | Path, port: int | None = None, *, owner_pid: int | No
             _java_command("kafka.Kafka", str(config), heap="1g"),
             stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True,
         )
-    broker = Broker(str(directory), process.pid, port, controller_port, cluster_id, sasl_port=sasl_port)
+    broker = Broker(str(directory), process.pid, port, controller_port, cluster_id,
+                    sasl_port=secured.get(SASL_LISTENER), ssl_port=secured.get(SSL_LISTENER),
+                    sasl_ssl_port=secured.get(SASL_SSL_LISTENER))
     if owner_pid is not None:
         broker.watchdog_pid = _start_watchdog(owner_pid, process.pid, directory)
     (directory / STATE_FILE).write_text(json.dumps(asdict(broker), indent=1) + "\n")
@@ -270,7 +319,7 @@ def start(directory: str | Path, port: int | None = None, *, owner_pid: int | No
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise BrokerError(f"the broker exited with {process.returncode} while starting; see {broker.log_file}")
-        if api_versions_answered(port) and (sasl_port is None or _listening(sasl_port)):
+        if api_versions_answered(port) and all(_listening(p) for p in secured.values()):
             return broker
         time.sleep(0.25)
     stop(directory)
@@ -286,7 +335,8 @@ def _another_free_port(*taken: int) -> int:
 
 
 def _listening(port: int) -> bool:
-    """Whether something accepts connections on the port (a SASL listener answers nothing before a login)."""
+    """Whether something accepts connections on the port (a SASL or TLS listener answers nothing before a
+    login or a handshake)."""
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=2.0):
             return True
