@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -114,3 +115,17 @@ def test_spark_submit_runs_the_job_file(tmp_path):
     assert "Spark master local[1];" in result.stdout + result.stderr
     assert "needs attention: audit, word-count" in result.stdout
     assert (tmp_path / "out" / "report.json").exists()
+
+
+def test_the_embedded_jvm_gets_a_heap_for_the_machine(monkeypatch):
+    """A quarter of the machine's memory, between 1 and 16 GB, unless SPARK_DRIVER_MEMORY names one: Spark's
+    1 GB default ran out in the newest-record aggregation on a 1 GB log directory."""
+    from kafka_meta.spark.session import HEAP_MAX_MB, HEAP_MIN_MB, embedded_heap
+
+    monkeypatch.delenv("SPARK_DRIVER_MEMORY", raising=False)
+    heap = embedded_heap()
+    assert heap.endswith("m") and HEAP_MIN_MB <= int(heap[:-1]) <= HEAP_MAX_MB
+    total_mb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // (1 << 20)
+    assert int(heap[:-1]) == max(HEAP_MIN_MB, min(HEAP_MAX_MB, total_mb // 4))
+    monkeypatch.setenv("SPARK_DRIVER_MEMORY", "3g")
+    assert embedded_heap() == "3g"

@@ -29,9 +29,10 @@ def local_session(app_name: str = "kafka-meta", master: str | None = None, quiet
         builder = builder.config("spark.pyspark.python", os.environ["PYSPARK_PYTHON"])
     if master:
         builder = builder.master(master)
-    else:  # embedded: no web UI, and the JVM logs only errors
+    else:  # embedded: no web UI, the JVM logs only errors, and a heap for the machine it runs on
         log4j = Path(__file__).with_name("log4j2.properties")
         builder = (builder.master("local[*]").config("spark.ui.enabled", "false")
+                   .config("spark.driver.memory", embedded_heap())
                    .config("spark.driver.extraJavaOptions", f"-Dlog4j.configurationFile=file:{log4j}"))
     builder = (builder.config("spark.sql.shuffle.partitions", "8")
                .config("spark.sql.session.timeZone", "UTC")
@@ -40,3 +41,22 @@ def local_session(app_name: str = "kafka-meta", master: str | None = None, quiet
     if quiet:
         session.sparkContext.setLogLevel("ERROR")
     return session
+
+
+HEAP_SHARE = 4  # of the machine's memory, for the embedded Spark's one JVM (driver and executors in one)
+HEAP_MIN_MB, HEAP_MAX_MB = 1024, 16384
+
+
+def embedded_heap() -> str:
+    """The heap of the embedded Spark's JVM: a quarter of the machine's memory, 1 to 16 GB, unless
+    ``SPARK_DRIVER_MEMORY`` says otherwise. Spark's own default (1 GB) is for a driver beside executors; here
+    the one JVM also runs every task and holds the cached columns, and a gigabyte of ``__consumer_offsets``
+    exhausts it in the aggregations."""
+    named = os.environ.get("SPARK_DRIVER_MEMORY")
+    if named:
+        return named
+    try:
+        total_mb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // (1 << 20)
+    except (ValueError, OSError, AttributeError):  # no sysconf: Spark's default
+        return f"{HEAP_MIN_MB}m"
+    return f"{max(HEAP_MIN_MB, min(HEAP_MAX_MB, total_mb // HEAP_SHARE))}m"
