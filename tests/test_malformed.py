@@ -310,7 +310,7 @@ AGREEMENT = versioned(registered_formats()) + versioned([PROBE_FMT]) + versioned
 
 
 @pytest.mark.parametrize("pair", AGREEMENT, ids=ids)
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(data=st.data())
 def test_fast_reader_agrees_with_reference_on_damaged_input(pair, data):
     fmt, version = pair

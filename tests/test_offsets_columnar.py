@@ -164,7 +164,7 @@ LAYOUTS = [(rt.number, v.format, version) for rt in catalog().values() for v in 
 
 
 @pytest.mark.parametrize("number, fmt, version", LAYOUTS, ids=[f"{n}-{f.name}-v{v}" for n, f, v in LAYOUTS])
-@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(data=st.data())
 def test_generated_records_of_every_layout_decode_as_on_the_row_path(number, fmt, version, data):
     """Values drawn from each layout's own constructs (any field values, GroupMetadata members with any bytes):

@@ -30,7 +30,8 @@ from kafka_meta.testing.strategies import values_for
 CAPTURE = Path(__file__).resolve().parents[1] / "fixtures" / "captures" / "capture.jsonl"
 MODES = [(strict, raw) for strict in (False, True) for raw in (False, True)]
 RENDERERS = {mode: PlainRenderer(strict=mode[0], raw=mode[1]) for mode in MODES}
-SETTINGS = settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=10, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
 def text(obj) -> str:

@@ -17,7 +17,7 @@ LAYOUTS = [(rt.number, variant.label, variant.format, version)
 
 @pytest.mark.parametrize("number, label, fmt, version", LAYOUTS,
                          ids=[f"{n}-{label}-v{v}" for n, label, _, v in LAYOUTS])
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(data=st.data())
 def test_record_roundtrip(number, label, fmt, version, data):
     rt = catalog()[number]

@@ -16,7 +16,8 @@ from kafka_meta.testing.agreement import damaged_value, read_both, write_both
 from kafka_meta.testing.strategies import values_for
 
 PAIRS = versioned(registered_formats())
-SETTINGS = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=15, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
 @pytest.mark.parametrize("pair", PAIRS, ids=ids)

@@ -14,7 +14,8 @@ import kafka_meta as km
 from kafka_meta.models.factory import from_plain, to_plain
 from kafka_meta.testing.strategies import values_for
 
-SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=30, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
 def check_roundtrip(fmt, version, value):
@@ -47,7 +48,7 @@ def test_registered_types_roundtrip(pair, data):
 
 
 @pytest.mark.parametrize("pair", versioned(upstream_formats()), ids=ids)
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(data=st.data())
 def test_kafka_specs_roundtrip(pair, data):
     fmt, version = pair

@@ -21,7 +21,7 @@ FORMATS = [f for f in registered_formats() if f.name in km.types()]
 
 
 @pytest.mark.parametrize("pair", versioned(FORMATS), ids=ids)
-@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(data=st.data())
 def test_columns_equal_rows_and_typed_decoding(pair, data):
     fmt, version = pair
@@ -92,7 +92,7 @@ LAYOUT_CASES = [(rt.number, rt.values.variants[0].format, v) for rt in __import_
 
 
 @pytest.mark.parametrize("number, fmt, version", LAYOUT_CASES, ids=[f"{n}-v{v}" for n, _, v in LAYOUT_CASES])
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(data=st.data())
 def test_fast_offsets_rows_equal_the_full_reader(number, fmt, version, data):
     from kafka_meta.offsets import catalog

@@ -57,7 +57,7 @@ def test_the_common_records_have_flat_layouts():
 
 
 @pytest.mark.parametrize("pair", FLAT, ids=ids)
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(data=st.data())
 def test_flat_rows_equal_the_row_decoders(pair, data):
     fmt, version = pair
