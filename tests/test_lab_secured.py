@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+from console_support import run_console
 
 pytestmark = pytest.mark.kafka
 
@@ -97,19 +96,7 @@ def client_properties(tmp_path: Path, mechanism: str, password: str) -> Path:
 
 
 def kafka_meta(*args: str, timeout: float) -> tuple[subprocess.CompletedProcess, float]:
-    """The console script as a user runs it, and how long it took; a timeout kills its process group (its JVM
-    with it) and fails the test."""
-    script = Path(sys.executable).with_name("kafka-meta")
-    started = time.monotonic()
-    process = subprocess.Popen([str(script), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               start_new_session=True)
-    try:
-        out, err = process.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        out, err = process.communicate()
-        pytest.fail(f"kafka-meta {args[0]} did not end in {timeout:.0f} s: {err[-2000:]}")
-    return subprocess.CompletedProcess(process.args, process.returncode, out, err), time.monotonic() - started
+    return run_console(*args, timeout=timeout)
 
 
 def assert_login_refused(result: subprocess.CompletedProcess, took: float, bootstrap: str) -> None:

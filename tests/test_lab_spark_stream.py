@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 import pytest
+from console_support import run_console
 
 pytestmark = pytest.mark.kafka
 
@@ -40,20 +41,9 @@ def run_scenario(lab, name: str, broker, outdir: Path) -> None:
 
 
 def kafka_meta(*args: str) -> subprocess.CompletedProcess:
-    """The console script, as a user runs it; its JVM ends with it (a timeout kills the process group)."""
-    script = Path(sys.executable).with_name("kafka-meta")
-    process = subprocess.Popen([str(script), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               start_new_session=True)
-    try:
-        out, err = process.communicate(timeout=JOB_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        import os
-        import signal
-
-        os.killpg(process.pid, signal.SIGKILL)
-        out, err = process.communicate()
-        pytest.fail(f"kafka-meta {args[0]} did not end in {JOB_TIMEOUT_S} s: {err[-2000:]}")
-    result = subprocess.CompletedProcess(process.args, process.returncode, out, err)
+    """The console script, as a user runs it; it must succeed."""
+    result, _ = run_console(*args, timeout=JOB_TIMEOUT_S)
+    err = result.stderr
     assert result.returncode == 0, f"kafka-meta {args[0]} failed ({result.returncode}): {err[-3000:]}"
     return result
 

@@ -224,7 +224,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--output", default="kafka-meta-out", help="where decoded Parquet goes (default: "
                                                                  "./kafka-meta-out)")
     parser.add_argument("--master", help="Spark master URL (default: embedded local[*], or spark-submit's)")
-    parser.add_argument("--bootstrap-servers", help="Kafka bootstrap servers, for --format kafka")
+    parser.add_argument("--bootstrap-server", "--bootstrap-servers", dest="bootstrap_servers", metavar="HOST:PORT",
+                        help="read a cluster's topics through Spark's Kafka source (--format kafka; each input is "
+                             "then a topic, __consumer_offsets by default), committed records only, from the earliest "
+                             "offset; Spark's Kafka connector is fetched from Maven Central on first use")
     parser.add_argument("--capture", action="append", default=[], metavar="PCAP",
                         help="packet captures (files or directories) whose rebalances join the timeline")
 

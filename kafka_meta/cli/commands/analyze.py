@@ -27,10 +27,6 @@ def add_parsers(sub: Any) -> None:
         p.set_defaults(run=lambda args: fail("analyze needs Spark: pip install 'kafka-meta[spark]'"))
         return
     add_arguments(p)
-    p.add_argument("--bootstrap-server", dest="bootstrap_servers", metavar="HOST:PORT",
-                   help="read a cluster's topics through Spark's Kafka source (--format kafka; each input is then a "
-                        "topic, __consumer_offsets to analyze the cluster's groups), committed records only, from "
-                        "the earliest offset; Spark's Kafka connector is fetched from Maven Central on first use")
     p.add_argument("--command-config", metavar="FILE",
                    help="with a Kafka input: Java client properties (security.protocol, sasl.*, ssl.*) as Kafka's "
                         "tools take them, each passed to Spark's Kafka source as kafka.<property>")
