@@ -5,6 +5,8 @@ from __future__ import annotations
 import socket
 import time
 
+import pytest
+
 from kafka_meta.cli.main import main
 
 
@@ -38,66 +40,120 @@ def test_a_bootstrap_server_without_a_port(capsys):
     assert "expected HOST:PORT" in capsys.readouterr().err
 
 
-def test_a_refused_login_kafka_python_only_logs_is_said_as_such():
-    """kafka-python's bootstrap retries a refused login until its timeout and then says only that it could not
-    bootstrap; the refusal it logged on the way is what the watch reports, as a login refused (no retrying)."""
-    import logging
+def _answer(correlation: int, type_name: str, body: dict, version: int = 1) -> bytes:
+    """A broker's answer frame (without its length) to a non-flexible request: correlation id, then the body."""
+    import struct
 
-    import kafka.errors
+    import kafka_meta as km
 
-    from kafka_meta.live.client import Refused, _problem, refused_logins
+    return struct.pack(">i", correlation) + km.encode(body, version, type_name=type_name)
 
-    refusal = kafka.errors.SaslAuthenticationFailedError("Authentication failed: Invalid username or password")
-    with refused_logins() as refusals:
-        logging.getLogger("kafka.net.manager").warning("Bootstrap connection to %s failed: %s (backoff %.2f secs)",
-                                                       "bootstrap-0", refusal, 0.05)
-    assert refusals.first is refusal
-    said = _problem(refusals.first or kafka.errors.KafkaTimeoutError("Unable to bootstrap"), "h:9093")
+
+def _plain_login():
+    from kafka.net.sasl import get_sasl_mechanism
+
+    from kafka_meta.live.login_probe import Login
+
+    mechanism = get_sasl_mechanism("PLAIN")(host="h", sasl_mechanism="PLAIN", sasl_plain_username="alice",
+                                            sasl_plain_password="wrong")
+    return Login("h:9093", "PLAIN", mechanism)
+
+
+def test_a_refused_login_is_said_in_the_brokers_words():
+    """The login exchange without a socket: SaslHandshake, then PLAIN's one token, which the broker refuses."""
+    import kafka_meta as km
+    from kafka_meta.live.client import Refused, _problem
+    from kafka_meta.live.login_probe import LoginRefused
+    from kafka_meta.protocol.bodies import BODIES
+
+    login = _plain_login()
+    handshake = login.first()
+    assert handshake[4:8] == b"\x00\x11\x00\x01"  # SaslHandshake v1
+    assert handshake.endswith(km.encode({"mechanism": "PLAIN"}, 1, type_name="SaslHandshakeRequest"))
+    token = login.answer(_answer(0, "SaslHandshakeResponse", {"error_code": 0, "mechanisms": ["PLAIN"]}))
+    assert token is not None and token[4:8] == b"\x00\x24\x00\x01"  # SaslAuthenticate v1
+    body = token[4 + 8 + 2 + len("kafka-meta"):]
+    token_sent = BODIES.decode("SaslAuthenticateRequest", body, 1)["authBytes"]
+    assert token_sent == b"alice\x00alice\x00wrong"  # kafka-python names the user as the authzid too
+    with pytest.raises(LoginRefused) as refused:
+        login.answer(_answer(1, "SaslAuthenticateResponse", {
+            "error_code": 58, "error_message": "Authentication failed: Invalid username or password",
+            "auth_bytes": b"", "session_lifetime_ms": 0}))
+    said = _problem(refused.value, "h:9093")
     assert isinstance(said, Refused)
     assert str(said) == "h:9093 refused the login (SASL authentication failed): Authentication failed: Invalid " \
                         "username or password"
 
 
-def test_an_untrusted_certificate_kafka_python_only_logs_is_said_as_such(tmp_path):
-    """A broker certificate the truststore does not vouch for: kafka-python logs the handshake's failure wrapped
-    in a connection error and retries; the watch finds the verification error under it and says it once. The
-    error is a real one: a TLS handshake over a socket pair, the client trusting another authority."""
-    import logging
+def test_a_mechanism_the_listener_does_not_enable_is_named_with_the_ones_it_does():
+    from kafka_meta.live.login_probe import LoginRefused
+
+    login = _plain_login()
+    login.first()
+    with pytest.raises(LoginRefused, match=r"does not enable SASL mechanism PLAIN \(it enables SCRAM-SHA-512\)"):
+        login.answer(_answer(0, "SaslHandshakeResponse", {"error_code": 33, "mechanisms": ["SCRAM-SHA-512"]}))
+
+
+def test_an_answer_that_is_not_kafkas_cannot_tell_a_refusal():
+    from kafka_meta.live.login_probe import NotKafka
+
+    login = _plain_login()
+    login.first()
+    with pytest.raises(NotKafka, match="correlation id 7"):
+        login.answer(_answer(7, "SaslHandshakeResponse", {"error_code": 0, "mechanisms": ["PLAIN"]}))
+    login = _plain_login()
+    login.first()
+    with pytest.raises(NotKafka, match="does not read"):
+        login.answer(b"\x00\x00\x00\x00\x00")
+
+
+def test_an_untrusted_certificate_is_said_as_such(tmp_path):
+    """A broker certificate the truststore does not vouch for, found by the probe's own TLS handshake with a
+    real TLS server (its certificate from one throwaway authority, the client trusting another)."""
     import socket
     import ssl
     import threading
 
-    import kafka.errors
-    import pytest
-
     pytest.importorskip("cryptography")
     from tls_support import make_tls_files
 
-    from kafka_meta.live.client import Refused, _problem, refused_logins
+    from kafka_meta.live.client import Refused, _problem
+    from kafka_meta.live.login_probe import refusal
 
     files = make_tls_files(tmp_path)
     server_side = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     server_side.load_cert_chain(files.keystore)
-    client_side = ssl.create_default_context(cafile=str(files.other_ca))
-    ours, theirs = socket.socketpair()
-    broker = threading.Thread(target=lambda: _refuse_quietly(server_side, theirs), daemon=True)
-    broker.start()
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+
+    def broker() -> None:
+        sock, _ = listener.accept()
+        _refuse_quietly(server_side, sock)
+
+    thread = threading.Thread(target=broker, daemon=True)
+    thread.start()
     try:
-        with pytest.raises(ssl.SSLCertVerificationError) as verdict:
-            client_side.wrap_socket(ours, server_hostname="127.0.0.1")
+        verdict = refusal(f"127.0.0.1:{port}", {"security_protocol": "SSL", "ssl_cafile": str(files.other_ca)}, 10)
     finally:
-        ours.close()
-        broker.join(10)
-    try:
-        raise kafka.errors.KafkaConnectionError(f"Handshake failed: {verdict.value}") from verdict.value
-    except kafka.errors.KafkaConnectionError as wrapped:
-        with refused_logins() as refusals:
-            logging.getLogger("kafka.net.manager").warning("Bootstrap connection to %s failed: %s", "bootstrap-0",
-                                                           wrapped)
-    assert refusals.first is verdict.value
-    said = _problem(refusals.first, "h:9093")
+        thread.join(10)
+        listener.close()
+    assert isinstance(verdict, ssl.SSLCertVerificationError)
+    said = _problem(verdict, "h:9093")
     assert isinstance(said, Refused)
     assert str(said).startswith("the TLS certificate of h:9093 was not accepted: certificate verify failed: ")
+
+
+def test_no_answer_is_not_a_refusal():
+    """Nothing listening: the probe cannot tell, and leaves the retrying to the watch."""
+    import socket
+
+    from kafka_meta.live.login_probe import refusal
+
+    with socket.create_server(("127.0.0.1", 0)) as closed:
+        port = closed.getsockname()[1]
+    settings = {"security_protocol": "SASL_PLAINTEXT", "sasl_mechanism": "PLAIN", "sasl_plain_username": "a",
+                "sasl_plain_password": "b"}
+    assert refusal(f"127.0.0.1:{port}", settings, 5) is None
 
 
 def _refuse_quietly(context, sock) -> None:

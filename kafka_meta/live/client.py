@@ -14,11 +14,11 @@ import contextlib
 import logging
 import re
 import ssl
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import Any
 
 from kafka_meta.errors import KafkaMetaError
-from kafka_meta.live import describe
+from kafka_meta.live import describe, login_probe
 from kafka_meta.live.events import GroupDescription
 from kafka_meta.live.wire_request import CodecRequest
 
@@ -47,6 +47,8 @@ def _kafka() -> Any:
 def _problem(error: Exception, bootstrap: str) -> KafkaMetaError:
     """A kafka-python failure as Unreachable (try again later) or Refused (stop)."""
     text = str(error).splitlines()[0] if str(error) else type(error).__name__
+    if isinstance(error, login_probe.LoginRefused):
+        return Refused(str(error))
     if isinstance(error, _refusals()):  # "[Error 58] SaslAuthenticationFailedError: ...: why", said once
         why = ERROR_NAMES.sub("", text) or type(error).__name__
         return Refused(f"{bootstrap} refused the login (SASL authentication failed): {why}")
@@ -61,69 +63,10 @@ def _problem(error: Exception, bootstrap: str) -> KafkaMetaError:
     return Unreachable(f"{bootstrap} does not answer: {text}")
 
 
-class LoginRefusals(logging.Handler):
-    """The first refused login or failed TLS handshake kafka-python logs while it bootstraps.
-
-    kafka-python's bootstrap takes a refused SASL login, or a broker certificate it does not trust, for a
-    connection that failed: it tries again until its timeout and then says only that it could not bootstrap.
-    Its log is the one place the cause shows, so that is where it is looked for, to tell a wrong password or
-    truststore from a cluster that does not answer."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.WARNING)
-        self.first: Exception | None = None
-
-    def emit(self, record: logging.LogRecord) -> None:
-        if self.first is None:
-            args = record.args if isinstance(record.args, tuple) else ()
-            if record.exc_info and record.exc_info[1] is not None:
-                args = (*args, record.exc_info[1])
-            self.first = next((e for e in map(_refusal, args) if e is not None), None) or next(
-                (e for e in map(_tls_failure, args) if e is not None), None)
-
-
-def _refusal(error: object) -> Exception | None:
-    """A refused login, itself or as the cause of the failure logged (a connection the broker closed after
-    saying no)."""
-    for cause in (error, getattr(error, "__cause__", None), getattr(error, "__context__", None)):
-        if isinstance(cause, _refusals()):
-            return cause
-    return None
-
-
-def _tls_failure(error: object) -> ssl.SSLError | None:
-    """The TLS error under a failed connection (kafka-python wraps the handshake's in a KafkaConnectionError,
-    ``Handshake failed: ...``) when the next handshake will fail the same way; None for a connection cut while
-    handshaking, or any other failure."""
-    transient = (ssl.SSLEOFError, ssl.SSLZeroReturnError, ssl.SSLSyscallError, ssl.SSLWantReadError,
-                 ssl.SSLWantWriteError)
-    for cause in (error, getattr(error, "__cause__", None), getattr(error, "__context__", None)):
-        if isinstance(cause, ssl.SSLError) and not isinstance(cause, transient):
-            return cause
-    return None
-
-
 def _refusals() -> tuple[type[Exception], ...]:
     errors = _kafka().errors
     return tuple(getattr(errors, name) for name in ("AuthenticationFailedError", "SaslAuthenticationFailedError",
                                                     "AuthenticationMethodNotSupported") if hasattr(errors, name))
-
-
-@contextlib.contextmanager
-def refused_logins() -> Iterator[LoginRefusals]:
-    """Collect refused logins from kafka-python's connection manager for the duration, printing nothing."""
-    logger = logging.getLogger("kafka")  # the manager logs failed bootstraps, its connections their own failures
-    witness = LoginRefusals()
-    level, propagate = logger.level, logger.propagate
-    logger.addHandler(witness)
-    logger.setLevel(logging.WARNING)
-    logger.propagate = False  # the witness hears it; nothing reaches the terminal under the live view
-    try:
-        yield witness
-    finally:
-        logger.removeHandler(witness)
-        logger.setLevel(level)
-        logger.propagate = propagate
 
 
 class KafkaSource:
@@ -135,11 +78,13 @@ class KafkaSource:
         self.bootstrap = bootstrap
         common = {"bootstrap_servers": bootstrap, "request_timeout_ms": int(timeout_s * 1000),
                   "reconnect_backoff_max_ms": 1000, **settings}
-        with refused_logins() as refusals:
-            try:
-                self.admin = kafka.KafkaAdminClient(bootstrap_timeout_ms=int(timeout_s * 1000), **common)
-            except Exception as e:  # noqa: BLE001 - kafka-python's errors are many; each is said in one line
-                raise _problem(refusals.first or e, bootstrap) from None
+        verdict = login_probe.refusal(bootstrap, settings, timeout_s)  # before kafka-python, which can't tell
+        if verdict is not None:
+            raise _problem(verdict, bootstrap)
+        try:
+            self.admin = kafka.KafkaAdminClient(bootstrap_timeout_ms=int(timeout_s * 1000), **common)
+        except Exception as e:  # noqa: BLE001 - kafka-python's errors are many; each is said in one line
+            raise _problem(e, bootstrap) from None
         try:
             self.consumer = kafka.KafkaConsumer(group_id=None, enable_auto_commit=False,
                                                 isolation_level="read_committed", **common)
