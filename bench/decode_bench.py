@@ -73,8 +73,9 @@ def check_same_results(data: bytes) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--number", type=int, default=20000, help="calls per timing (default 20000)")
-    parser.add_argument("--repeat", type=int, default=5, help="timings per contender; the best is kept")
+    parser.add_argument("--number", type=int, default=5000, help="calls per timing (default 5000)")
+    parser.add_argument("--repeat", type=int, default=15,
+                        help="rounds, each timing every contender once; the best round of each is kept")
     args = parser.parse_args()
 
     data = km.get_format(TYPE).encode(VALUE, VERSION)

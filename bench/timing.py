@@ -13,10 +13,14 @@ def timed(fn: Callable[[], object], number: int, repeat: int) -> float:
 
 def print_table(title: str, rows: list[tuple[str, Callable[[], object]]], base_label: str, number: int,
                 repeat: int, slow_number: int) -> None:
-    """Time each contender in order; ratios are to the first one. Interpreted contenders run fewer calls."""
+    """Time every contender in rounds, each round timing each one once (interleaved, so a slow spell of the
+    machine falls on all of them, not on whichever ran then), and keep each one's best round. Ratios are to
+    the first one. Interpreted contenders run fewer calls."""
     print(f"\n{title:<40} {'us/record':>10} {base_label:>15}")
-    base = None
-    for name, fn in rows:
-        us = timed(fn, slow_number if "interpreted" in name else number, repeat)
-        base = base or us
-        print(f"{name:<40} {us:>10.2f} {us / base:>15.2f}")
+    calls = [slow_number if "interpreted" in name else number for name, _ in rows]
+    best = [float("inf")] * len(rows)
+    for _ in range(repeat):
+        for i, (_, fn) in enumerate(rows):
+            best[i] = min(best[i], timed(fn, calls[i], 1))
+    for (name, _), us in zip(rows, best, strict=True):
+        print(f"{name:<40} {us:>10.2f} {us / best[0]:>15.2f}")

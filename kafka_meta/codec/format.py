@@ -239,6 +239,20 @@ class MessageFormat:
     def decode(self, data: bytes, version: int | None = None, strict: bool = False, explain: bool = True) -> Message:
         """A typed message (see :meth:`decode_body` for ``explain``)."""
         buf = data if type(data) is bytes else as_bytes(data, self.name)
+        if not strict:  # the common case in one generated call: framing, body, trailing rule
+            fn = self._message_decoders.get((TypedMode.name, version, False))
+            if fn is None:
+                fn = self.message_decoder_in(self._mode(True), version, False)
+            try:
+                found = fn(buf)
+            except Exception:  # noqa: BLE001 - explained below by the reader that locates failures
+                found = None
+            if found is not None:
+                message, wire, end = found
+                private = message.__pydantic_private__
+                private["_version"] = wire
+                private["_trailing"] = buf[end:]
+                return message
         header = self.framing.read(buf, self.versions, version, self.name, strict)
         if header.layout_version is None:
             return self.probe.decode(buf, header)
