@@ -78,6 +78,23 @@ def record_bytes(value: Any) -> bytes | None:
     raise ValueError(f"bytes expected, not {type(value).__name__}")
 
 
+def holds_offsets_row(row: Mapping[str, Any]) -> bool:
+    """Whether a row can hold a ``__consumer_offsets`` record: not the cluster's metadata log, nor another
+    internal topic of the same log directory (``__transaction_state``, ...); rows without a topic can."""
+    topic = row.get("topic")
+    return topic != METADATA_TOPIC and not (isinstance(topic, str) and not holds_offsets(topic))
+
+
+def read_offsets_row(row: Mapping[str, Any], nested: bool = True) -> tuple[bytes, bytes | None, OffsetsRecord] | None:
+    """The key, value and decoded record of a row of ``__consumer_offsets`` (None: it has no key); raises
+    :class:`~kafka_meta.errors.KafkaMetaError` or ``ValueError`` for bytes that do not read. ``nested``:
+    also decode the members' metadata inside group records."""
+    key, value = record_bytes(row.get("key")), record_bytes(row.get("value"))
+    if key is None:
+        return None
+    return key, value, decode_record(key, value, control=bool(row.get("control")), nested=nested)
+
+
 def _seconds(ts: Any) -> float | None:
     """Epoch seconds from Kafka's milliseconds or Spark's timestamp."""
     if ts is None:
@@ -307,21 +324,21 @@ class OffsetsTimeline:
             else:
                 self.metadata.append(row)  # they name the topics some records give by id only
             return None
-        if isinstance(topic, str) and not holds_offsets(topic):
+        if not holds_offsets_row(row):
             return None  # another internal topic of the same log directory (__transaction_state, ...)
         where = model.Evidence(file=row.get("_file", self.file), offset=row.get("offset"),
                                line=row.get("_line", n if row.get("offset") is None else None),
                                ts=_seconds(row.get("timestamp")))
         try:
-            key, value = record_bytes(row.get("key")), record_bytes(row.get("value"))
-            if key is None:
-                return None
-            record = decode_record(key, value, control=bool(row.get("control")))
+            read = read_offsets_row(row)
         except (KafkaMetaError, ValueError) as e:
             self.error(f"{where}: {e}")
             if self.observer is not None:
                 self.observer.unreadable(row, e)
             return None
+        if read is None:
+            return None
+        key, value, record = read
         if self.observer is not None:
             self.observer.record(row, n, record, key, value)
         producer = row.get("producerId")

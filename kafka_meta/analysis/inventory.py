@@ -14,12 +14,11 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from kafka_meta.analysis.generations import METADATA_TOPIC, record_bytes
+from kafka_meta.analysis.generations import holds_offsets_row, read_offsets_row, record_bytes
 from kafka_meta.analysis.groups import GROUP_RECORD_TYPES, add_committed, analyze_groups
 from kafka_meta.analysis.report import ERROR_SAMPLES, Report
 from kafka_meta.api import decode, types
 from kafka_meta.errors import KafkaMetaError
-from kafka_meta.log import holds_offsets
 from kafka_meta.offsets.reader import decode_record
 from kafka_meta.offsets.records import ControlRecord, CoordinatorRecord, OffsetsRecord, UnknownRecord
 
@@ -95,18 +94,16 @@ def count_records(report: Report, rows: Iterable[Mapping[str, Any]]) -> None:
     and the newest records need none)."""
     inventory = RecordInventory(report)
     for n, row in enumerate(rows, 1):
-        topic = row.get("topic")
-        if topic == METADATA_TOPIC or (isinstance(topic, str) and not holds_offsets(topic)):
-            continue  # the cluster's own log and other internal topics are no __consumer_offsets records
+        if not holds_offsets_row(row):
+            continue
         try:
-            key, value = record_bytes(row.get("key")), record_bytes(row.get("value"))
-            if key is None:
-                continue
-            record = decode_record(key, value, control=bool(row.get("control")), nested=False)
+            read = read_offsets_row(row, nested=False)
         except (KafkaMetaError, ValueError) as e:
             inventory.unreadable(row, e)
             continue
-        inventory.record(row, n, record, key, value)
+        if read is not None:
+            key, value, record = read
+            inventory.record(row, n, record, key, value)
     inventory.finish()
 
 

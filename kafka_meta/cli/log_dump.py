@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from kafka_meta.cli.output import emit_json, emit_json_text, json_text
+from kafka_meta.counts import add_counts
 from kafka_meta.errors import KafkaMetaError
 from kafka_meta.log import Damage, LogSummary, Record, Segment, SegmentReader, holds_offsets
 from kafka_meta.log.compression import Inflater
@@ -67,10 +68,7 @@ class MetadataStats:
             self.per_type[record.record_type] += 1
 
     def merge(self, other: MetadataStats) -> None:
-        self.per_type.update(other.per_type)
-        self.records += other.records
-        self.unknown += other.unknown
-        self.errors += other.errors
+        add_counts(self, other)
 
     def summary(self) -> str:
         types = ", ".join(f"{name} {n}" for name, n in sorted(self.per_type.items()))
@@ -90,11 +88,7 @@ class SegmentDump:
     notes: list[str] = field(default_factory=list)
 
     def merge(self, other: SegmentDump) -> None:
-        mine, theirs = self.summary, other.summary
-        for name in ("segments", "bytes", "batches", "records", "damage"):
-            setattr(mine, name, getattr(mine, name) + getattr(theirs, name))
-        for name in ("codecs", "magics", "markers"):
-            getattr(mine, name).update(getattr(theirs, name))
+        add_counts(self.summary, other.summary)
         self.stats.merge(other.stats)
         self.metadata.merge(other.metadata)
         self.undecoded.update(other.undecoded)

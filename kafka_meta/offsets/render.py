@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from kafka_meta.counts import add_counts
 from kafka_meta.models.base import Message
 from kafka_meta.models.values import bytes_to_json
 from kafka_meta.offsets.records import (
@@ -144,9 +145,7 @@ class RecordStats:
 
     def merge(self, other: RecordStats) -> None:
         """Add the counts of another reading (of other records) to these."""
-        self.per_type.update(other.per_type)
-        for name in ("tombstones", "unknown", "control", "read_forward", "errors", "nested_errors"):
-            setattr(self, name, getattr(self, name) + getattr(other, name))
+        add_counts(self, other)
 
     def summary(self) -> str:
         types = ", ".join(f"{name} {n}" for name, n in sorted(self.per_type.items()))
