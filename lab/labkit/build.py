@@ -2,11 +2,14 @@
 
 `mvn -q package` runs only when a pom or a file under src/ differs from the last successful build (a stamp of
 their contents is kept in the build output), so starting a broker or recording a scenario costs nothing extra
-once built. Maven keeps its downloads in ~/.m2, so a rebuild after a change fetches nothing.
+once built. Maven keeps its downloads in ~/.m2, so a rebuild after a change fetches nothing. Processes that
+need the lab at once (test workers running side by side) take turns through a lock file: one builds, the
+others find the build current when their turn comes.
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import shutil
@@ -17,6 +20,7 @@ from pathlib import Path
 LAB = Path(__file__).resolve().parents[1]
 MODULES = ("kafka", "streams-legacy")
 STAMP = LAB / "kafka" / "target" / "lab-build.stamp"
+LOCK = LAB / ".lab-build.lock"
 
 
 class BuildError(RuntimeError):
@@ -50,6 +54,13 @@ def ensure_built(*, quiet: bool = True) -> None:
     """Run `mvn -q package` unless the last build is current; raise BuildError when it fails."""
     if is_current():
         return
+    with LOCK.open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, also if this process dies
+        if not is_current():  # another process may have built it while this one waited
+            _build(quiet)
+
+
+def _build(quiet: bool) -> None:
     mvn = shutil.which("mvn")
     if mvn is None:
         raise BuildError("Maven (mvn) is not on PATH: the lab builds Kafka's jars with it (see docs/lab.md)")
