@@ -212,3 +212,21 @@ def test_analyze_over_sasl_ssl_reads_the_commit_through_sparks_kafka_source(tls_
     assert result.returncode == 0, result.stderr[-3000:]
     assert GROUP in (output / "report.json").read_text()
     assert "__consumer_offsets records: 1" in result.stdout and "OffsetCommit 1" in result.stdout
+
+
+def test_stream_over_sasl_ssl_for_a_set_time_writes_the_commit(tls_broker, tls_files, tmp_path):
+    """The streaming job with the same properties file (SCRAM-SHA-256 over TLS), stopped by --duration: it reads
+    the one commit in its first micro-batch, stops between batches and writes it as a decoded row."""
+    import pyarrow.parquet as pq
+
+    config = tls_properties(tmp_path, tls_files.ca, sasl=True)
+    output, checkpoint = tmp_path / "stream-out", tmp_path / "checkpoint"
+    result, took = kafka_meta("stream", "--bootstrap-server", tls_broker.sasl_ssl_bootstrap, "--command-config",
+                              str(config), "--output", str(output), "--checkpoint", str(checkpoint),
+                              "--trigger-seconds", "2", "--duration", "30", timeout=600)
+    print(f"\nstream --duration 30 over SASL_SSL: {took:.0f} s", file=sys.stderr)
+    assert result.returncode == 0, result.stderr[-3000:]
+    said = result.stdout.strip().splitlines()[-1]
+    assert said.startswith("kafka-meta stream: 1 record(s) read and written in 1 micro-batch(es)"), result.stdout
+    written = pq.read_table(str(output), columns=["groupId", "recordName", "_error"]).to_pylist()
+    assert written == [{"groupId": GROUP, "recordName": "OffsetCommit", "_error": None}]
