@@ -1,7 +1,7 @@
-"""Names of the Kafka error codes a rebalance timeline talks about (Kafka's ``Errors`` numbering).
+"""Names of the Kafka error codes the project talks about (Kafka's ``Errors`` numbering).
 
-Only the group coordinator's codes: the reports print ``27 REBALANCE_IN_PROGRESS`` rather than a bare number,
-and the findings test for a few of them by name.
+The group coordinator's codes (the reports print ``27 REBALANCE_IN_PROGRESS`` rather than a bare number, and
+the findings test for a few of them by name), and the SASL login's (the live watch says why a broker refused it).
 """
 
 from __future__ import annotations
@@ -17,8 +17,11 @@ UNKNOWN_MEMBER_ID = 25
 INVALID_SESSION_TIMEOUT = 26
 REBALANCE_IN_PROGRESS = 27
 GROUP_AUTHORIZATION_FAILED = 30
+UNSUPPORTED_SASL_MECHANISM = 33
+ILLEGAL_SASL_STATE = 34
 UNSUPPORTED_VERSION = 35
 INVALID_REQUEST = 42
+SASL_AUTHENTICATION_FAILED = 58
 GROUP_ID_NOT_FOUND = 69
 MEMBER_ID_REQUIRED = 79
 FENCED_INSTANCE_ID = 82

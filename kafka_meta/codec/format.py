@@ -240,11 +240,8 @@ class MessageFormat:
         """A typed message (see :meth:`decode_body` for ``explain``)."""
         buf = data if type(data) is bytes else as_bytes(data, self.name)
         if not strict:  # the common case in one generated call: framing, body, trailing rule
-            fn = self._message_decoders.get((TypedMode.name, version, False))
-            if fn is None:
-                fn = self.message_decoder_in(self._mode(True), version, False)
             try:
-                found = fn(buf)
+                found = self.message_decoder_in(self._mode(True), version)(buf)
             except Exception:  # noqa: BLE001 - explained below by the reader that locates failures
                 found = None
             if found is not None:

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import kafka_meta as km
+from kafka_meta.analysis import codes
 from kafka_meta.errors import KafkaMetaError
 from kafka_meta.live.events import DescribedMember, GroupDescription, StreamsTasks, TaskIds
 from kafka_meta.protocol.bodies import BODIES
@@ -49,10 +50,6 @@ STREAMS_GROUP_DESCRIBE = Api("StreamsGroupDescribe", 89, 1)
 APIS = (LIST_GROUPS, FIND_COORDINATOR, DESCRIBE_GROUPS, CONSUMER_GROUP_DESCRIBE, SHARE_GROUP_DESCRIBE,
         STREAMS_GROUP_DESCRIBE)
 
-# KafkaException names of the error codes a describe can answer with
-ERRORS = {15: "COORDINATOR_NOT_AVAILABLE", 14: "COORDINATOR_LOAD_IN_PROGRESS", 16: "NOT_COORDINATOR",
-          24: "INVALID_GROUP_ID", 30: "GROUP_AUTHORIZATION_FAILED", 69: "GROUP_ID_NOT_FOUND",
-          35: "UNSUPPORTED_VERSION"}
 GROUP_TYPES = {"classic", "consumer", "share", "streams"}
 
 
@@ -90,7 +87,7 @@ def response(api: Api, version: int, body: bytes) -> dict[str, Any]:
 
 
 def error_name(code: int) -> str:
-    return ERRORS.get(code, f"error {code}")
+    return codes.NAMES.get(code, f"error {code}")
 
 
 def listed_groups(body: dict[str, Any]) -> list[GroupDescription]:

@@ -20,6 +20,7 @@ import struct
 from typing import Any
 
 import kafka_meta as km
+from kafka_meta.analysis import codes
 from kafka_meta.errors import DecodeError, KafkaMetaError
 from kafka_meta.live.wire_request import CodecRequest
 from kafka_meta.protocol.apis import response_header_version
@@ -29,8 +30,6 @@ from kafka_meta.protocol.headers import read_response_header
 SASL_HANDSHAKE, SASL_AUTHENTICATE = 17, 36
 HANDSHAKE_VERSION, AUTHENTICATE_VERSION = 1, 1  # v1: tokens in SaslAuthenticate; its v1 answers are not flexible
 LARGEST_ANSWER = 1 << 20  # a login's answers are small; a bigger length means the peer is not a Kafka broker
-ERRORS = {33: "UNSUPPORTED_SASL_MECHANISM", 34: "ILLEGAL_SASL_STATE", 35: "UNSUPPORTED_VERSION",
-          58: "SASL_AUTHENTICATION_FAILED"}
 
 
 class LoginRefused(KafkaMetaError):
@@ -61,15 +60,15 @@ class Login:
         key, version, correlation = self.sent
         body = self._body(frame, key, version, correlation)
         if key == SASL_HANDSHAKE:
-            if body["errorCode"] == 33:
+            if body["errorCode"] == codes.UNSUPPORTED_SASL_MECHANISM:
                 raise LoginRefused(f"{self.bootstrap} refused the login: its listener does not enable SASL mechanism "
                                    f"{self.mechanism_name} (it enables {', '.join(body['mechanisms']) or 'none'})")
             if body["errorCode"]:
                 raise LoginRefused(f"{self.bootstrap} refused the login: SaslHandshake answered "
-                                   f"{ERRORS.get(body['errorCode'], body['errorCode'])} (is it a SASL listener?)")
+                                   f"{codes.NAMES.get(body['errorCode'], body['errorCode'])} (is it a SASL listener?)")
         else:
             if body["errorCode"]:
-                why = body["errorMessage"] or ERRORS.get(body["errorCode"], f"error {body['errorCode']}")
+                why = body["errorMessage"] or codes.error_name(body["errorCode"])
                 raise LoginRefused(f"{self.bootstrap} refused the login (SASL authentication failed): {why}")
             self.mechanism.receive(body["authBytes"])
         if self.mechanism.is_done():
