@@ -14,7 +14,7 @@ to find.
 The job runs in this process, as ``kafka-meta analyze DIR`` runs it (the same session settings and the same
 ``run`` and ``write_report``), timed step by step: Spark start, then each step of the job (reading, decoding
 and writing the offsets as Parquet happen in one Spark action, so ``--breakdown`` first times reading alone
-and reading with decoding into Spark's ``noop`` sink, in the same session, to split that action), the
+and reading decoded into Spark's ``noop`` sink, in the same session, to split that action), the
 members Parquet, the counts, the newest record per key, the timeline and the report files. Peak memory is the
 kernel's high-water mark (``VmHWM``) of the Python driver, the JVM and each Python worker. The last line is
 ``analyze: N records in T s, R records/s`` (Spark start included, the breakdown passes not).
@@ -185,27 +185,31 @@ class Steps:
 
 STAGE_NAMES = (("Spark master", "read, decode and write the offsets as Parquet"),
                ("decoding __consumer_offsets records", "read, decode and write the offsets as Parquet"),
-               ("wrote ", "members Parquet"), ("counting", "counts"),
-               ("finding the latest record of each key", "newest record per key"),
+               ("decoding the group records", "groups Parquet (the group records decoded again)"),
+               ("exploding group members", "members Parquet"),
+               ("counting, and finding the latest record", "counts and the newest record per key (one aggregate)"),
                ("building the rebalance timeline", "timeline"))
 
 
 def _stage(step: str) -> str:
-    return next((name for prefix, name in STAGE_NAMES if step.startswith(prefix)), step)
+    return next((name for part, name in STAGE_NAMES if part in step), step)
 
 
 def breakdown(spark: object, directory: Path) -> tuple[float, float]:
-    """Seconds to read the log (every column, into the noop sink), and to read and decode it."""
-    from kafka_meta.spark.offsets import decode_offsets
+    """Seconds to read the log (every column, into the noop sink), and to read it decoded as the job does (the
+    log source decoding each record as it reads it, typed as commits)."""
+    from kafka_meta.spark.job import COMMIT_TYPES
     from kafka_meta.spark.sources import register
+    from kafka_meta.spark.sources.log import DECODE_OPTION
 
     register(spark)
-    frame = spark.read.format("kafka-meta-log").load(str(directory))  # type: ignore[attr-defined]
+    read = spark.read.format("kafka-meta-log")  # type: ignore[attr-defined]
     start = time.perf_counter()
-    frame.write.format("noop").mode("overwrite").save()
+    read.load(str(directory)).write.format("noop").mode("overwrite").save()
     read_s = time.perf_counter() - start
     start = time.perf_counter()
-    decode_offsets(frame, control="control").write.format("noop").mode("overwrite").save()
+    read.option(DECODE_OPTION, ",".join(COMMIT_TYPES)).load(str(directory)).write.format("noop").mode(
+        "overwrite").save()
     return read_s, time.perf_counter() - start
 
 

@@ -38,6 +38,37 @@ def test_every_row_lands_in_parquet(spark, capture_report):
     assert members.count() == 8 and "decoded" in members.columns
 
 
+def test_offsets_are_typed_as_commits_and_the_group_records_fully(spark, capture_report):
+    """offsets/ keeps every record with the header columns and the commit types' columns only; groups/ has
+    every other record that decoded, with all of decode_offsets' columns: read back together they are what
+    decode_offsets gives on the same rows, column for column."""
+    from pyspark.sql import functions as F
+
+    from kafka_meta.spark.job import read_decoded
+    from kafka_meta.spark.offsets import decode_offsets
+
+    _, output, _ = capture_report
+    offsets, groups = (spark.read.parquet(str(output / part)) for part in ("offsets", "groups"))
+    assert {"offsetCommit", "legacyOffsetCommit", "recordName", "groupId"} <= set(offsets.columns)
+    assert not {"groupMetadata", "members", "consumerGroupMemberMetadata"} & set(offsets.columns)
+    others = offsets.where(~F.col("recordType").isin(0, 1) & ~F.col("unknown") & F.col("_error").isNull())
+    assert groups.count() == others.count() > 4 and groups.where("recordName = 'GroupMetadata'").count() == 4
+    nested = groups.where(F.col("members").isNotNull()).select(F.sum(F.size("members"))).first()[0]
+    assert nested == spark.read.parquet(str(output / "members")).count() == 8
+    together = read_decoded(spark, str(output))
+    assert together.count() == len(OFFSET_ROWS)
+    rows = [(bytearray.fromhex(r["key"]), None if r["value"] is None else bytearray.fromhex(r["value"]),
+             r["partition"], r["offset"]) for r in OFFSET_ROWS]
+    direct = decode_offsets(spark.createDataFrame(rows, "key binary, value binary, partition int, offset long"))
+    columns = [c for c in direct.columns if c not in ("key", "value")]
+
+    def by_place(frame):
+        return {(r.partition, r.offset): r.decoded for r in frame.select(
+            "partition", "offset", F.to_json(F.struct(*columns)).alias("decoded")).collect()}
+
+    assert by_place(together) == by_place(direct)
+
+
 def test_report_facts(capture_report):
     report, _, progress = capture_report
     assert report.records["OffsetCommit"] == 13 and report.records["GroupMetadata"] == 4

@@ -149,7 +149,9 @@ def test_the_scenarios_wrote_an_aborted_transaction_and_rebalances(phases, log_d
 
 
 def test_analyze_from_kafka_sees_every_committed_record_of_the_log(spark, phases, log_decoded):
-    written = spark.read.parquet(str(phases["analyzed"] / "offsets"))
+    from kafka_meta.spark.job import read_decoded
+
+    written = read_decoded(spark, str(phases["analyzed"]))  # offsets/ with groups/: decode_offsets' columns
     assert written.count() == len(phases["records"])
     from_kafka = decoded_by_place(written, decoding_columns(spark))
     assert set(from_kafka) == set(phases["records"])  # nothing missing, nothing extra, aborted ones left out

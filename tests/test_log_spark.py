@@ -62,6 +62,36 @@ def test_decode_offsets_takes_the_rows_unchanged(spark_log):
     assert decoded.where(F.col("_error").isNotNull()).count() == 0
 
 
+@pytest.mark.parametrize("types", ["all", "OffsetCommit,LegacyOffsetCommit"])
+def test_decoding_as_read_gives_what_decode_offsets_gives(spark_log, tmp_path, types):
+    """decodeOffsets: the source decodes each row as it reads it, into exactly the columns and values the
+    decode_offsets UDF gives on the source's plain rows, damage rows keeping the reader's own _error."""
+    directory = copy_partition(tmp_path, 0)
+    path = directory / "00000000000000000020.log"
+    data = bytearray(path.read_bytes())
+    pos, _ = entries(bytes(data))[1]
+    data[pos + 30] ^= 0x40  # a damaged batch: its row's _error is the reader's
+    path.write_bytes(bytes(data))
+    plain = spark_log.read.format("kafka-meta-log").load([str(tmp_path), str(LOGS)])
+    as_read = spark_log.read.format("kafka-meta-log").option("decodeOffsets", types).load([str(tmp_path), str(LOGS)])
+    record_types = None if types == "all" else types.split(",")
+    by_udf = decode_offsets(plain, control="control", record_types=record_types)
+    assert as_read.schema == by_udf.schema  # the same columns, in the same order, of the same types
+    columns = [c for c in by_udf.columns if c not in ("headers", "timestamp")]  # compared in the test above
+
+    def rows(frame):
+        return sorted(frame.select(F.to_json(F.struct(*columns)).alias("j")).collect())
+
+    got = rows(as_read)
+    assert got == rows(by_udf) and len(got) > 39
+    damage = [r._error for r in plain.where(F.col("_error").isNotNull()).collect()]
+    assert any(str(path) in e for e in damage)
+    assert sorted(r._error for r in as_read.where(F.col("key").isNull()).collect()) == sorted(damage)
+    assert ("groupMetadata" in as_read.columns) == (types == "all")
+    with pytest.raises(Exception, match="unknown record type"):
+        spark_log.read.format("kafka-meta-log").option("decodeOffsets", "Bogus").load(str(LOGS)).schema
+
+
 def test_options_and_bad_paths(spark_log, tmp_path):
     df = (spark_log.read.format("kafka-meta-log").option("fromOffset", "30").option("maxBatchBytes", "100")
           .load(str(LOGS / "__consumer_offsets-0")))

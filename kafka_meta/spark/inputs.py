@@ -27,7 +27,8 @@ from typing import Any
 
 from kafka_meta.errors import InputError
 from kafka_meta.inputs import BY_NAME, CAPTURE, JSONL, PARQUET, SEGMENT, Unreadable, classify
-from kafka_meta.log import OTHER_INTERNAL_TOPICS
+from kafka_meta.log import OTHER_INTERNAL_TOPICS, LogError
+from kafka_meta.metadata_log.reader import METADATA_TOPIC
 
 HEX = "^([0-9a-fA-F]{2})*$"
 PROVENANCE = ("topic", "partition", "offset", "timestamp")
@@ -179,25 +180,49 @@ def read_captures(spark: Any, paths: list[str]) -> Inputs:
     return Inputs(exchanges=spark.read.format("kafka-meta-capture").load(paths))
 
 
-def read_log(spark: Any, paths: list[str]) -> Inputs:
+def read_log(spark: Any, paths: list[str], decode: bool = False,
+             record_types: tuple[str, ...] | None = None) -> Inputs:
     """Broker log segments (segments, partition or log directories) through the kafka-meta-log source: its
     rows are the Kafka source's, so they go to the offsets input; a damage row's ``_error`` stays the row's
-    error through decoding (decode_offsets keeps it)."""
+    error through decoding (decode_offsets keeps it). ``decode``: each record decoded by the source as it
+    reads it, with ``decode_offsets``' columns (of ``record_types``, when given)."""
     from pyspark.sql import functions as F
 
+    from kafka_meta.spark.offsets import record_columns
     from kafka_meta.spark.sources import register
+    from kafka_meta.spark.sources.log import DECODE_OPTION
 
     register(spark)
-    df = spark.read.format("kafka-meta-log").load(paths)
+    reader = spark.read.format("kafka-meta-log")
+    if decode:
+        reader = reader.option(DECODE_OPTION, ",".join(record_types) if record_types is not None else "all")
+    df = reader.load(paths)
+    decoded = [f.name for f in record_columns(record_types) if f.name != "_error"] if decode else []
     # the cluster's TopicRecords (frame version 1, apiKey 2: the value's first two bytes) name the topics that
-    # KIP-848, share and streams group records give by id; one per topic, picked out on the executors
-    topics = df.where((F.col("topic") == "__cluster_metadata")
-                      & (F.substring("value", 1, 2) == F.lit(bytearray(b"\x01\x02")))).select("topic", "key", "value")
+    # KIP-848, share and streams group records give by id; one per topic, picked out on the executors from the
+    # metadata log's own segments (found on the driver: reading every segment for them would be a pass over
+    # the whole of __consumer_offsets)
+    topics = None
+    metadata = metadata_segments(paths)
+    if metadata:
+        topics = (spark.read.format("kafka-meta-log").load(metadata)
+                  .where(F.substring("value", 1, 2) == F.lit(bytearray(b"\x01\x02"))).select("topic", "key", "value"))
     df = df.where(F.col("topic").isNull() | ~F.col("topic").isin(*OTHER_INTERNAL_TOPICS))  # not offsets records
     # each record's place as the reader without Spark gives it (kafka_meta.inputs.segment): its partition's log
     where = F.when(F.col("topic").isNotNull(), F.concat_ws("-", "topic", F.col("partition").cast("string")))
     return Inputs(topics=topics, offsets=df.select("key", "value", *PROVENANCE, "control", "producerId", "_error",
-                                                   where.alias("_file")))
+                                                   where.alias("_file"), *decoded))
+
+
+def metadata_segments(paths: list[str]) -> list[str]:
+    """The ``__cluster_metadata`` segments with records among the segments of ``paths`` (none when there are no
+    segments: the log source says so when it reads them)."""
+    from kafka_meta.spark.sources.log import segments_of
+
+    try:
+        return [s.path for s in segments_of(paths) if s.topic == METADATA_TOPIC and s.size > 0]
+    except LogError:
+        return []
 
 
 # the Spark reader of each kind of the registry (kafka_meta.inputs.kinds), by the kind's name: what the
@@ -214,10 +239,15 @@ def spark_reader(kind: str) -> Any:
 
 
 def read_inputs(spark: Any, names: list[str], fmt: str = "auto", bootstrap_servers: str | None = None,
-                planned: tuple[list[Planned], list[Unreadable]] | None = None) -> Inputs:
+                planned: tuple[list[Planned], list[Unreadable]] | None = None, decode: bool = False,
+                record_types: tuple[str, ...] | None = None) -> Inputs:
     """Several inputs of any kinds as one: each read by its kind's reader, its offsets records tagged with the
-    input they came from (``_source``, the evidence a finding cites), rows of one kind unioned by name."""
+    input they came from (``_source``, the evidence a finding cites), rows of one kind unioned by name.
+    ``decode``: the offsets records come decoded (``decode_offsets``' columns, of ``record_types`` when
+    given), by the log source as it reads and by ``decode_offsets`` for the other kinds."""
     from pyspark.sql import functions as F
+
+    from kafka_meta.spark.offsets import decode_offsets
 
     inputs_planned, unreadable = planned or plan(names, fmt)
     merged = Inputs(unreadable=list(unreadable))
@@ -225,8 +255,12 @@ def read_inputs(spark: Any, names: list[str], fmt: str = "auto", bootstrap_serve
         if item.kafka:
             parts = [read_kafka(spark, item.name, bootstrap_servers)]
         else:
-            parts = [spark_reader(kind)(spark, paths) for kind, paths in item.by_kind.items()]
+            parts = [read_log(spark, paths, decode, record_types) if kind == SEGMENT  # decoded as it is read
+                     else spark_reader(kind)(spark, paths) for kind, paths in item.by_kind.items()]
         for inputs in parts:
+            if decode and inputs.offsets is not None and "recordType" not in inputs.offsets.columns:
+                control = "control" if "control" in inputs.offsets.columns else None
+                inputs.offsets = decode_offsets(inputs.offsets, control=control, record_types=record_types)
             if inputs.offsets is not None:
                 inputs.offsets = inputs.offsets.withColumn("_source", F.lit(item.name))
             if inputs.blobs is not None and "_source" not in inputs.blobs.columns:  # a bad payload says its input

@@ -58,31 +58,72 @@ class Progress:
         self.out(f"[{time.perf_counter() - self.started:6.1f}s] {what}")
 
 
-def analyze_offsets(offsets: Any, output: str, report: Report, progress: Progress, source: str | None = None,
-                    exchanges: list[dict[str, Any]] | None = None, names: dict[str, str] | None = None) -> None:
+COMMIT_TYPES = ("LegacyOffsetCommit", "OffsetCommit")  # almost every record of a real log: typed in offsets/
+
+
+def in_groups(offsets: Any) -> Any:
+    """The rows of ``offsets/`` whose typed columns are in ``groups/``: records of every type but the commits
+    that decoded (not damage, control records, unknown types or records that did not decode)."""
     from pyspark.sql import functions as F
 
-    from kafka_meta.spark.offsets import decode_offsets, explode_members
+    kept = (F.col("recordType").isNotNull() & ~F.col("recordType").isin(0, 1) & ~F.col("unknown")
+            & F.col("_error").isNull())
+    return F.coalesce(kept, F.lit(False))
+
+
+def read_decoded(spark: Any, output: str) -> Any:
+    """The analyze job's decoded records as one DataFrame with ``decode_offsets``' columns: ``offsets/`` (every
+    record, typed as a commit) with the rows of ``groups/`` (every other type's columns) in place of its own."""
+    offsets = spark.read.parquet(f"{output}/offsets")
+    groups = spark.read.parquet(f"{output}/groups")
+    return offsets.where(~in_groups(offsets)).unionByName(groups, allowMissingColumns=True)
+
+
+def analyze_offsets(offsets: Any, output: str, report: Report, progress: Progress, source: str | None = None,
+                    exchanges: list[dict[str, Any]] | None = None, names: dict[str, str] | None = None) -> None:
+    """``offsets``: the records as :func:`read_inputs` gives them decoded, typed as commits (COMMIT_TYPES)."""
+    from pyspark.sql import functions as F
+
+    from kafka_meta.spark.offsets import decode_offsets, explode_members, record_columns
 
     progress.step("decoding __consumer_offsets records")
-    # every record is decoded once, on its way to Parquet, with its position as read (READ_ORDER: the
-    # timeline's log order for rows without an offset); the later steps read back only the columns they need
-    # from that Parquet, and the members only from GroupMetadata records, so nothing is decoded twice and the
-    # reader's rows are never held
+    # every record is decoded once on its way to offsets/ (by the log source as it reads, or by decode_offsets),
+    # with its position as read (READ_ORDER: the timeline's log order for rows without an offset) and the
+    # columns every record has, typed as a commit (what almost every record of a real log is): a row of all 24
+    # record types' columns cost Parquet as much as the decoding. The other records (a rebalance's few) are
+    # decoded again from their bytes there, into groups/ with every type's columns; the later steps read back
+    # only the columns they need, and the reader's rows are never held
     path = f"{output}/offsets"
-    numbered = offsets.withColumn(READ_ORDER, F.monotonically_increasing_id())
-    decode_offsets(numbered, control="control").write.mode("overwrite").parquet(path)  # damage stays _error
-    progress.step(f"wrote {path}; exploding group members")
+    offsets.withColumn(READ_ORDER, F.monotonically_increasing_id()).write.mode("overwrite").parquet(path)
+    progress.step(f"wrote {path}; decoding the group records into {output}/groups")
     written = offsets.sparkSession.read.parquet(path)
-    explode_members(written.where(F.col("recordType") == 2)).write.mode("overwrite").parquet(f"{output}/members")
-    decoded = report_columns(written).cache()
+    typed = set(record_columns(COMMIT_TYPES).names) - {"_error"}  # the reader's _error: none on these rows
+    decode_offsets(written.where(in_groups(written)).select(*(c for c in written.columns if c not in typed)),
+                   control="control").write.mode("overwrite").parquet(f"{output}/groups")
+    progress.step(f"wrote {output}/groups; exploding group members")
+    groups = offsets.sparkSession.read.parquet(f"{output}/groups")
+    explode_members(groups.where(F.col("recordType") == 2)).write.mode("overwrite").parquet(f"{output}/members")
+    decoded = report_columns(read_decoded(offsets.sparkSession, output))
+    group_records = report_columns(groups)  # the records the group state and the timeline read: a few
 
-    progress.step("counting")
-    damaged = F.col("key").isNull() & F.col("_error").isNotNull()  # a reader's damage: no record at all
-    for row in decoded.groupBy("recordName", "recordType", "unknown", F.col("_error").isNotNull().alias("bad"),
-                               damaged.alias("damaged")).agg(
-            F.count(F.lit(1)).alias("n"), F.sum(F.col("tombstone").cast("int")).alias("tombstones"),
-            F.sum(F.col("readForward").cast("int")).alias("forward")).collect():
+    progress.step("counting, and finding the latest record of each key")
+    # one aggregate per key (combined before the shuffle, not a sort of every record by key) gives both: the
+    # counts add up its groups (a key's type, name and kind are the same on all its rows but for damage), and
+    # the newest of a key's records that decoded is its latest. The commits' values are not read: a commit
+    # counts for its group unless its newest record is a tombstone; the group records' newest values come from
+    # groups/, which holds every group record that decoded
+    bad, control = F.col("_error").isNotNull(), F.coalesce(F.col("control"), F.lit(False))
+    damaged = F.col("key").isNull() & bad  # a reader's damage: no record at all
+    order = F.col("offset") if "offset" in decoded.columns else F.col(READ_ORDER)
+    per_key = (decoded.groupBy("key", "recordName", "recordType", "unknown", control.alias("control"),
+                               bad.alias("bad"), damaged.alias("damaged"))
+               .agg(F.count(F.lit(1)).alias("n"), F.sum(F.col("tombstone").cast("int")).alias("tombstones"),
+                    F.sum(F.col("readForward").cast("int")).alias("forward"),
+                    F.max_by(F.struct("tombstone", "groupId"), order).alias("_newest"))
+               .cache())
+    for row in per_key.groupBy("recordName", "recordType", "unknown", "bad", "damaged").agg(
+            F.sum("n").alias("n"), F.sum("tombstones").alias("tombstones"), F.sum("forward").alias("forward")
+    ).collect():
         if row.damaged:
             continue  # listed with its place below, as the readers without Spark list it
         if row.bad:
@@ -94,27 +135,22 @@ def analyze_offsets(offsets: Any, output: str, report: Report, progress: Progres
             report.records[row.recordName] += row.n
         report.tombstones += row.tombstones or 0
         report.read_forward += row.forward or 0
-    report.damage += listed(decoded.where(damaged).select("_error"))
-    report.error_samples += [r._error for r in decoded.where(F.col("_error").isNotNull() & ~damaged)
-                             .select("_error").limit(ERROR_SAMPLES).collect()]
-
-    progress.step("finding the latest record of each key")
-    # one aggregate per key (combined before the shuffle), not a sort of every record by key
-    order = F.col("offset") if "offset" in decoded.columns else F.col(READ_ORDER)
-    newest = (decoded.where(F.col("_error").isNull() & ~F.col("unknown") & ~F.col("control"))
-              .groupBy("key").agg(F.max_by(F.struct("value", "recordType", "tombstone", "groupId"), order)
-                                  .alias("_newest"))
-              .select("key", "_newest.*"))
-    rows = newest.where(F.col("recordType").isin(*GROUP_RECORD_TYPES)).select("key", "value").collect()
+    commits = (per_key.where(~F.col("bad") & F.col("recordType").isin(0, 1) & ~F.col("control"))
+               .select("_newest.*").where(~F.col("tombstone")).groupBy("groupId").count().collect())
+    per_key.unpersist()
+    # in the order the keys were first read, as the readers without Spark give them (a group's members)
+    rows = sorted(group_records.where(F.col("recordType").isin(*GROUP_RECORD_TYPES)).groupBy("key")
+                  .agg(F.max_by("value", order).alias("value"), F.min(READ_ORDER).alias("_first")).collect(),
+                  key=lambda r: r._first)
     records = [decode_record(bytes(r.key), None if r.value is None else bytes(r.value)) for r in rows]
-    commits = (newest.where(F.col("recordType").isin(0, 1) & ~F.col("tombstone")).groupBy("groupId").count()
-               .collect())
+    report.damage += listed(decoded.where(F.col("key").isNull() & F.col("_error").isNotNull()).select("_error"))
+    report.error_samples += [r._error for r in decoded.where(bad & F.col("key").isNotNull())
+                             .select("_error").limit(ERROR_SAMPLES).collect()]
     report.groups = analyze_groups(records)
     add_committed(report.groups, {row.groupId: row["count"] for row in commits})
     report.groups = dict(sorted(report.groups.items()))
     progress.step("building the rebalance timeline")
-    report.timeline = timeline_of(decoded, source, exchanges, names)
-    decoded.unpersist()
+    report.timeline = timeline_of(decoded, source, exchanges, names, group_records)
 
 
 def analyze_blobs(blobs: Any, output: str, report: Report, progress: Progress) -> None:
@@ -179,7 +215,7 @@ def run(spark: Any, source: str | list[str], fmt: str = "auto", output: str = "k
     source = ", ".join(sources)
     progress = progress or Progress()
     progress.step(f"Spark master {spark.sparkContext.master}; reading {source}")
-    inputs: Inputs = read_inputs(spark, sources, fmt, bootstrap_servers)
+    inputs: Inputs = read_inputs(spark, sources, fmt, bootstrap_servers, decode=True, record_types=COMMIT_TYPES)
     report = Report(output=output, unreadable=[str(u) for u in inputs.unreadable])
     exchanges: list[dict[str, Any]] = []
     if captures:

@@ -68,9 +68,13 @@ def _message_type(type_name: str) -> pa.StructType:
     return _with_version(struct_type(model(type_name)))
 
 
+MEMBERS_OF = {"members": "GroupMetadata", "classicProtocols": "ConsumerGroupMemberMetadata"}  # nest -> its type
+
+
 @cache
-def record_columns() -> pa.StructType:
-    """The Arrow type of what ``decode_offsets`` adds to each row."""
+def record_columns(record_types: tuple[str, ...] | None = None) -> pa.StructType:
+    """The Arrow type of what ``decode_offsets`` adds to each row: the header every record has, then a column
+    per record type (only those named in ``record_types``, when given) and the nests of the types named."""
     fields = [
         pa.field("recordType", pa.int32()), pa.field("recordName", pa.string()), pa.field("groupId", pa.string()),
         pa.field("tombstone", pa.bool_()), pa.field("valueVersion", pa.int32()),
@@ -78,9 +82,18 @@ def record_columns() -> pa.StructType:
         pa.field("unknown", pa.bool_()), pa.field(ERROR_FIELD, pa.string()),
     ]
     for rt in catalog().values():
+        if record_types is not None and rt.name not in record_types:
+            continue
         value = union_struct([struct_type(v.format.model) for v in rt.values.variants])
         fields.append(pa.field(json_name(rt.name), pa.struct([("key", struct_type(rt.key.model)),
                                                                ("value", _with_version(value))])))
+    if record_types is not None:
+        return pa.struct([*fields, *(f for f in _nests() if MEMBERS_OF[f.name] in record_types)])
+    return pa.struct([*fields, *_nests()])
+
+
+def _nests() -> list[pa.Field]:
+    """``members`` and ``classicProtocols``: the consumer-protocol bytes inside group records, decoded."""
     user_data = [pa.field(column, _message_type(t)) for column, t in user_data_columns()]
     member = pa.struct([("memberId", pa.string()),
                         ("subscription", _message_type("ConsumerProtocolSubscription")),
@@ -91,8 +104,7 @@ def record_columns() -> pa.StructType:
     protocol = pa.struct([("name", pa.string()), ("subscription", _message_type("ConsumerProtocolSubscription")),
                           *[pa.field(f"subscription{f.name[0].upper()}{f.name[1:]}", f.type) for f in user_data],
                           ("errors", pa.list_(pa.string()))])
-    fields += [pa.field("members", pa.list_(member)), pa.field("classicProtocols", pa.list_(protocol))]
-    return pa.struct(fields)
+    return [pa.field("members", pa.list_(member)), pa.field("classicProtocols", pa.list_(protocol))]
 
 
 def _message_row(message: Message | None) -> dict[str, Any] | None:
@@ -190,7 +202,7 @@ def header_row(number: int, name: str, group: str | None, retired: bool, key: di
 
 
 def decode_batch(keys: pa.Array, values: pa.Array, mode: str = PERMISSIVE, strict: bool = False,
-                 controls: pa.Array | None = None) -> pa.Array:
+                 controls: pa.Array | None = None, record_types: tuple[str, ...] | None = None) -> pa.Array:
     """A batch of records as rows of :func:`record_columns`: record types with one layout and no nest go
     columnar (:mod:`kafka_meta.spark.offsets_columnar`), the others through :func:`decode_rows`' rows."""
     flags = np.zeros(len(keys), bool)
@@ -207,7 +219,7 @@ def decode_batch(keys: pa.Array, values: pa.Array, mode: str = PERMISSIVE, stric
         return {ERROR_FIELD: str(exc)}
 
     with paused_gc():
-        decoder = columnar_offsets(strict, record_columns())
+        decoder = columnar_offsets(strict, record_columns(record_types))
         return decoder.decode(keys, values, flags, slow_row, on_error)
 
 
@@ -260,8 +272,16 @@ def check_columns(df: Any, key: str, value: str, control: str | None) -> None:
                             f"{' or '.join(wanted)}{hint}")
 
 
+def check_record_types(record_types: tuple[str, ...] | None, who: str) -> None:
+    """Record type names, said to be unknown (with the known ones) before any row is read."""
+    unknown = sorted(set(record_types or ()) - {rt.name for rt in catalog().values()})
+    if unknown:
+        raise ValueError(f"{who}: unknown record type(s) {unknown}; known: "
+                         f"{', '.join(rt.name for rt in catalog().values())}")
+
+
 def decode_offsets(df: Any, key: str = "key", value: str = "value", options: dict[str, Any] | None = None,
-                   control: str | None = None) -> Any:
+                   control: str | None = None, record_types: list[str] | tuple[str, ...] | None = None) -> Any:
     """Add the typed columns of each ``__consumer_offsets`` record (see the module docstring) to ``df``.
 
     A row that already carries an ``_error`` (the log source's damage rows) keeps it as its one ``_error``, so
@@ -270,7 +290,9 @@ def decode_offsets(df: Any, key: str = "key", value: str = "value", options: dic
     options: ``mode`` (PERMISSIVE: a bad record gives a row with ``_error``; FAILFAST), ``strict``
     ("true": unknown types and newer versions are errors, as in Kafka 4.0+). ``control`` names a boolean
     column marking records of control batches (transaction markers); Spark's Kafka source never returns
-    those, dumps from other tools may.
+    those, dumps from other tools may. ``record_types`` (names, e.g. ``["OffsetCommit"]``) keeps only those
+    types' columns, and the nests of the types named: every row still gets its header columns, and the rows
+    write to Parquet as fast as their columns are few (the analyze job writes a log's commits so).
     """
     from pyspark.sql import functions as F
     from pyspark.sql.functions import arrow_udf
@@ -283,11 +305,13 @@ def decode_offsets(df: Any, key: str = "key", value: str = "value", options: dic
     if mode not in (PERMISSIVE, FAILFAST):
         raise ValueError(f"decode_offsets: mode must be {PERMISSIVE} or {FAILFAST}, not {mode!r}")
     check_columns(df, key, value, control)
+    typed = None if record_types is None else tuple(record_types)
+    check_record_types(typed, "decode_offsets")
 
     def decode(keys: pa.Array, values: pa.Array, controls: pa.Array) -> pa.Array:
-        return decode_batch(keys, values, mode, strict, controls)
+        return decode_batch(keys, values, mode, strict, controls, typed)
 
-    udf = arrow_udf(decode, spark_type(record_columns()))
+    udf = arrow_udf(decode, spark_type(record_columns(typed)))
     flags = F.col(control).cast("boolean") if control else F.lit(False)
     read_error = None
     if ERROR_FIELD in df.columns:  # a reader's own damage column (the log source's): one _error, the first

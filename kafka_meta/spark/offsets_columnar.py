@@ -122,8 +122,8 @@ class ColumnarOffsets:
         # members' consumer-protocol bytes are read leniently in every mode, as the record reader's nest does
         self.subscription = batch_program(get_format("ConsumerProtocolSubscription"), False, None, False)
         self.assignment = batch_program(get_format("ConsumerProtocolAssignment"), False, None, False)
-        for rt in catalog().values():
-            self.plans[rt.number] = columnar_plan(rt, strict)
+        for rt in catalog().values():  # a type without its column here (decode_offsets' record_types) goes by row
+            self.plans[rt.number] = columnar_plan(rt, strict) if json_name(rt.name) in columns.names else None
 
     def decode(self, keys: pa.Array, values: pa.Array, controls: np.ndarray, slow_row: SlowRow,
                on_error: Callable[[Exception], dict[str, Any]]) -> pa.Array:

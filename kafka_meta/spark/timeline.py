@@ -121,20 +121,23 @@ def group_exchanges(df: Any) -> tuple[list[dict[str, Any]], list[str]]:
 
 
 def timeline_of(decoded: Any, source: str | None = None, exchanges: list[dict[str, Any]] | None = None,
-                names: dict[str, str] | None = None) -> Timeline:
+                names: dict[str, str] | None = None, group_records: Any = None) -> Timeline:
     """The timeline of ``decode_offsets`` output (rows in; only group records and commit counts come out),
     with captured exchanges when there are some; ``names`` (topic id -> name, from the cluster's metadata log)
-    adds to the names the commits give."""
+    adds to the names the commits give. ``group_records``: the same rows' group records that decoded (the
+    analyze job's ``groups/``, numbered as ``decoded`` is), read instead of picking them out of every row."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
     if READ_ORDER not in decoded.columns:  # numbered here unless the job numbered the rows as it read them
         decoded = decoded.withColumn(READ_ORDER, F.monotonically_increasing_id())
     good = decoded.where(F.col("_error").isNull() & ~F.col("unknown") & ~F.col("control"))
+    groups = good if group_records is None else group_records.where(
+        F.col("_error").isNull() & ~F.col("unknown") & ~F.col("control"))
     scope = [c for c in SCOPE if c in decoded.columns]
     position = [*(["offset"] if "offset" in decoded.columns else []), "_order"]
     keep = [c for c in (*SCOPE, "offset", "_file") if c in decoded.columns]
-    records = (good.where(F.col("recordType").isin(*TIMELINE_RECORD_TYPES))
+    records = (groups.where(F.col("recordType").isin(*TIMELINE_RECORD_TYPES))
                .select("key", "value", _ms(decoded).alias("timestamp"), *keep, "_order"))
     records = _changes_only(records, position, ["key", *scope])
     rank = []
@@ -149,7 +152,7 @@ def timeline_of(decoded: Any, source: str | None = None, exchanges: list[dict[st
             for r in records.toLocalIterator())
     commits = good.where(F.col("recordType").isin(0, 1) & ~F.col("tombstone")).withColumn("_ms", _ms(decoded))
     commits, aborted = settled_commits(decoded, commits)
-    counts = commit_counts(good, commits, scope)
+    counts = commit_counts(groups, commits, scope)
     return build_timeline(exchanges or [], offsets_rows=rows, commit_counts=counts,
                           topic_names={**(names or {}), **topic_names(commits)}, aborted_commits=aborted,
                           offsets_ordered=True)
@@ -179,10 +182,11 @@ def commit_counts(good: Any, commits: Any, scope: list[str]) -> list[CommitCount
                            F.when(F.col("tombstone"), F.lit(NO_GENERATION)).otherwise(generation).alias("_gen"))
                    .where(F.col("_gen").isNotNull()))
     timed = (F.col("_ms") >= 0) & (F.col("_ms") < F.lit(model.LAST_SECOND * 1000))
-    if generations.count() > BROADCAST_GENERATIONS:
+    few = generations.limit(BROADCAST_GENERATIONS + 1).collect()  # one pass: they are few, or the window
+    if len(few) > BROADCAST_GENERATIONS:
         in_force = _in_force_by_window(generations, commits, scope)
     else:
-        in_force = _in_force_by_stretch(generations, commits, scope)
+        in_force = _in_force_by_stretch(few, commits, scope)
     counted = (in_force.groupBy("groupId", F.col("_inForce").alias("generation"),
                                 F.when(timed, F.floor(F.col("_ms") / 1000)).alias("second"))
                .count().collect())
@@ -199,15 +203,16 @@ def _position(prefix: str = "") -> tuple[Any, Any]:
     return F.coalesce(F.col(f"{prefix}_at"), F.lit(BEFORE_ANY_OFFSET)), F.col(f"{prefix}_order")
 
 
-def _in_force_by_stretch(generations: Any, commits: Any, scope: list[str]) -> Any:
+def _in_force_by_stretch(generations: list[Any], commits: Any, scope: list[str]) -> Any:
     """Each commit with ``_inForce``: the stretches between one generation record and the next of its group
-    in its partition, built on the driver, broadcast, and joined on the group and partition."""
+    in its partition (``generations``: the rows, collected), built on the driver, broadcast, and joined on the
+    group and partition."""
     from pyspark.sql import functions as F
 
     spark = commits.sparkSession
     stretches: list[tuple[Any, ...]] = []
     points: dict[tuple[Any, ...], list[tuple[int, int, int]]] = {}
-    for r in generations.collect():
+    for r in generations:
         at = BEFORE_ANY_OFFSET if r["_at"] is None else r["_at"]
         points.setdefault(tuple(r[c] for c in (*scope, "groupId")), []).append((at, r["_order"], r["_gen"]))
     for where, marks in points.items():

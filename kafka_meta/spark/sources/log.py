@@ -2,12 +2,18 @@
 partition per segment file, rows shaped like Spark's Kafka source plus ``control``, ``producerId`` (the
 producer of a transactional batch, -1 otherwise) and ``_error``.
 
-Options: ``maxBatchBytes`` (bytes one batch may inflate to; a larger one is a damage row) and
-``fromOffset`` (skip the records before it). A damaged stretch of a segment is a row of its own with
-``_error`` naming the file, byte position and offsets, so the DataFrame shows it beside the records read
-around it; an empty file named outright is one such row saying it is empty (an empty file is no segment;
-a broker's empty active segment in a partition directory is read as the nothing it holds). Rows go to Spark
-as Arrow record batches, built column by column from the reader's records.
+Options: ``maxBatchBytes`` (bytes one batch may inflate to; a larger one is a damage row), ``fromOffset``
+(skip the records before it) and ``decodeOffsets``: ``all``, or the names of record types (``OffsetCommit,
+LegacyOffsetCommit``), to have each row decoded as ``__consumer_offsets`` record in the same pass, with the
+columns ``decode_offsets`` adds (only the named types' own columns, as its ``record_types``): what the
+``decode_offsets`` UDF gives on this source's rows, without sending every key and value from Spark back to
+Python a second time (a damage row keeps the reader's ``_error``).
+
+A damaged stretch of a segment is a row of its own with ``_error`` naming the file, byte position and
+offsets, so the DataFrame shows it beside the records read around it; an empty file named outright is one
+such row saying it is empty (an empty file is no segment; a broker's empty active segment in a partition
+directory is read as the nothing it holds). Rows go to Spark as Arrow record batches, built column by column
+from the reader's records.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 from pyspark.sql.datasource import DataSourceReader, InputPartition
 
 from kafka_meta.inputs import EMPTY, SEGMENT, classify
@@ -24,6 +31,7 @@ from kafka_meta.log import DEFAULT_LIMIT, Damage, LogError, Record, Segment, Seg
 from kafka_meta.log.compression import Inflater
 from kafka_meta.log.files import segment_bytes
 from kafka_meta.log.rows import transactional_producer
+from kafka_meta.spark.schema import ERROR_FIELD
 from kafka_meta.spark.sources.base import KafkaMetaSource, option_paths
 
 NAME = "kafka-meta-log"
@@ -125,6 +133,40 @@ def segments_of(paths: list[str]) -> list[Segment]:
     return segments
 
 
+DECODE_OPTION = "decodeOffsets"
+
+
+def decoded_types(options: Any) -> tuple[str, ...] | bool | None:
+    """What ``decodeOffsets`` asks for: False (not given), None (``all``: every type) or the types named."""
+    asked = options.get(DECODE_OPTION)
+    if asked is None or str(asked).strip().lower() in ("", "false"):
+        return False
+    if str(asked).strip().lower() in ("all", "true"):
+        return None
+    return tuple(name.strip() for name in str(asked).split(",") if name.strip())
+
+
+def decoded_arrow_schema(types: tuple[str, ...] | None) -> pa.Schema:
+    """The rows with ``decodeOffsets``: the reader's columns but ``_error``, then ``decode_offsets``' own."""
+    from kafka_meta.spark.offsets import record_columns
+
+    return pa.schema([*(f for f in ARROW_SCHEMA if f.name != ERROR_FIELD), *record_columns(types)])
+
+
+def decoded_batch(batch: pa.RecordBatch, types: tuple[str, ...] | None) -> pa.RecordBatch:
+    """A batch of the reader's rows with their records decoded (PERMISSIVE, as ``decode_offsets``' default):
+    one ``_error``, the reader's where it has one."""
+    from kafka_meta.spark.offsets import decode_batch
+
+    decoded = decode_batch(batch.column("key"), batch.column("value"), controls=batch.column("control"),
+                           record_types=types)
+    columns = dict(zip([f.name for f in decoded.type], decoded.flatten(), strict=True))
+    columns[ERROR_FIELD] = pc.coalesce(batch.column(ERROR_FIELD), columns[ERROR_FIELD])
+    schema = decoded_arrow_schema(types)
+    return pa.RecordBatch.from_arrays([batch.column(f.name) if f.name in batch.schema.names and f.name != ERROR_FIELD
+                                       else columns[f.name] for f in schema], schema=schema)
+
+
 class LogReader(DataSourceReader):
     def __init__(self, options: Any) -> None:
         self.paths = option_paths(options)
@@ -133,11 +175,21 @@ class LogReader(DataSourceReader):
         self.limit = int(options.get("maxBatchBytes", DEFAULT_LIMIT))
         start = options.get("fromOffset")
         self.from_offset = int(start) if start is not None else None
+        self.decode = decoded_types(options)
+
+    def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
+        batches = self.read_rows(partition)
+        if self.decode is False:
+            yield from batches
+            return
+        types = self.decode if isinstance(self.decode, tuple) else None
+        for batch in batches:
+            yield decoded_batch(batch, types)
 
     def partitions(self) -> list[InputPartition]:
         return [InputPartition((s.path, s.topic, s.partition)) for s in segments_of(self.paths)]
 
-    def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
+    def read_rows(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         segment = Segment(*partition.value)
         reader = SegmentReader(Inflater(self.limit), self.from_offset)
         columns = Columns(segment)
@@ -161,3 +213,13 @@ class LogDataSource(KafkaMetaSource):
     """Broker log segments: a segment file, a ``<topic>-<partition>`` directory or a log directory."""
 
     NAME, SCHEMA, READER = NAME, SCHEMA, LogReader
+
+    def schema(self) -> Any:
+        types = decoded_types(self.options)
+        if types is False:
+            return SCHEMA
+        from kafka_meta.spark.offsets import check_record_types
+        from kafka_meta.spark.schema import spark_type
+
+        check_record_types(types if isinstance(types, tuple) else None, f"{NAME} option {DECODE_OPTION}")
+        return spark_type(pa.struct(list(decoded_arrow_schema(types if isinstance(types, tuple) else None))))
