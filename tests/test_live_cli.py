@@ -143,6 +143,33 @@ def test_an_untrusted_certificate_is_said_as_such(tmp_path):
     assert str(said).startswith("the TLS certificate of h:9093 was not accepted: certificate verify failed: ")
 
 
+def test_what_stops_the_watch_and_what_it_waits_out():
+    """Refusals (a login, a certificate, a TLS handshake) stop the watch; kafka-python's other failures are
+    waited out, whatever words they use."""
+    import ssl
+
+    from kafka.errors import KafkaConnectionError, KafkaTimeoutError, SaslAuthenticationFailedError
+
+    from kafka_meta.live.client import Refused, Unreachable, _problem
+
+    certificate = ssl.SSLCertVerificationError(1, "certificate verify failed")
+    certificate.verify_message, certificate.reason = "self-signed certificate in certificate chain", None
+    said = {name: _problem(error, "h:9093") for name, error in {
+        "login": SaslAuthenticationFailedError("bad password"),  # said "[Error 58] SaslAuth...: bad password"
+        "certificate": certificate,
+        "handshake": ssl.SSLError(1, "[SSL: WRONG_VERSION_NUMBER] wrong version number"),
+        "no brokers": KafkaTimeoutError("Failed to update metadata after 60.0 secs."),
+        "connection": KafkaConnectionError("socket disconnected while reading the certificate"),
+    }.items()}
+    assert {name: type(verdict) for name, verdict in said.items()} == {
+        "login": Refused, "certificate": Refused, "handshake": Refused, "no brokers": Unreachable,
+        "connection": Unreachable}
+    assert str(said["login"]) == "h:9093 refused the login (SASL authentication failed): bad password"
+    assert "self-signed certificate in certificate chain" in str(said["certificate"])
+    assert str(said["connection"]) == ("h:9093 does not answer: KafkaConnectionError: socket disconnected while "
+                                       "reading the certificate")
+
+
 def test_no_answer_is_not_a_refusal():
     """Nothing listening: the probe cannot tell, and leaves the retrying to the watch."""
     import socket

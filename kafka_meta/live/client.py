@@ -58,8 +58,8 @@ def _problem(error: Exception, bootstrap: str) -> KafkaMetaError:
                        "(ssl.truststore.location must hold the authority that signed it)")
     if isinstance(error, ssl.SSLError):
         return Refused(f"the TLS handshake with {bootstrap} failed: {text}")
-    if "SSL" in type(error).__name__ or "certificate" in text.lower():
-        return Refused(f"{bootstrap} refused the connection: {text}")
+    # anything else may pass (a broker restarting, a network cut): a TLS or login refusal is found first, by
+    # the login probe's own handshake, before kafka-python connects
     return Unreachable(f"{bootstrap} does not answer: {text}")
 
 
