@@ -14,15 +14,13 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from kafka_meta.analysis.generations import holds_offsets_row, read_offsets_row, record_bytes
+from kafka_meta.analysis.generations import COMMITS, holds_offsets_row, read_offsets_row, record_bytes
 from kafka_meta.analysis.groups import GROUP_RECORD_TYPES, add_committed, analyze_groups
 from kafka_meta.analysis.report import ERROR_SAMPLES, Report
 from kafka_meta.api import decode, types
 from kafka_meta.errors import KafkaMetaError
 from kafka_meta.offsets.reader import decode_record
 from kafka_meta.offsets.records import ControlRecord, CoordinatorRecord, OffsetsRecord, UnknownRecord
-
-COMMIT_RECORD_TYPES = (0, 1)
 
 
 def take_inputs(report: Report, offsets: Iterable[Mapping[str, Any]] = (),
@@ -78,7 +76,7 @@ class RecordInventory:
             number = int.from_bytes(key[:2], "big", signed=True)
             if number in GROUP_RECORD_TYPES:
                 group_records.append(decode_record(key, value))
-            elif number in COMMIT_RECORD_TYPES and value is not None:
+            elif number in COMMITS and value is not None:
                 group = decode_record(key, None).group_id
                 if group is not None:
                     commits[group] += 1

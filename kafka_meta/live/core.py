@@ -14,13 +14,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from kafka_meta.analysis.generations import GENERATION_RECORD_TYPES, OffsetsTimeline
+from kafka_meta.analysis.generations import COMMITS, GENERATION_RECORD_TYPES, OffsetsTimeline
 from kafka_meta.analysis.timeline import GroupTimeline, Round
 from kafka_meta.live.events import CONNECTED, DISCONNECTED, PROBLEM, ROUND, STATE, Event, GroupDescription
 
 OFFSETS_TOPIC = "__consumer_offsets"
 RATE_WINDOW_S = 60  # the commit rate is over the last minute of the log's own clock
-COMMIT_RECORD_TYPES = (0, 1)
 
 
 @dataclass
@@ -126,7 +125,7 @@ class LiveTimeline:
             self.clock = max(self.clock, timestamp_ms // 1000)
         if not group or not self.wanted(group):
             return []
-        if number in COMMIT_RECORD_TYPES and getattr(record, "value", None) is not None:
+        if number in COMMITS and getattr(record, "value", None) is not None:
             self.commits[group] += 1
             self.rates.setdefault(group, CommitRate()).add(
                 timestamp_ms // 1000 if timestamp_ms is not None and timestamp_ms >= 0 else self.clock)

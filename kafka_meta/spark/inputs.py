@@ -188,7 +188,7 @@ def read_log(spark: Any, paths: list[str], decode: bool = False,
     reads it, with ``decode_offsets``' columns (of ``record_types``, when given)."""
     from pyspark.sql import functions as F
 
-    from kafka_meta.spark.offsets import record_columns
+    from kafka_meta.spark.offsets import added_columns
     from kafka_meta.spark.sources import register
     from kafka_meta.spark.sources.log import DECODE_OPTION
 
@@ -197,7 +197,7 @@ def read_log(spark: Any, paths: list[str], decode: bool = False,
     if decode:
         reader = reader.option(DECODE_OPTION, ",".join(record_types) if record_types is not None else "all")
     df = reader.load(paths)
-    decoded = [f.name for f in record_columns(record_types) if f.name != "_error"] if decode else []
+    decoded = added_columns(record_types) if decode else []
     # the cluster's TopicRecords (frame version 1, apiKey 2: the value's first two bytes) name the topics that
     # KIP-848, share and streams group records give by id; one per topic, picked out on the executors from the
     # metadata log's own segments (found on the driver: reading every segment for them would be a pass over
@@ -249,18 +249,21 @@ def read_inputs(spark: Any, names: list[str], fmt: str = "auto", bootstrap_serve
 
     from kafka_meta.spark.offsets import decode_offsets
 
+    def decoded(inputs: Inputs) -> Inputs:
+        if decode and inputs.offsets is not None:
+            control = "control" if "control" in inputs.offsets.columns else None
+            inputs.offsets = decode_offsets(inputs.offsets, control=control, record_types=record_types)
+        return inputs
+
     inputs_planned, unreadable = planned or plan(names, fmt)
     merged = Inputs(unreadable=list(unreadable))
     for item in inputs_planned:
         if item.kafka:
-            parts = [read_kafka(spark, item.name, bootstrap_servers)]
-        else:
-            parts = [read_log(spark, paths, decode, record_types) if kind == SEGMENT  # decoded as it is read
-                     else spark_reader(kind)(spark, paths) for kind, paths in item.by_kind.items()]
+            parts = [decoded(read_kafka(spark, item.name, bootstrap_servers))]
+        else:  # a log is decoded by its source as it is read; the other kinds by decode_offsets
+            parts = [read_log(spark, paths, decode, record_types) if kind == SEGMENT
+                     else decoded(spark_reader(kind)(spark, paths)) for kind, paths in item.by_kind.items()]
         for inputs in parts:
-            if decode and inputs.offsets is not None and "recordType" not in inputs.offsets.columns:
-                control = "control" if "control" in inputs.offsets.columns else None
-                inputs.offsets = decode_offsets(inputs.offsets, control=control, record_types=record_types)
             if inputs.offsets is not None:
                 inputs.offsets = inputs.offsets.withColumn("_source", F.lit(item.name))
             if inputs.blobs is not None and "_source" not in inputs.blobs.columns:  # a bad payload says its input

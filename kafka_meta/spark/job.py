@@ -20,11 +20,12 @@ from typing import Any
 
 from kafka_meta.analysis import Report, analyze_groups, render_text
 from kafka_meta.analysis.assemble import build_timeline
+from kafka_meta.analysis.generations import COMMITS
 from kafka_meta.analysis.groups import GROUP_RECORD_TYPES, add_committed
 from kafka_meta.analysis.report import ERROR_SAMPLES
 from kafka_meta.errors import InputError, KafkaMetaError
 from kafka_meta.metadata_log import topic_names
-from kafka_meta.offsets import decode_record
+from kafka_meta.offsets import catalog, decode_record
 from kafka_meta.spark.inputs import FORMATS, Inputs, plan, read_inputs
 from kafka_meta.spark.timeline import (
     READ_ORDER,
@@ -58,7 +59,8 @@ class Progress:
         self.out(f"[{time.perf_counter() - self.started:6.1f}s] {what}")
 
 
-COMMIT_TYPES = ("LegacyOffsetCommit", "OffsetCommit")  # almost every record of a real log: typed in offsets/
+# the offset commits, almost every record of a real log: typed in offsets/, the other records in groups/
+COMMIT_TYPES = tuple(catalog()[number].name for number in COMMITS)
 
 
 def in_groups(offsets: Any) -> Any:
@@ -66,7 +68,7 @@ def in_groups(offsets: Any) -> Any:
     that decoded (not damage, control records, unknown types or records that did not decode)."""
     from pyspark.sql import functions as F
 
-    kept = (F.col("recordType").isNotNull() & ~F.col("recordType").isin(0, 1) & ~F.col("unknown")
+    kept = (F.col("recordType").isNotNull() & ~F.col("recordType").isin(*COMMITS) & ~F.col("unknown")
             & F.col("_error").isNull())
     return F.coalesce(kept, F.lit(False))
 
@@ -84,7 +86,7 @@ def analyze_offsets(offsets: Any, output: str, report: Report, progress: Progres
     """``offsets``: the records as :func:`read_inputs` gives them decoded, typed as commits (COMMIT_TYPES)."""
     from pyspark.sql import functions as F
 
-    from kafka_meta.spark.offsets import decode_offsets, explode_members, record_columns
+    from kafka_meta.spark.offsets import added_columns, decode_offsets, explode_members
 
     progress.step("decoding __consumer_offsets records")
     # every record is decoded once on its way to offsets/ (by the log source as it reads, or by decode_offsets),
@@ -97,7 +99,7 @@ def analyze_offsets(offsets: Any, output: str, report: Report, progress: Progres
     offsets.withColumn(READ_ORDER, F.monotonically_increasing_id()).write.mode("overwrite").parquet(path)
     progress.step(f"wrote {path}; decoding the group records into {output}/groups")
     written = offsets.sparkSession.read.parquet(path)
-    typed = set(record_columns(COMMIT_TYPES).names) - {"_error"}  # the reader's _error: none on these rows
+    typed = set(added_columns(COMMIT_TYPES))  # _error stays: the reader's, none on these rows
     decode_offsets(written.where(in_groups(written)).select(*(c for c in written.columns if c not in typed)),
                    control="control").write.mode("overwrite").parquet(f"{output}/groups")
     progress.step(f"wrote {output}/groups; exploding group members")
@@ -135,7 +137,7 @@ def analyze_offsets(offsets: Any, output: str, report: Report, progress: Progres
             report.records[row.recordName] += row.n
         report.tombstones += row.tombstones or 0
         report.read_forward += row.forward or 0
-    commits = (per_key.where(~F.col("bad") & F.col("recordType").isin(0, 1) & ~F.col("control"))
+    commits = (per_key.where(~F.col("bad") & F.col("recordType").isin(*COMMITS) & ~F.col("control"))
                .select("_newest.*").where(~F.col("tombstone")).groupBy("groupId").count().collect())
     per_key.unpersist()
     # in the order the keys were first read, as the readers without Spark give them (a group's members)
@@ -143,9 +145,9 @@ def analyze_offsets(offsets: Any, output: str, report: Report, progress: Progres
                   .agg(F.max_by("value", order).alias("value"), F.min(READ_ORDER).alias("_first")).collect(),
                   key=lambda r: r._first)
     records = [decode_record(bytes(r.key), None if r.value is None else bytes(r.value)) for r in rows]
-    report.damage += listed(decoded.where(F.col("key").isNull() & F.col("_error").isNotNull()).select("_error"))
-    report.error_samples += [r._error for r in decoded.where(bad & F.col("key").isNotNull())
-                             .select("_error").limit(ERROR_SAMPLES).collect()]
+    report.damage += listed(decoded.where(damaged).select("_error"))
+    report.error_samples += [r._error for r in decoded.where(bad & ~damaged).select("_error").limit(ERROR_SAMPLES)
+                             .collect()]
     report.groups = analyze_groups(records)
     add_committed(report.groups, {row.groupId: row["count"] for row in commits})
     report.groups = dict(sorted(report.groups.items()))

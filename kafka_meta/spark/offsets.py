@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from kafka_meta.api import types
 from kafka_meta.codec.registry import REGISTRY
@@ -90,6 +91,12 @@ def record_columns(record_types: tuple[str, ...] | None = None) -> pa.StructType
     if record_types is not None:
         return pa.struct([*fields, *(f for f in _nests() if MEMBERS_OF[f.name] in record_types)])
     return pa.struct([*fields, *_nests()])
+
+
+def added_columns(record_types: tuple[str, ...] | None = None) -> list[str]:
+    """The columns decoding adds beside a row's own, but ``_error``: a reader's rows may have one already, and
+    the decoded row keeps one (see :func:`decode_batch`)."""
+    return [name for name in record_columns(record_types).names if name != ERROR_FIELD]
 
 
 def _nests() -> list[pa.Field]:
@@ -202,9 +209,23 @@ def header_row(number: int, name: str, group: str | None, retired: bool, key: di
 
 
 def decode_batch(keys: pa.Array, values: pa.Array, mode: str = PERMISSIVE, strict: bool = False,
-                 controls: pa.Array | None = None, record_types: tuple[str, ...] | None = None) -> pa.Array:
+                 controls: pa.Array | None = None, record_types: tuple[str, ...] | None = None,
+                 read_errors: pa.Array | None = None) -> pa.Array:
     """A batch of records as rows of :func:`record_columns`: record types with one layout and no nest go
-    columnar (:mod:`kafka_meta.spark.offsets_columnar`), the others through :func:`decode_rows`' rows."""
+    columnar (:mod:`kafka_meta.spark.offsets_columnar`), the others through :func:`decode_rows`' rows.
+
+    ``read_errors``: the reader's own damage per row (the log source's ``_error``). Where there is one it is
+    the row's one ``_error``: it is the first thing that went wrong, and a damage row has no record to read."""
+    decoded = _decoded(keys, values, mode, strict, controls, record_types)
+    if read_errors is None:
+        return decoded
+    children = [pc.coalesce(read_errors.cast(pa.string()), child) if f.name == ERROR_FIELD else child
+                for f, child in zip(decoded.type, decoded.flatten(), strict=True)]
+    return pa.StructArray.from_arrays(children, fields=list(decoded.type))
+
+
+def _decoded(keys: pa.Array, values: pa.Array, mode: str, strict: bool, controls: pa.Array | None,
+             record_types: tuple[str, ...] | None) -> pa.StructArray:
     flags = np.zeros(len(keys), bool)
     if controls is not None:
         flags = controls.cast(pa.bool_()).fill_null(False).to_numpy(zero_copy_only=False)
@@ -308,19 +329,15 @@ def decode_offsets(df: Any, key: str = "key", value: str = "value", options: dic
     typed = None if record_types is None else tuple(record_types)
     check_record_types(typed, "decode_offsets")
 
-    def decode(keys: pa.Array, values: pa.Array, controls: pa.Array) -> pa.Array:
-        return decode_batch(keys, values, mode, strict, controls, typed)
+    def decode(keys: pa.Array, values: pa.Array, controls: pa.Array, read_errors: pa.Array) -> pa.Array:
+        return decode_batch(keys, values, mode, strict, controls, typed, read_errors)
 
     udf = arrow_udf(decode, spark_type(record_columns(typed)))
     flags = F.col(control).cast("boolean") if control else F.lit(False)
-    read_error = None
-    if ERROR_FIELD in df.columns:  # a reader's own damage column (the log source's): one _error, the first
-        read_error = f"{ERROR_FIELD}_read"
-        df = df.withColumnRenamed(ERROR_FIELD, read_error)
-    decoded = df.withColumn(RESULT, udf(F.col(key), F.col(value), flags)).select("*", f"{RESULT}.*").drop(RESULT)
-    if read_error is None:
-        return decoded
-    return decoded.withColumn(ERROR_FIELD, F.coalesce(F.col(read_error), F.col(ERROR_FIELD))).drop(read_error)
+    # a reader's own damage column (the log source's) goes in, and comes out as the rows' one _error
+    read_errors = F.col(ERROR_FIELD).cast("string") if ERROR_FIELD in df.columns else F.lit(None).cast("string")
+    decoded = df.withColumn(RESULT, udf(F.col(key), F.col(value), flags, read_errors))
+    return decoded.drop(ERROR_FIELD).select("*", f"{RESULT}.*").drop(RESULT)
 
 
 def explode_members(df: Any) -> Any:

@@ -22,7 +22,7 @@ from typing import Any
 from kafka_meta.analysis import timeline as model
 from kafka_meta.analysis.assemble import Timeline, build_timeline
 from kafka_meta.analysis.epochs import topic_id
-from kafka_meta.analysis.generations import GENERATION_RECORD_TYPES, TIMELINE_RECORD_TYPES, CommitCount
+from kafka_meta.analysis.generations import COMMITS, GENERATION_RECORD_TYPES, TIMELINE_RECORD_TYPES, CommitCount
 from kafka_meta.analysis.report import Report
 from kafka_meta.analysis.rounds import GROUP_APIS
 from kafka_meta.spark.bodies import body_value
@@ -131,9 +131,9 @@ def timeline_of(decoded: Any, source: str | None = None, exchanges: list[dict[st
 
     if READ_ORDER not in decoded.columns:  # numbered here unless the job numbered the rows as it read them
         decoded = decoded.withColumn(READ_ORDER, F.monotonically_increasing_id())
-    good = decoded.where(F.col("_error").isNull() & ~F.col("unknown") & ~F.col("control"))
-    groups = good if group_records is None else group_records.where(
-        F.col("_error").isNull() & ~F.col("unknown") & ~F.col("control"))
+    decoded_fine = F.col("_error").isNull() & ~F.col("unknown") & ~F.col("control")
+    good = decoded.where(decoded_fine)
+    groups = good if group_records is None else group_records.where(decoded_fine)
     scope = [c for c in SCOPE if c in decoded.columns]
     position = [*(["offset"] if "offset" in decoded.columns else []), "_order"]
     keep = [c for c in (*SCOPE, "offset", "_file") if c in decoded.columns]
@@ -150,7 +150,7 @@ def timeline_of(decoded: Any, source: str | None = None, exchanges: list[dict[st
     rows = ({"key": bytes(r.key), "value": None if r.value is None else bytes(r.value), "timestamp": r.timestamp,
              **{c: r[c] for c in keep}, "_file": _place(r, keep, source)}
             for r in records.toLocalIterator())
-    commits = good.where(F.col("recordType").isin(0, 1) & ~F.col("tombstone")).withColumn("_ms", _ms(decoded))
+    commits = good.where(F.col("recordType").isin(*COMMITS) & ~F.col("tombstone")).withColumn("_ms", _ms(decoded))
     commits, aborted = settled_commits(decoded, commits)
     counts = commit_counts(groups, commits, scope)
     return build_timeline(exchanges or [], offsets_rows=rows, commit_counts=counts,

@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from functools import cache
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.compute as pc
 from pyspark.sql.datasource import DataSourceReader, InputPartition
 
 from kafka_meta.inputs import EMPTY, SEGMENT, classify
@@ -136,16 +136,17 @@ def segments_of(paths: list[str]) -> list[Segment]:
 DECODE_OPTION = "decodeOffsets"
 
 
-def decoded_types(options: Any) -> tuple[str, ...] | bool | None:
-    """What ``decodeOffsets`` asks for: False (not given), None (``all``: every type) or the types named."""
-    asked = options.get(DECODE_OPTION)
-    if asked is None or str(asked).strip().lower() in ("", "false"):
-        return False
-    if str(asked).strip().lower() in ("all", "true"):
-        return None
-    return tuple(name.strip() for name in str(asked).split(",") if name.strip())
+def decode_option(options: Any) -> tuple[bool, tuple[str, ...] | None]:
+    """What ``decodeOffsets`` asks for: whether to decode, and the record types to type (None: all)."""
+    asked = str(options.get(DECODE_OPTION) or "").strip()
+    if asked.lower() in ("", "false"):
+        return False, None
+    if asked.lower() in ("all", "true"):
+        return True, None
+    return True, tuple(name.strip() for name in asked.split(",") if name.strip())
 
 
+@cache
 def decoded_arrow_schema(types: tuple[str, ...] | None) -> pa.Schema:
     """The rows with ``decodeOffsets``: the reader's columns but ``_error``, then ``decode_offsets``' own."""
     from kafka_meta.spark.offsets import record_columns
@@ -154,17 +155,13 @@ def decoded_arrow_schema(types: tuple[str, ...] | None) -> pa.Schema:
 
 
 def decoded_batch(batch: pa.RecordBatch, types: tuple[str, ...] | None) -> pa.RecordBatch:
-    """A batch of the reader's rows with their records decoded (PERMISSIVE, as ``decode_offsets``' default):
-    one ``_error``, the reader's where it has one."""
+    """A batch of the reader's rows with their records decoded (PERMISSIVE, as ``decode_offsets``' default)."""
     from kafka_meta.spark.offsets import decode_batch
 
     decoded = decode_batch(batch.column("key"), batch.column("value"), controls=batch.column("control"),
-                           record_types=types)
-    columns = dict(zip([f.name for f in decoded.type], decoded.flatten(), strict=True))
-    columns[ERROR_FIELD] = pc.coalesce(batch.column(ERROR_FIELD), columns[ERROR_FIELD])
-    schema = decoded_arrow_schema(types)
-    return pa.RecordBatch.from_arrays([batch.column(f.name) if f.name in batch.schema.names and f.name != ERROR_FIELD
-                                       else columns[f.name] for f in schema], schema=schema)
+                           record_types=types, read_errors=batch.column(ERROR_FIELD))
+    own = [batch.column(f.name) for f in ARROW_SCHEMA if f.name != ERROR_FIELD]
+    return pa.RecordBatch.from_arrays([*own, *decoded.flatten()], schema=decoded_arrow_schema(types))
 
 
 class LogReader(DataSourceReader):
@@ -175,16 +172,15 @@ class LogReader(DataSourceReader):
         self.limit = int(options.get("maxBatchBytes", DEFAULT_LIMIT))
         start = options.get("fromOffset")
         self.from_offset = int(start) if start is not None else None
-        self.decode = decoded_types(options)
+        self.decode, self.types = decode_option(options)
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         batches = self.read_rows(partition)
-        if self.decode is False:
+        if not self.decode:
             yield from batches
             return
-        types = self.decode if isinstance(self.decode, tuple) else None
         for batch in batches:
-            yield decoded_batch(batch, types)
+            yield decoded_batch(batch, self.types)
 
     def partitions(self) -> list[InputPartition]:
         return [InputPartition((s.path, s.topic, s.partition)) for s in segments_of(self.paths)]
@@ -215,11 +211,11 @@ class LogDataSource(KafkaMetaSource):
     NAME, SCHEMA, READER = NAME, SCHEMA, LogReader
 
     def schema(self) -> Any:
-        types = decoded_types(self.options)
-        if types is False:
+        decode, types = decode_option(self.options)
+        if not decode:
             return SCHEMA
         from kafka_meta.spark.offsets import check_record_types
         from kafka_meta.spark.schema import spark_type
 
-        check_record_types(types if isinstance(types, tuple) else None, f"{NAME} option {DECODE_OPTION}")
-        return spark_type(pa.struct(list(decoded_arrow_schema(types if isinstance(types, tuple) else None))))
+        check_record_types(types, f"{NAME} option {DECODE_OPTION}")
+        return spark_type(pa.struct(list(decoded_arrow_schema(types))))
