@@ -58,3 +58,30 @@ def test_report_on_a_log_directory(spark, tmp_path):
     offsets = spark.read.parquet(str(tmp_path / "offsets"))
     assert offsets.count() == len(rows)  # rows in = rows out, damage included
     assert "_damage" not in offsets.columns
+
+
+def test_the_python_workers_write_what_sparks_writer_writes(spark, tmp_path):
+    """A log's offsets/ and groups/ are written by the Python workers as they read (kafka_meta.spark.
+    offsets_writer), for a local output; elsewhere by Spark's writer. Both hold the same rows, columns and
+    numbering, and the report is the same: over two inputs, damage, transaction markers, group records of
+    every kind, and a segment of another internal topic (no rows)."""
+    import shutil
+
+    more = tmp_path / "more"
+    shutil.copytree(LOGS / "__consumer_offsets-2", more / "__consumer_offsets-2")
+    shutil.copytree(LOGS / "__consumer_offsets-1", more / "__transaction_state-0")
+    inputs = [str(LOGS), str(more)]
+    direct = run(spark, inputs, output=str(tmp_path / "direct"), progress=Progress(lambda _: None))
+    by_spark = run(spark, inputs, output=f"file://{tmp_path}/spark", progress=Progress(lambda _: None))
+    assert not (tmp_path / "direct" / "offsets" / "_SUCCESS").exists()  # not Spark's writer
+    assert (tmp_path / "spark" / "offsets" / "_SUCCESS").exists()
+    assert {**direct.to_json(), "output": None} == {**by_spark.to_json(), "output": None}
+    assert sum(direct.records.values()) > 100 and direct.damage and direct.groups
+    for table in ("offsets", "groups", "members"):
+        ours = spark.read.parquet(str(tmp_path / "direct" / table))
+        theirs = spark.read.parquet(str(tmp_path / "spark" / table))
+        assert ours.schema == theirs.schema, table
+        assert ours.count() == theirs.count() > 0, table
+        assert ours.exceptAll(theirs).count() == 0 and theirs.exceptAll(ours).count() == 0, table
+    numbers = [r._order for r in spark.read.parquet(str(tmp_path / "direct" / "offsets")).select("_order").collect()]
+    assert len(set(numbers)) == len(numbers)

@@ -12,6 +12,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import sys
 import time
 from collections.abc import Callable
@@ -26,7 +27,9 @@ from kafka_meta.analysis.report import ERROR_SAMPLES
 from kafka_meta.errors import InputError, KafkaMetaError
 from kafka_meta.metadata_log import topic_names
 from kafka_meta.offsets import catalog, decode_record
-from kafka_meta.spark.inputs import FORMATS, Inputs, plan, read_inputs
+from kafka_meta.spark.inputs import FORMATS, SEGMENT, Inputs, Planned, plan, read_inputs
+from kafka_meta.spark.offsets_writer import NEWEST, LogInput, direct_write, write_offsets
+from kafka_meta.spark.tallies import committed_per_group, spark_counts, spark_newest
 from kafka_meta.spark.timeline import (
     READ_ORDER,
     capture_exchanges,
@@ -81,9 +84,19 @@ def read_decoded(spark: Any, output: str) -> Any:
     return offsets.where(~in_groups(offsets)).unionByName(groups, allowMissingColumns=True)
 
 
+def log_inputs(planned: list[Planned]) -> list[LogInput] | None:
+    """The inputs as broker logs, when every one is (nothing else to read among them), else None."""
+    if not planned or any(item.kafka or set(item.by_kind) != {SEGMENT} for item in planned):
+        return None
+    return [LogInput(item.name, item.by_kind[SEGMENT]) for item in planned]
+
+
 def analyze_offsets(offsets: Any, output: str, report: Report, progress: Progress, source: str | None = None,
-                    exchanges: list[dict[str, Any]] | None = None, names: dict[str, str] | None = None) -> None:
-    """``offsets``: the records as :func:`read_inputs` gives them decoded, typed as commits (COMMIT_TYPES)."""
+                    exchanges: list[dict[str, Any]] | None = None, names: dict[str, str] | None = None,
+                    logs: list[LogInput] | None = None) -> None:
+    """``offsets``: the records as :func:`read_inputs` gives them decoded, typed as commits (COMMIT_TYPES);
+    ``logs``: the same inputs as broker logs, when they all are and the Python workers can write ``output``
+    themselves (:mod:`kafka_meta.spark.offsets_writer`: the same rows, without Spark's writer)."""
     from pyspark.sql import functions as F
 
     from kafka_meta.spark.offsets import added_columns, decode_offsets, explode_members
@@ -93,39 +106,36 @@ def analyze_offsets(offsets: Any, output: str, report: Report, progress: Progres
     # with its position as read (READ_ORDER: the timeline's log order for rows without an offset) and the
     # columns every record has, typed as a commit (what almost every record of a real log is): a row of all 24
     # record types' columns cost Parquet as much as the decoding. The other records (a rebalance's few) are
-    # decoded again from their bytes there, into groups/ with every type's columns; the later steps read back
-    # only the columns they need, and the reader's rows are never held
-    path = f"{output}/offsets"
-    offsets.withColumn(READ_ORDER, F.monotonically_increasing_id()).write.mode("overwrite").parquet(path)
-    progress.step(f"wrote {path}; decoding the group records into {output}/groups")
-    written = offsets.sparkSession.read.parquet(path)
-    typed = set(added_columns(COMMIT_TYPES))  # _error stays: the reader's, none on these rows
-    decode_offsets(written.where(in_groups(written)).select(*(c for c in written.columns if c not in typed)),
-                   control="control").write.mode("overwrite").parquet(f"{output}/groups")
-    progress.step(f"wrote {output}/groups; exploding group members")
-    groups = offsets.sparkSession.read.parquet(f"{output}/groups")
+    # decoded again from their bytes, into groups/ with every type's columns: by the Python workers as they
+    # write, for logs, else from offsets/. The later steps read back only the columns they need, and the
+    # reader's rows are never held
+    path, spark = f"{output}/offsets", offsets.sparkSession
+    if logs is not None:  # the Python workers write both tables as they read, and tally (spark.tallies)
+        counts = write_offsets(spark, logs, output, COMMIT_TYPES, READ_ORDER, COMMITS)
+    else:
+        offsets.withColumn(READ_ORDER, F.monotonically_increasing_id()).write.mode("overwrite").parquet(path)
+        progress.step(f"wrote {path}; decoding the group records into {output}/groups")
+        written = spark.read.parquet(path)
+        typed = set(added_columns(COMMIT_TYPES))  # _error stays: the reader's, none on these rows
+        decode_offsets(written.where(in_groups(written)).select(*(c for c in written.columns if c not in typed)),
+                       control="control").write.mode("overwrite").parquet(f"{output}/groups")
+    progress.step("exploding group members")
+    groups = spark.read.parquet(f"{output}/groups")
     explode_members(groups.where(F.col("recordType") == 2)).write.mode("overwrite").parquet(f"{output}/members")
-    decoded = report_columns(read_decoded(offsets.sparkSession, output))
+    decoded = report_columns(read_decoded(spark, output))
     group_records = report_columns(groups)  # the records the group state and the timeline read: a few
+    order = F.col("offset") if "offset" in decoded.columns else F.col(READ_ORDER)
 
     progress.step("counting, and finding the latest record of each key")
-    # one aggregate per key (combined before the shuffle, not a sort of every record by key) gives both: the
-    # counts add up its groups (a key's type, name and kind are the same on all its rows but for damage), and
-    # the newest of a key's records that decoded is its latest. The commits' values are not read: a commit
-    # counts for its group unless its newest record is a tombstone; the group records' newest values come from
-    # groups/, which holds every group record that decoded
-    bad, control = F.col("_error").isNotNull(), F.coalesce(F.col("control"), F.lit(False))
-    damaged = F.col("key").isNull() & bad  # a reader's damage: no record at all
-    order = F.col("offset") if "offset" in decoded.columns else F.col(READ_ORDER)
-    per_key = (decoded.groupBy("key", "recordName", "recordType", "unknown", control.alias("control"),
-                               bad.alias("bad"), damaged.alias("damaged"))
-               .agg(F.count(F.lit(1)).alias("n"), F.sum(F.col("tombstone").cast("int")).alias("tombstones"),
-                    F.sum(F.col("readForward").cast("int")).alias("forward"),
-                    F.max_by(F.struct("tombstone", "groupId"), order).alias("_newest"))
-               .cache())
-    for row in per_key.groupBy("recordName", "recordType", "unknown", "bad", "damaged").agg(
-            F.sum("n").alias("n"), F.sum("tombstones").alias("tombstones"), F.sum("forward").alias("forward")
-    ).collect():
+    # the counts by type and each commit key's newest record (kafka_meta.spark.tallies): tallied by the
+    # workers as they wrote a log, else two aggregates over the Parquet, each combined before its shuffle. The
+    # commits' values are not read; the group records' newest values come from groups/, which holds every
+    # group record that decoded
+    if logs is None:
+        counts, newest = spark_counts(decoded), spark_newest(decoded, order)
+    else:
+        newest = spark.read.parquet(f"{output}/{NEWEST}")
+    for row in counts:
         if row.damaged:
             continue  # listed with its place below, as the readers without Spark list it
         if row.bad:
@@ -137,19 +147,21 @@ def analyze_offsets(offsets: Any, output: str, report: Report, progress: Progres
             report.records[row.recordName] += row.n
         report.tombstones += row.tombstones or 0
         report.read_forward += row.forward or 0
-    commits = (per_key.where(~F.col("bad") & F.col("recordType").isin(*COMMITS) & ~F.col("control"))
-               .select("_newest.*").where(~F.col("tombstone")).groupBy("groupId").count().collect())
-    per_key.unpersist()
+    committed = committed_per_group(newest)
+    if logs is not None:
+        shutil.rmtree(f"{output}/{NEWEST}", ignore_errors=True)
     # in the order the keys were first read, as the readers without Spark give them (a group's members)
     rows = sorted(group_records.where(F.col("recordType").isin(*GROUP_RECORD_TYPES)).groupBy("key")
                   .agg(F.max_by("value", order).alias("value"), F.min(READ_ORDER).alias("_first")).collect(),
                   key=lambda r: r._first)
     records = [decode_record(bytes(r.key), None if r.value is None else bytes(r.value)) for r in rows]
+    bad = F.col("_error").isNotNull()
+    damaged = F.col("key").isNull() & bad  # a reader's damage: no record at all
     report.damage += listed(decoded.where(damaged).select("_error"))
     report.error_samples += [r._error for r in decoded.where(bad & ~damaged).select("_error").limit(ERROR_SAMPLES)
                              .collect()]
     report.groups = analyze_groups(records)
-    add_committed(report.groups, {row.groupId: row["count"] for row in commits})
+    add_committed(report.groups, committed)
     report.groups = dict(sorted(report.groups.items()))
     progress.step("building the rebalance timeline")
     report.timeline = timeline_of(decoded, source, exchanges, names, group_records)
@@ -217,7 +229,10 @@ def run(spark: Any, source: str | list[str], fmt: str = "auto", output: str = "k
     source = ", ".join(sources)
     progress = progress or Progress()
     progress.step(f"Spark master {spark.sparkContext.master}; reading {source}")
-    inputs: Inputs = read_inputs(spark, sources, fmt, bootstrap_servers, decode=True, record_types=COMMIT_TYPES)
+    planned = plan(sources, fmt)
+    inputs: Inputs = read_inputs(spark, sources, fmt, bootstrap_servers, planned, decode=True,
+                                 record_types=COMMIT_TYPES)
+    logs = log_inputs(planned[0]) if direct_write(spark, output) else None
     report = Report(output=output, unreadable=[str(u) for u in inputs.unreadable])
     exchanges: list[dict[str, Any]] = []
     if captures:
@@ -233,7 +248,7 @@ def run(spark: Any, source: str | list[str], fmt: str = "auto", output: str = "k
         analyze_exchanges(inputs.exchanges, output, report, progress)
     if inputs.offsets is not None:
         names = topic_names([row.asDict() for row in inputs.topics.collect()]) if inputs.topics is not None else {}
-        analyze_offsets(inputs.offsets, output, report, progress, source, exchanges, names)
+        analyze_offsets(inputs.offsets, output, report, progress, source, exchanges, names, logs)
     elif exchanges:
         report.timeline = build_timeline(exchanges)
     if inputs.blobs is not None:

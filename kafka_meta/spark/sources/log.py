@@ -186,23 +186,29 @@ class LogReader(DataSourceReader):
         return [InputPartition((s.path, s.topic, s.partition)) for s in segments_of(self.paths)]
 
     def read_rows(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
-        segment = Segment(*partition.value)
-        reader = SegmentReader(Inflater(self.limit), self.from_offset)
-        columns = Columns(segment)
-        if segment.path in self.paths and segment.size == 0:  # named outright: say it is empty, as every verb does
-            columns.add_damage(f"{segment.path}: {EMPTY}")
-            yield columns.batch()
-            return
-        with segment_bytes(segment) as data:
-            for item in reader.batches(data):
-                if type(item) is tuple:
-                    columns.add_records(item[1], transactional_producer(item[0]))
-                else:
-                    columns.add_damage(item)
-                if len(columns) >= ROWS_PER_BATCH:
-                    yield columns.batch()
-        if len(columns):
-            yield columns.batch()
+        return segment_rows(Segment(*partition.value), self.paths, self.limit, self.from_offset)
+
+
+def segment_rows(segment: Segment, named: list[str], limit: int = DEFAULT_LIMIT,
+                 from_offset: int | None = None) -> Iterator[pa.RecordBatch]:
+    """The rows of one segment as Arrow record batches of :data:`ARROW_SCHEMA` (``named``: the paths the
+    user gave, so an empty file named outright is said to be empty)."""
+    reader = SegmentReader(Inflater(limit), from_offset)
+    columns = Columns(segment)
+    if segment.path in named and segment.size == 0:  # named outright: say it is empty, as every verb does
+        columns.add_damage(f"{segment.path}: {EMPTY}")
+        yield columns.batch()
+        return
+    with segment_bytes(segment) as data:
+        for item in reader.batches(data):
+            if type(item) is tuple:
+                columns.add_records(item[1], transactional_producer(item[0]))
+            else:
+                columns.add_damage(item)
+            if len(columns) >= ROWS_PER_BATCH:
+                yield columns.batch()
+    if len(columns):
+        yield columns.batch()
 
 
 class LogDataSource(KafkaMetaSource):
