@@ -12,10 +12,11 @@ size asked for, so the keys repeat as they do in a real topic and compaction's n
 to find.
 
 The job runs in this process, as ``kafka-meta analyze DIR`` runs it (the same session settings and the same
-``run`` and ``write_report``), timed step by step: Spark start, then each step of the job (reading, decoding
-and writing the offsets as Parquet happen in one Spark action, so ``--breakdown`` first times reading alone
-and reading decoded into Spark's ``noop`` sink, in the same session, to split that action), the
-members Parquet, the counts, the newest record per key, the timeline and the report files. Peak memory is the
+``run`` and ``write_report``), timed step by step: Spark start, then each step of the job (the Python workers
+read, decode, write ``offsets/`` and ``groups/`` and tally the counts in one Spark action, so ``--breakdown``
+first times the same tasks reading alone and reading and decoding, writing nothing, in the same session, to
+split that action), the members Parquet, the counts and the newest record per key, the timeline and the
+report files. Peak memory is the
 kernel's high-water mark (``VmHWM``) of the Python driver, the JVM and each Python worker. The last line is
 ``analyze: N records in T s, R records/s`` (Spark start included, the breakdown passes not).
 """
@@ -33,6 +34,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -183,11 +185,11 @@ class Steps:
         print(f"  {line}", file=sys.stderr, flush=True)
 
 
-STAGE_NAMES = (("Spark master", "read, decode and write the offsets as Parquet"),
-               ("decoding __consumer_offsets records", "read, decode and write the offsets as Parquet"),
-               ("decoding the group records", "groups Parquet (the group records decoded again)"),
-               ("exploding group members", "members Parquet"),
-               ("counting, and finding the latest record", "counts and the newest record per key (one aggregate)"),
+STAGE_NAMES = (("Spark master", "read, decode, write offsets/ and groups/, tally"),
+               ("decoding __consumer_offsets records", "read, decode, write offsets/ and groups/, tally"),
+               ("decoding the group records", "groups/ (the group records decoded again)"),
+               ("exploding group members", "members/"),
+               ("counting, and finding the latest record", "counts and the newest record per key"),
                ("building the rebalance timeline", "timeline"))
 
 
@@ -196,21 +198,32 @@ def _stage(step: str) -> str:
 
 
 def breakdown(spark: object, directory: Path) -> tuple[float, float]:
-    """Seconds to read the log (every column, into the noop sink), and to read it decoded as the job does (the
-    log source decoding each record as it reads it, typed as commits)."""
+    """Seconds to read the log, and to read and decode it, as the job's writing tasks do (one Spark task per
+    segment, in the Python workers) but writing nothing: what is left of the job's step is Parquet and tallies."""
     from kafka_meta.spark.job import COMMIT_TYPES
-    from kafka_meta.spark.sources import register
-    from kafka_meta.spark.sources.log import DECODE_OPTION
+    from kafka_meta.spark.offsets_writer import LogInput, segment_tasks
+    from kafka_meta.spark.sources.log import decoded_batch, segment_rows
 
-    register(spark)
-    read = spark.read.format("kafka-meta-log")  # type: ignore[attr-defined]
-    start = time.perf_counter()
-    read.load(str(directory)).write.format("noop").mode("overwrite").save()
-    read_s = time.perf_counter() - start
-    start = time.perf_counter()
-    read.option(DECODE_OPTION, ",".join(COMMIT_TYPES)).load(str(directory)).write.format("noop").mode(
-        "overwrite").save()
-    return read_s, time.perf_counter() - start
+    tasks = segment_tasks([LogInput(str(directory), [str(directory)])])
+
+    def passes(decode: bool) -> float:
+        def run_tasks(batches: Iterator[Any]) -> Iterator[Any]:
+            import pyarrow as pa
+
+            from kafka_meta.log import Segment
+
+            for batch in batches:
+                for index in batch.column(0).to_pylist():
+                    task, rows = tasks[index], 0
+                    for rows_read in segment_rows(Segment(task.path, task.topic, task.partition), []):
+                        rows += (decoded_batch(rows_read, COMMIT_TYPES) if decode else rows_read).num_rows
+                    yield pa.RecordBatch.from_pydict({"rows": [rows]})
+
+        start = time.perf_counter()
+        spark.range(0, len(tasks), 1, len(tasks)).mapInArrow(run_tasks, "rows long").collect()  # type: ignore
+        return time.perf_counter() - start
+
+    return passes(False), passes(True)
 
 
 def main() -> None:
@@ -260,7 +273,7 @@ def main() -> None:
                 read_s, decode_s = split
                 print(f"  {'of which reading (alone, noop sink)':<46} {read_s:8.1f}")
                 print(f"  {'of which decoding (read and decode, less reading)':<46} {decode_s - read_s:8.1f}")
-                print(f"  {'of which Parquet and caching (the rest)':<46} {seconds - decode_s:8.1f}")
+                print(f"  {'of which Parquet and tallies (the rest)':<46} {seconds - decode_s:8.1f}")
         print("\npeak resident memory")
         for role, peaks in sorted(memory.by_role().items()):
             shown = ", ".join(f"{p / 2**20:.0f}" for p in sorted(peaks, reverse=True)[:8])

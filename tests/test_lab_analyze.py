@@ -119,3 +119,18 @@ def test_settled_epochs_are_what_kafkas_admin_client_described(report):
             assert got == _described(event), (event["group"], event["group_epoch"])
             checked += 1
     assert checked >= 10
+
+
+def test_spark_writer_gives_the_same_report(report, spark, tmp_path):
+    """The report above came from tables the Python workers wrote as they read the broker's logs
+    (kafka_meta.spark.offsets_writer); Spark's own writer (a URL output) gives the same report."""
+    from kafka_meta.spark.inputs import plan
+    from kafka_meta.spark.job import Progress, log_inputs, run
+
+    doc, paths = report
+    inputs = [str(p / part) for p in paths for part in ("capture.pcapng", "kafka-logs")]
+    assert log_inputs(plan(inputs)[0]) is not None  # the captures give exchanges: the logs are all the records
+    by_spark = run(spark, inputs, output=f"file://{tmp_path}/out", progress=Progress(lambda _: None))
+    assert (tmp_path / "out" / "offsets" / "_SUCCESS").exists()  # Spark's writer wrote this one
+    theirs = json.loads(json.dumps(by_spark.to_json()))
+    assert {**theirs, "output": None} == {**doc, "output": None}

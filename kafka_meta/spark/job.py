@@ -27,7 +27,7 @@ from kafka_meta.analysis.report import ERROR_SAMPLES
 from kafka_meta.errors import InputError, KafkaMetaError
 from kafka_meta.metadata_log import topic_names
 from kafka_meta.offsets import catalog, decode_record
-from kafka_meta.spark.inputs import FORMATS, SEGMENT, Inputs, Planned, plan, read_inputs
+from kafka_meta.spark.inputs import CAPTURE, FORMATS, SEGMENT, Inputs, Planned, plan, read_inputs
 from kafka_meta.spark.offsets_writer import NEWEST, LogInput, direct_write, write_offsets
 from kafka_meta.spark.tallies import committed_per_group, spark_counts, spark_newest
 from kafka_meta.spark.timeline import (
@@ -85,10 +85,12 @@ def read_decoded(spark: Any, output: str) -> Any:
 
 
 def log_inputs(planned: list[Planned]) -> list[LogInput] | None:
-    """The inputs as broker logs, when every one is (nothing else to read among them), else None."""
-    if not planned or any(item.kafka or set(item.by_kind) != {SEGMENT} for item in planned):
+    """The inputs of ``__consumer_offsets`` records as broker logs, when every one is (packet captures beside
+    them give exchanges, not records), else None."""
+    if any(item.kafka or not set(item.by_kind) <= {SEGMENT, CAPTURE} for item in planned):
         return None
-    return [LogInput(item.name, item.by_kind[SEGMENT]) for item in planned]
+    logs = [LogInput(item.name, item.by_kind[SEGMENT]) for item in planned if SEGMENT in item.by_kind]
+    return logs or None
 
 
 def analyze_offsets(offsets: Any, output: str, report: Report, progress: Progress, source: str | None = None,
