@@ -28,10 +28,11 @@ from kafka_meta.errors import InputError, KafkaMetaError
 from kafka_meta.metadata_log import topic_names
 from kafka_meta.offsets import catalog, decode_record
 from kafka_meta.spark.inputs import CAPTURE, FORMATS, SEGMENT, Inputs, Planned, plan, read_inputs
-from kafka_meta.spark.offsets_writer import NEWEST, LogInput, direct_write, write_offsets
+from kafka_meta.spark.offsets_writer import NEWEST, RUNS, TALLIES, TOPICS, LogInput, direct_write, write_offsets
 from kafka_meta.spark.tallies import committed_per_group, spark_counts, spark_newest
 from kafka_meta.spark.timeline import (
     READ_ORDER,
+    Tallied,
     capture_exchanges,
     group_exchanges,
     report_columns,
@@ -133,10 +134,12 @@ def analyze_offsets(offsets: Any, output: str, report: Report, progress: Progres
     # workers as they wrote a log, else two aggregates over the Parquet, each combined before its shuffle. The
     # commits' values are not read; the group records' newest values come from groups/, which holds every
     # group record that decoded
+    tallied = None
     if logs is None:
         counts, newest = spark_counts(decoded), spark_newest(decoded, order)
     else:
         newest = spark.read.parquet(f"{output}/{NEWEST}")
+        tallied = Tallied(spark.read.parquet(f"{output}/{RUNS}"), read_topics(f"{output}/{TOPICS}"))
     for row in counts:
         if row.damaged:
             continue  # listed with its place below, as the readers without Spark list it
@@ -150,8 +153,6 @@ def analyze_offsets(offsets: Any, output: str, report: Report, progress: Progres
         report.tombstones += row.tombstones or 0
         report.read_forward += row.forward or 0
     committed = committed_per_group(newest)
-    if logs is not None:
-        shutil.rmtree(f"{output}/{NEWEST}", ignore_errors=True)
     # in the order the keys were first read, as the readers without Spark give them (a group's members)
     rows = sorted(group_records.where(F.col("recordType").isin(*GROUP_RECORD_TYPES)).groupBy("key")
                   .agg(F.max_by("value", order).alias("value"), F.min(READ_ORDER).alias("_first")).collect(),
@@ -166,7 +167,16 @@ def analyze_offsets(offsets: Any, output: str, report: Report, progress: Progres
     add_committed(report.groups, committed)
     report.groups = dict(sorted(report.groups.items()))
     progress.step("building the rebalance timeline")
-    report.timeline = timeline_of(decoded, source, exchanges, names, group_records)
+    report.timeline = timeline_of(decoded, source, exchanges, names, group_records, tallied)
+    shutil.rmtree(f"{output}/{TALLIES}", ignore_errors=True)
+
+
+def read_topics(path: str) -> dict[str, str]:
+    """The topic names the writing tasks tallied (a handful of rows per segment)."""
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(path)
+    return dict(zip(table.column("id").to_pylist(), table.column("name").to_pylist(), strict=True))
 
 
 def analyze_blobs(blobs: Any, output: str, report: Report, progress: Progress) -> None:

@@ -19,11 +19,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from kafka_meta.analysis.generations import COMMITS
+from kafka_meta.analysis.timeline import LAST_SECOND
 from kafka_meta.spark.schema import ERROR_FIELD
+from kafka_meta.spark.timeline import READ_ORDER, WEIGHT
 
 COUNT_KEYS = ("recordName", "recordType", "unknown", "bad", "damaged")
 COUNTS_SCHEMA = pa.schema([("recordName", pa.string()), ("recordType", pa.int32()), ("unknown", pa.bool_()),
@@ -99,3 +102,69 @@ def committed_per_group(newest: Any) -> dict[str, int]:
     rows = (newest.groupBy("key", "groupId").agg(F.max("newest").alias("newest"))
             .where(F.col("newest") % 2 == 0).groupBy("groupId").count().collect())
     return {row.groupId: row["count"] for row in rows}
+
+
+# ------------------------------------------------------------------ the timeline's commits, in runs
+RUNS_SCHEMA = pa.schema([("_source", pa.string()), ("topic", pa.string()), ("partition", pa.int32()),
+                         ("groupId", pa.string()), ("producerId", pa.int64()), ("offset", pa.int64()),
+                         (READ_ORDER, pa.int64()), ("timestamp", pa.timestamp("us", tz="UTC")),
+                         (WEIGHT, pa.int64())])
+TOPICS_SCHEMA = pa.schema([("id", pa.string()), ("name", pa.string())])
+RUN_KEYS = ["_source", "topic", "partition", "groupId", "producerId", "second", "run"]
+
+
+def arrow_runs(decoded: pa.RecordBatch, rows: dict[str, pa.Array], group_rows: pa.Array,
+               first_run: int) -> tuple[pa.Table, int]:
+    """The commits of a batch the timeline counts (decoded, no tombstone, no marker), as runs: one row per
+    group, second and stretch of the log between two group records (``group_rows``; ``first_run``: the
+    stretch the batch starts in), weighing as many commits (``_n``), at the place of its first. No group
+    record lies inside a run, so each of its commits has the generation in force at its first: counted as
+    one row, they count as they would one by one. A transaction's commit stays a row of its own (it takes
+    effect at its marker). Returns the runs and the stretch the next batch starts in."""
+    bad, _, control = _flags(decoded)
+    tombstone = pc.fill_null(decoded.column("tombstone"), False)
+    commit = pc.is_in(decoded.column("recordType"), pa.array(COMMITS, pa.int32()))
+    kept = pc.fill_null(pc.and_(pc.and_(commit, pc.invert(bad)), pc.and_(pc.invert(control),
+                                                                          pc.invert(tombstone))), False)
+    boundaries = np.cumsum(group_rows.to_numpy(zero_copy_only=False).astype(np.int64))
+    run = first_run + boundaries
+    order = rows[READ_ORDER]
+    transactional = pc.greater_equal(rows["producerId"], 0)
+    run = pc.if_else(transactional, pc.negate(pc.add(order, 1)), pa.array(run))  # a row of its own
+    ms = pc.divide(pc.cast(rows["timestamp"], pa.int64()), 1000)
+    timed = pc.and_(pc.greater_equal(ms, 0), pc.less(ms, LAST_SECOND * 1000))
+    second = pc.if_else(timed, pc.divide(ms, 1000), pa.scalar(None, pa.int64()))
+    table = pa.table({"_source": rows["_source"], "topic": rows["topic"], "partition": rows["partition"],
+                      "groupId": decoded.column("groupId"), "producerId": rows["producerId"], "second": second,
+                      "run": run, "offset": rows["offset"], READ_ORDER: order, "timestamp": rows["timestamp"],
+                      WEIGHT: pa.array(np.ones(len(order), np.int64))}).filter(kept)
+    return combine_runs(table, final=False), first_run + int(boundaries[-1]) if len(boundaries) else first_run
+
+
+def combine_runs(table: pa.Table, final: bool = True) -> pa.Table:
+    """Runs of the same group, second and stretch as one, weighing their sum, at the place of the first."""
+    grouped = table.group_by(RUN_KEYS, use_threads=False).aggregate(
+        [(WEIGHT, "sum"), ("offset", "min"), (READ_ORDER, "min"), ("timestamp", "min")])
+    grouped = grouped.rename_columns([name.rsplit("_", 1)[0] if name.endswith(("_sum", "_min")) else name
+                                      for name in grouped.column_names])
+    return grouped.select(RUNS_SCHEMA.names).cast(RUNS_SCHEMA) if final else grouped
+
+
+def arrow_topics(decoded: pa.RecordBatch) -> dict[str, str]:
+    """Topic id (as the column holds it) -> name, as the commits that decoded give them (Kafka 4.1+ writes
+    both); the timeline's ``topic_names`` on Arrow."""
+    if "offsetCommit" not in decoded.schema.names:
+        return {}
+    bad, _, control = _flags(decoded)
+    commit = decoded.column("offsetCommit")
+    ids = pc.struct_field(commit, ["value", "topicId"])
+    names = pc.struct_field(commit, ["key", "topic"])
+    kept = pc.fill_null(pc.and_(pc.and_(pc.invert(bad), pc.invert(control)),
+                                pc.and_(pc.is_valid(ids), pc.invert(pc.fill_null(decoded.column("tombstone"),
+                                                                                False)))), False)
+    pairs = pa.table({"id": ids, "name": names}).filter(kept)
+    if not pairs.num_rows:
+        return {}
+    unique = pairs.group_by(["id", "name"], use_threads=False).aggregate([])
+    return {i: n for i, n in zip(unique.column("id").to_pylist(), unique.column("name").to_pylist(),
+                                        strict=True) if n}

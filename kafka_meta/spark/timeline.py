@@ -17,6 +17,7 @@ by the builder's own rule (:func:`kafka_meta.analysis.generations.add_commit_cou
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from kafka_meta.analysis import timeline as model
@@ -39,6 +40,7 @@ NO_GENERATION = -(1 << 40)  # a generation record's tombstone (the group deleted
 TOPIC_COLUMNS = ("offsetCommit.value.topicId", "offsetCommit.key.topic")
 # the flat columns the report's steps read (counting, the newest record per key, the timeline)
 READ_ORDER = "_order"  # a row's position as read: inputs in the order given, each file's rows in file order
+WEIGHT = "_n"  # how many commits a row of commits stands for: 1, or a run's (kafka_meta.spark.tallies)
 REPORT_COLUMNS = ("key", "value", "timestamp", "topic", "partition", "offset", "_source", "_file", "control",
                   "producerId", "recordType", "recordName", "groupId", "tombstone", "readForward", "unknown",
                   "_error", READ_ORDER)
@@ -120,12 +122,24 @@ def group_exchanges(df: Any) -> tuple[list[dict[str, Any]], list[str]]:
     return exchanges, problems
 
 
+@dataclass
+class Tallied:
+    """What the Python workers tallied of the commits as they wrote a log (kafka_meta.spark.tallies): the
+    commits the timeline counts, in runs (a DataFrame), and the topic names the commits give (id -> name)."""
+
+    runs: Any
+    topics: dict[str, str]
+
+
 def timeline_of(decoded: Any, source: str | None = None, exchanges: list[dict[str, Any]] | None = None,
-                names: dict[str, str] | None = None, group_records: Any = None) -> Timeline:
+                names: dict[str, str] | None = None, group_records: Any = None,
+                tallied: Tallied | None = None) -> Timeline:
     """The timeline of ``decode_offsets`` output (rows in; only group records and commit counts come out),
     with captured exchanges when there are some; ``names`` (topic id -> name, from the cluster's metadata log)
     adds to the names the commits give. ``group_records``: the same rows' group records that decoded (the
-    analyze job's ``groups/``, numbered as ``decoded`` is), read instead of picking them out of every row."""
+    analyze job's ``groups/``, numbered as ``decoded`` is), read instead of picking them out of every row.
+    ``tallied``: the same rows' commits as the workers that wrote them tallied them, read instead of every
+    commit."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
@@ -150,11 +164,17 @@ def timeline_of(decoded: Any, source: str | None = None, exchanges: list[dict[st
     rows = ({"key": bytes(r.key), "value": None if r.value is None else bytes(r.value), "timestamp": r.timestamp,
              **{c: r[c] for c in keep}, "_file": _place(r, keep, source)}
             for r in records.toLocalIterator())
-    commits = good.where(F.col("recordType").isin(*COMMITS) & ~F.col("tombstone")).withColumn("_ms", _ms(decoded))
+    if tallied is None:
+        commits = (good.where(F.col("recordType").isin(*COMMITS) & ~F.col("tombstone"))
+                   .withColumn("_ms", _ms(decoded)).withColumn(WEIGHT, F.lit(1).cast("long")))
+        named = topic_names(commits)
+    else:
+        commits = tallied.runs.withColumn("_ms", _ms(tallied.runs))
+        named = {topic_id(i): name for i, name in tallied.topics.items()}
     commits, aborted = settled_commits(decoded, commits)
     counts = commit_counts(groups, commits, scope)
     return build_timeline(exchanges or [], offsets_rows=rows, commit_counts=counts,
-                          topic_names={**(names or {}), **topic_names(commits)}, aborted_commits=aborted,
+                          topic_names={**(names or {}), **named}, aborted_commits=aborted,
                           offsets_ordered=True)
 
 
@@ -189,7 +209,7 @@ def commit_counts(good: Any, commits: Any, scope: list[str]) -> list[CommitCount
         in_force = _in_force_by_stretch(few, commits, scope)
     counted = (in_force.groupBy("groupId", F.col("_inForce").alias("generation"),
                                 F.when(timed, F.floor(F.col("_ms") / 1000)).alias("second"))
-               .count().collect())
+               .agg(F.sum(WEIGHT).alias("count")).collect())
     return [(r.groupId, r.generation, None if r.second is None else float(r.second), r["count"]) for r in counted]
 
 
@@ -244,8 +264,9 @@ def _in_force_by_window(generations: Any, commits: Any, scope: list[str]) -> Any
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    written = commits.select(*scope, "groupId", "_at", "_order", F.lit(None).cast("long").alias("_gen"), "_ms")
-    marks = generations.withColumn("_ms", F.lit(None).cast("long"))
+    written = commits.select(*scope, "groupId", "_at", "_order", F.lit(None).cast("long").alias("_gen"), "_ms",
+                             WEIGHT)
+    marks = generations.withColumn("_ms", F.lit(None).cast("long")).withColumn(WEIGHT, F.lit(None).cast("long"))
     in_log_order = (Window.partitionBy(*scope, "groupId").orderBy("_at", "_order")
                     .rowsBetween(Window.unboundedPreceding, Window.currentRow))
     last = F.last("_gen", ignorenulls=True).over(in_log_order)
@@ -290,7 +311,7 @@ def settled_commits(decoded: Any, commits: Any) -> tuple[Any, dict[str, int]]:
                           .over(ahead))
               .where(F.col("_marker").isNull()))
     aborted = {r.groupId: r["count"] for r in judged.where(F.col("_outcome") == "control ABORT")
-               .groupBy("groupId").count().collect() if r.groupId}
+               .groupBy("groupId").agg(F.sum(WEIGHT).alias("count")).collect() if r.groupId}
     kept = judged.where(F.col("_outcome") == "control COMMIT").select(*plain.columns)
     return plain.unionByName(kept), aborted
 
