@@ -33,12 +33,12 @@ def decode(type_name: str, data: bytes, *, version: int | None = None, strict: b
     Kafka's readers tolerate: versions newer than known, unknown tagged fields, trailing bytes.
     Raises :class:`~kafka_meta.errors.DecodeError` for anything unreadable.
     """
-    return REGISTRY.get(type_name).decode(data, version=version, strict=strict)
+    return REGISTRY.get(type_name).decode(data, version, strict)  # positional: the cheaper call, on every decode
 
 
 def decode_plain(type_name: str, data: bytes, *, version: int | None = None, strict: bool = False) -> tuple[Any, int]:
     """The bulk path: plain Python values (dicts and lists) and the wire version, without models."""
-    return REGISTRY.get(type_name).decode_plain(data, version=version, strict=strict)
+    return REGISTRY.get(type_name).decode_plain(data, version, strict)
 
 
 def encode(message: Any, version: int | None = None, *, type_name: str | None = None) -> bytes:

@@ -69,6 +69,12 @@ class MessageFormat:
         self._probe: ProbeCodec | None = None
         # whole-message decoders (framing and every known body in one function), by (mode, version, strictness)
         self._message_decoders: dict[tuple[str, int | None, bool], Callable] = {}
+        # the optimistic whole-message readers of decode and read_plain (see _reader): of the version on the wire,
+        # once made, and of the known versions asked for
+        self._typed_reader: Callable | None = None
+        self._plain_reader: Callable | None = None
+        self._typed_readers: dict[int, Callable] = {}
+        self._plain_readers: dict[int, Callable] = {}
         # compiled codecs by layout version, one table per (direction, value mode, strictness)
         self._codecs: dict[tuple[str, str, bool], dict[int, Callable]] = {}
         self._plain = self._table("d", PLAIN.name, False)  # the bulk path's table, looked up on every call
@@ -128,7 +134,8 @@ class MessageFormat:
         twin.name = name or self.name
         self.models  # noqa: B018 - build once, shared by both
         twin._models, twin._typed, twin._probe = self._models, self._typed, None
-        twin._message_decoders = {}  # they read the framing
+        twin._message_decoders, twin._typed_readers, twin._plain_readers = {}, {}, {}  # they read the framing
+        twin._typed_reader = twin._plain_reader = None
         return twin
 
     def _table(self, direction: str, mode: str, strict: bool) -> dict[int, Callable]:
@@ -166,21 +173,69 @@ class MessageFormat:
 
     def _compile_message_decoder(self, mode: ValueMode, version: int | None, strict: bool) -> Callable:
         em = DecodeEmitter(base_namespace(strict), mode, strict)
+        self._emit_message(em, mode, version, strict)
+        source = em.source("def decode_message(buf):", "    return result, wv, pos")
+        return load_function(source, em.namespace, "decode_message", f"{mode.name} message decoder {self.name}")
+
+    def _emit_message(self, em: DecodeEmitter, mode: ValueMode, version: int | None, strict: bool) -> None:
+        """Source reading the whole message in ``buf`` into ``result``, ``wv`` and ``pos`` (returning None for a
+        version probe): the framing, every known body, the trailing rule. A message read by another decoder (a
+        version newer than known) gets the emitter's ``message_state`` set afterwards."""
         em.line("blen = len(buf)")
         self.emit_header(em, version, strict)
         keyword = "if"
         for layout in self.versions:
             with em.block(f"{keyword} lv == {layout}:"):
-                em.decode(self.construct(layout), "result")
+                em.message_root = root = self.construct(layout)
+                em.decode(root, "result")
+            if em.message_state and em.message_root is root:  # a message without its version: never silently
+                raise TypeError(f"{mode.name} values of {self.name} v{layout} do not build the message's state")
             keyword = "elif"
+        em.message_root = None
         with em.block("elif lv is None:"):
             em.line("return None")
         with em.block("else:"):
             newer = em.const(lambda layout: self.decoder_in(mode, layout, strict), "_newer")
             em.line(f"result, pos = {newer}(lv)(buf, pos, blen)")
+            if em.message_state:
+                em.line("private = result.__pydantic_private__")
+                em.line(*(f"private[{name!r}] = {expr}" for name, expr in em.message_state.items()))
+        em.end_check()
         self.emit_trailing_check(em, strict)
-        source = em.source("def decode_message(buf):", "    return result, wv, pos")
-        return load_function(source, em.namespace, "decode_message", f"{mode.name} message decoder {self.name}")
+
+    def _reader(self, typed: bool, version: int | None) -> Callable:
+        """The optimistic reader of :meth:`decode` (``typed``) or :meth:`read_plain`: ``fn(buf)`` giving what
+        they return for bytes that fit, read leniently, or None (a version probe); it raises for anything else,
+        including what lenient reading would still accept (see ``DecodeEmitter``), and then they take the
+        careful path, which reads it or explains why not. One per version asked for: None (the version on the
+        wire) and the known ones; anything else, such as a newer version, or True (equal to 1 as a key), takes
+        the careful path, so no input grows the table."""
+        if version is None:
+            fn = self._typed_reader if typed else self._plain_reader
+            if fn is None:
+                fn = self._compile_reader(typed, None)
+                if typed:
+                    self._typed_reader = fn
+                else:
+                    self._plain_reader = fn
+            return fn
+        if type(version) is not int or version not in self.versions:
+            return _no_reader
+        readers = self._typed_readers if typed else self._plain_readers
+        fn = readers.get(version)
+        if fn is None:
+            fn = readers[version] = self._compile_reader(typed, version)
+        return fn
+
+    def _compile_reader(self, typed: bool, version: int | None) -> Callable:
+        mode = self._mode(typed)
+        em = DecodeEmitter(base_namespace(False), mode, False, optimistic=True)
+        if typed:  # the message's private state, as the careful path sets it (the body's end is the final pos)
+            em.message_state = {"_version": "wv", "_trailing": "buf[pos:]"}
+        self._emit_message(em, mode, version, False)
+        footer = "    return result" if typed else "    return result, wv, blen - pos"
+        source = em.source("def read(buf):", footer)
+        return load_function(source, em.namespace, "read", f"optimistic {mode.name} reader {self.name}")
 
     def layout_slot(self, layout: int) -> int:
         """Which compiled codecs serve ``layout``: its own, or for every version newer than known one shared
@@ -239,16 +294,12 @@ class MessageFormat:
     def decode(self, data: bytes, version: int | None = None, strict: bool = False, explain: bool = True) -> Message:
         """A typed message (see :meth:`decode_body` for ``explain``)."""
         buf = data if type(data) is bytes else as_bytes(data, self.name)
-        if not strict:  # the common case in one generated call: framing, body, trailing rule
+        if not strict:  # the common case in one generated call: framing, body, trailing rule, private state
             try:
-                found = self.message_decoder_in(self._mode(True), version)(buf)
-            except Exception:  # noqa: BLE001 - explained below by the reader that locates failures
-                found = None
-            if found is not None:
-                message, wire, end = found
-                private = message.__pydantic_private__
-                private["_version"] = wire
-                private["_trailing"] = buf[end:]
+                message = ((version is None and self._typed_reader) or self._reader(True, version))(buf)
+            except Exception:  # noqa: BLE001 - read again below, by the readers that accept or locate it
+                message = None
+            if message is not None:
                 return message
         header = self.framing.read(buf, self.versions, version, self.name, strict)
         if header.layout_version is None:
@@ -271,6 +322,13 @@ class MessageFormat:
                    explain: bool = True) -> tuple[Any, int, int]:
         """:meth:`decode_plain`, also saying how many bytes followed the body (kept, as Kafka's readers do)."""
         buf = data if type(data) is bytes else as_bytes(data, self.name)
+        if not strict:  # as in decode: the common case in one generated call
+            try:
+                found = ((version is None and self._plain_reader) or self._reader(False, version))(buf)
+            except Exception:  # noqa: BLE001 - read again below, by the readers that accept or locate it
+                found = None
+            if found is not None:
+                return found
         header = self.framing.read(buf, self.versions, version, self.name, strict)
         if header.layout_version is None:
             value, end = self.probe.plain(buf, header)
@@ -356,6 +414,11 @@ class SpecFormat(MessageFormat):
 
     def make_models(self) -> ModelSet:
         return ModelSet(self.spec, kafka_type=self.name, root_base=self.model_base)
+
+
+def _no_reader(buf: bytes) -> None:
+    """The optimistic reader of a version that has none: the careful path reads every such message."""
+    return None
 
 
 def as_bytes(data: Any, type_name: str) -> bytes:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Optional
 
 from pydantic import AliasChoices, BaseModel, Field, StrictBool, StrictFloat, StrictStr, create_model
@@ -19,7 +19,7 @@ from pydantic_core import PydanticUndefined
 from kafka_meta.models.base import KafkaModel, Message, UnknownTaggedField
 from kafka_meta.models.values import KafkaBytes, KafkaUuid, int_type
 from kafka_meta.spec.model import EMPTY_STRUCT, FieldSpec, FieldType, MessageSpec, StructSpec
-from kafka_meta.wire.codegen import UNKNOWN_KEY, CodeWriter, ValueMode, load_function
+from kafka_meta.wire.codegen import UNKNOWN_KEY, CodeWriter, DecodeEmitter, ValueMode, load_function
 from kafka_meta.wire.primitives import INT_BOUNDS
 
 UNKNOWN_FIELD = "unknown_tagged_fields"
@@ -32,6 +32,13 @@ _SET_DICT = vars(BaseModel)["__dict__"].__set__
 _SET_FIELDS_SET = vars(BaseModel)["__pydantic_fields_set__"].__set__
 _SET_EXTRA = vars(BaseModel)["__pydantic_extra__"].__set__
 _SET_PRIVATE = vars(BaseModel)["__pydantic_private__"].__set__
+
+
+# What a generated constructor's source refers to, by these names (see fast_maker and TypedMode.emit_struct).
+_SLOT_SETTERS: dict[str, Any] = {
+    "_m_new": object.__new__, "_m_dict": _SET_DICT, "_m_fields": _SET_FIELDS_SET, "_m_extra": _SET_EXTRA,
+    "_m_private": _SET_PRIVATE,
+}
 
 
 def fast_maker(cls: type[KafkaModel]) -> Callable[[dict[str, Any]], KafkaModel]:
@@ -47,32 +54,46 @@ def fast_maker(cls: type[KafkaModel]) -> Callable[[dict[str, Any]], KafkaModel]:
     slots set through their descriptors; about 30% less per instance than setting them by name with a
     copied frozenset. What remains is what every instance needs: the object, its dict, its own
     ``__pydantic_fields_set__`` (pydantic adds to it on assignment, so instances cannot share one) and the
-    extra and private slots.
+    extra and private slots. Generated decoders write the same statements inline (:meth:`TypedMode.emit_struct`).
     """
-    names = list(cls.model_fields)
-    fields = "{" + ", ".join(map(repr, names)) + "}" if names else "set()"
-    namespace: dict[str, Any] = {
-        "_new": object.__new__, "_cls": cls, "_set_dict": _SET_DICT, "_set_fields": _SET_FIELDS_SET,
-        "_set_extra": _SET_EXTRA, "_set_private": _SET_PRIVATE,
-    }
-    private = cls.__private_attributes__
-    if not private:
-        private_expr = "None"
-    elif all(attr.default_factory is None and _is_literal(attr.default) for attr in private.values()):
-        private_expr = "{" + ", ".join(f"{name!r}: {attr.default!r}" for name, attr in private.items()) + "}"
-    else:  # factories, or defaults that are no literals: made per instance as pydantic makes them
+    namespace: dict[str, Any] = {"_cls": cls, **_SLOT_SETTERS}
+    private_expr = literal_private(cls)
+    if private_expr is None:  # factories, or defaults that are no literals: made per instance as pydantic makes them
         namespace["_private"] = _private_defaults(cls)
         private_expr = "_private(values)"
     source = "\n".join((
         "def make(values):",
-        "    m = _new(_cls)",
-        "    _set_dict(m, values)",
-        f"    _set_fields(m, {fields})",
-        "    _set_extra(m, None)",
-        f"    _set_private(m, {private_expr})",
+        "    " + construction("m", "_cls", "values", fields_display(cls), private_expr),
         "    return m",
     )) + "\n"
     return load_function(source, namespace, "make", f"constructor {cls.__qualname__}")
+
+
+def construction(target: str, cls_name: str, values_expr: str, fields_expr: str, private_expr: str) -> str:
+    """One line of source leaving in ``target`` a new instance of the class named ``cls_name`` whose
+    ``__dict__`` is ``values_expr`` (names from :data:`_SLOT_SETTERS`)."""
+    return (f"{target} = _m_new({cls_name}); _m_dict({target}, {values_expr}); "
+            f"_m_fields({target}, {fields_expr}); _m_extra({target}, None); _m_private({target}, {private_expr})")
+
+
+def fields_display(cls: type[KafkaModel]) -> str:
+    """Source making a new set of every field name of ``cls`` (each instance needs its own)."""
+    names = list(cls.model_fields)
+    return "{" + ", ".join(map(repr, names)) + "}" if names else "set()"
+
+
+def literal_private(cls: type[KafkaModel], given: Mapping[str, str] | None = None) -> str | None:
+    """Source of the private attributes of a new instance of ``cls``: ``None`` when it has none, a dict display
+    when their defaults are literals (``given``: source expressions of some of them instead of their defaults);
+    None (no source) when they take a factory or a default of another kind."""
+    private = cls.__private_attributes__
+    if not private:
+        return "None"
+    given = given or {}
+    if all(attr.default_factory is None and _is_literal(attr.default) for attr in private.values()):
+        items = (f"{name!r}: {given.get(name, repr(attr.default))}" for name, attr in private.items())
+        return "{" + ", ".join(items) + "}"
+    return None
 
 
 def _private_defaults(cls: type[KafkaModel]) -> Callable[[dict[str, Any]], dict[str, Any]]:
@@ -193,8 +214,26 @@ class TypedMode(ValueMode):
 
     def make_struct(self, em: CodeWriter, struct: Any, items: list[tuple[str, str]]) -> str:
         make = em.const(self.maker(struct.shape.name), "_mk")
-        body = ", ".join(f"{(UNKNOWN_FIELD if k == UNKNOWN_KEY else k)!r}: {v}" for k, v in items)
-        return f"{make}({{{body}}})"
+        return f"{make}({_values_display(items)})"
+
+    def emit_struct(self, em: CodeWriter, struct: Any, items: list[tuple[str, str]], target: str) -> None:
+        """The statements of :func:`fast_maker`'s constructor, written where the struct is read: one call
+        less per instance, which counts in a message of many small structs (private defaults that are no
+        literals still go through the constructor). The message's own state (see ``DecodeEmitter``) is
+        built with its private attributes."""
+        cls = self.models.class_for(struct.shape.name)
+        state: dict[str, str] = {}
+        if isinstance(em, DecodeEmitter) and struct is em.message_root:
+            state, em.message_root = em.message_state, None  # built here: the format checks that it was
+        private_expr = literal_private(cls, state)
+        if private_expr is None:
+            super().emit_struct(em, struct, items, target)
+            for name, expr in state.items():
+                em.line(f"{target}.__pydantic_private__[{name!r}] = {expr}")
+            return
+        for name, value in _SLOT_SETTERS.items():
+            em.namespace.setdefault(name, value)
+        em.line(construction(target, em.const(cls, "_cls"), _values_display(items), fields_display(cls), private_expr))
 
     def make_uuid(self, em: CodeWriter, bytes_expr: str) -> str:
         return f"{em.const(_uuid_from_bytes, '_uuid')}({bytes_expr})"
@@ -226,6 +265,12 @@ class TypedMode(ValueMode):
 
     def unknown_pairs(self, expr: str) -> str:
         return f"[(_u.tag, _u.data) for _u in {expr}]"
+
+
+def _values_display(items: list[tuple[str, str]]) -> str:
+    """Source of a decoded struct's ``__dict__``: a dict display of its fields' expressions."""
+    body = ", ".join(f"{(UNKNOWN_FIELD if k == UNKNOWN_KEY else k)!r}: {v}" for k, v in items)
+    return f"{{{body}}}"
 
 
 def to_plain(value: Any) -> Any:

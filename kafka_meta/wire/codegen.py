@@ -13,6 +13,7 @@ decoding use) and *typed* values (pydantic models), selected by a :class:`ValueM
 
 from __future__ import annotations
 
+import functools
 import struct
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -111,8 +112,10 @@ class ValueMode:
 
     def make_string(self, em: CodeWriter, bytes_expr: str) -> str:
         """A string from its UTF-8 bytes: strict reading refuses invalid UTF-8 (the reference reader explains
-        where), lenient reading replaces it as Java's decoder does, as Kafka's readers do."""
-        if getattr(em, "strict", False):
+        where), lenient reading replaces it as Java's decoder does, as Kafka's readers do. An optimistic
+        reader (see :class:`DecodeEmitter`) refuses it too: its caller re-reads leniently, and ``.decode()``
+        without arguments is the cheaper call (the same string whenever the bytes are valid UTF-8)."""
+        if getattr(em, "strict", False) or getattr(em, "optimistic", False):
             return f"{bytes_expr}.decode()"
         return f"{bytes_expr}.decode('utf-8', {runtime.JAVA_UTF8!r})"
 
@@ -124,12 +127,26 @@ class ValueMode:
         """The decoder of a message nested by value dispatch (its type chosen at run time)."""
         return fmt.decoder(layout, self.name == "typed", strict)
 
+    def fixed_array_checks_count(self) -> bool:
+        """Whether :meth:`make_fixed_array`'s expression raises for a negative count or for one the bytes left
+        cannot hold, so an optimistic reader need not check them first: true of the unpacker made here, not
+        known of a mode that makes them otherwise."""
+        return type(self).make_fixed_array is ValueMode.make_fixed_array
+
     def make_fixed_array(self, em: CodeWriter, kind: str, fmt: str, size: int, n: str) -> str:
-        """``n`` fixed-width numbers starting at ``pos`` (the caller advances ``pos``)."""
-        return f"list(_unpack_from('>%d{fmt}' % {n}, buf, pos))"
+        """``n`` fixed-width numbers starting at ``pos`` (the caller advances ``pos``), by an unpacker made once
+        per count (see :func:`~kafka_meta.wire.runtime.fixed_array_reader`)."""
+        made = em.const(runtime.fixed_array_readers(fmt), "_arrays")
+        make = em.const(functools.partial(runtime.fixed_array_reader, fmt), "_array")
+        return f"list(({made}.get({n}) or {make}({n}))(buf, pos))"
 
     def make_unknown(self, em: CodeWriter, struct: KStruct, tag_expr: str, data_expr: str) -> str:
         return f"({tag_expr}, {data_expr})"
+
+    def emit_struct(self, em: CodeWriter, struct: KStruct, items: list[tuple[str, str]], target: str) -> None:
+        """Emit the statements leaving a decoded struct in ``target``: by default :meth:`make_struct`'s
+        expression; a mode whose values take several steps to build may emit them as statements instead."""
+        em.line(f"{target} = {self.make_struct(em, struct, items)}")
 
     def default_value(self, member: Member) -> Any:
         """The member's default in this mode (structs as dicts)."""
@@ -186,13 +203,52 @@ PLAIN = PlainMode()
 
 
 class DecodeEmitter(CodeWriter):
-    def __init__(self, namespace: dict[str, Any], mode: ValueMode, strict: bool) -> None:
+    """Writes a decoder.
+
+    ``optimistic``: its caller reads the bytes again, with a lenient reader of the same mode, whenever it
+    raises (as ``MessageFormat.decode`` does), so it may refuse what lenient reading accepts, through cheaper
+    code; it never gives a different value for what it accepts. It reads strings with ``.decode()`` (invalid
+    UTF-8 raises), leaves the counts of number arrays to the unpacker (which refuses negative counts and short
+    buffers), and lets ``pos`` pass the end when a string or bytes are longer than the bytes left (every
+    read after that raises; whoever ends the function calls :meth:`end_check`).
+
+    ``message_state``: source expressions of a whole message's own state, known once its body is read (its
+    version and trailing bytes, as a typed message keeps them), for a mode that builds them with the struct
+    ``message_root`` (the body's top-level struct) instead of setting them afterwards; the mode sets
+    ``message_root`` to None once it has.
+    """
+
+    def __init__(self, namespace: dict[str, Any], mode: ValueMode, strict: bool, optimistic: bool = False) -> None:
         super().__init__(namespace)
         self.mode = mode
         self.strict = strict
+        self.optimistic = optimistic and not strict
+        self.message_state: dict[str, str] = {}
+        self.message_root: Any = None
 
     def decode(self, con: Any, target: str) -> None:
         con.emit_decode(self, target)
+
+    def end_check(self) -> None:
+        """Refuse a ``pos`` past the end: the one bounds check an optimistic reader makes for its strings and
+        bytes, before it returns."""
+        if self.optimistic:
+            self.line("if pos > blen: raise _Bad('short')")
+
+    def bounds_check(self, end: str) -> None:
+        """Refuse a value ending (at ``end``) past the bytes, where it is read (see :meth:`end_check`)."""
+        if not self.optimistic:
+            self.line(f"if {end} > blen: raise _Bad('short')")
+
+    @contextmanager
+    def guarded(self) -> Iterator[None]:
+        """Source that catches its own failures (a lenient tagged field read on trial) must read exactly as
+        the lenient reader: there a failure is an answer, not a reason to read again."""
+        saved, self.optimistic = self.optimistic, False
+        try:
+            yield
+        finally:
+            self.optimistic = saved
 
     def fit_check(self, con: Any) -> str:
         """The name of a :func:`fit_check` function for ``con`` in the generated code's namespace."""

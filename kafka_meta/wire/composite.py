@@ -83,8 +83,11 @@ class KArray(_Sized):
 
     def emit_decode(self, em: Any, target: str) -> None:
         n = em.var("n")
-        with self.emit_read_present(em, n, target):
-            self.emit_count_check(em, n)
+        # an optimistic reader leaves a number array's count to the unpacker, which refuses a bad one itself
+        unpacker_checks = em.optimistic and isinstance(self.element, Fixed) and em.mode.fixed_array_checks_count()
+        with self.emit_read_present(em, n, target, refuse_negative=not unpacker_checks):
+            if not unpacker_checks:
+                self.emit_count_check(em, n)
             min_size = max(self.element.min_size, 1)
             if isinstance(self.element, Fixed):
                 fmt = _ARRAY_FORMAT[self.element.kind]
@@ -325,7 +328,7 @@ class KStruct(KafkaConstruct):
             items.append((m.py, names[m.py] if m.py in names else em.mode.fresh_default(em, m)))
         if self.shape.unknown_key:
             items.append((UNKNOWN_KEY, unknown_expr))
-        em.line(f"{target} = {em.mode.make_struct(em, self, items)}")
+        em.mode.emit_struct(em, self, items, target)
 
     def _emit_lenient_tagged(self, em: Any, m: Member, target: str, unk: str, tag: str, size: str,
                              end: str) -> None:
@@ -342,7 +345,7 @@ class KStruct(KafkaConstruct):
                 em.line(keep)
             return
         value = em.var("tv")
-        with em.block("try:"):
+        with em.block("try:"), em.guarded():
             em.decode(m.con, value)
         with em.block("except Exception:"):
             em.line("pos = -1")

@@ -186,9 +186,10 @@ class _Sized(KafkaConstruct):
                 raise Fault(f"{self.what} of length {n} is too long")
             stream.write(FIXED[self.classic_kind].pack(n))
 
-    def emit_length(self, em: Any, n: str) -> None:
+    def emit_length(self, em: Any, n: str, refuse_negative: bool = True) -> None:
         """Emit code leaving the length in ``n`` (-1 for null, already rejected when not nullable; any negative
-        length is null when read leniently, as in :meth:`_read_length`)."""
+        length is null when read leniently, as in :meth:`_read_length`). ``refuse_negative=False``: a classic
+        length of a field that is not nullable is left as read, for a reader that refuses it itself."""
         if self.compact:
             em.uvarint(n)
             if self.nullable:
@@ -203,7 +204,8 @@ class _Sized(KafkaConstruct):
         else:
             em.line(f"{n}, = _U_{self.classic_kind}(buf, pos); pos += {FIXED[self.classic_kind].size}")
             if not self.nullable:
-                em.line(f"if {n} < 0: raise _Bad('length')")
+                if refuse_negative:
+                    em.line(f"if {n} < 0: raise _Bad('length')")
             elif em.strict:
                 em.line(f"if {n} < -1: raise _Bad('length')")
 
@@ -250,10 +252,10 @@ class _Sized(KafkaConstruct):
         raise NotImplementedError
 
     @contextmanager
-    def emit_read_present(self, em: Any, n: str, target: str) -> Iterator[None]:
+    def emit_read_present(self, em: Any, n: str, target: str, refuse_negative: bool = True) -> Iterator[None]:
         """Emit the length into ``n``, then (the ``with`` body) the value's reading when it is not null;
-        a null leaves None in ``target``."""
-        self.emit_length(em, n)
+        a null leaves None in ``target`` (``refuse_negative``: see :meth:`emit_length`)."""
+        self.emit_length(em, n, refuse_negative)
         if not self.nullable:
             yield
             return
@@ -309,7 +311,7 @@ class KString(_Sized):
             if self.compact:
                 em.line(f"if {n} > {MAX_STRING}: raise _Bad('long string')")
             em.line(f"{end} = pos + {n}")
-            em.line(f"if {end} > blen: raise _Bad('short')")
+            em.bounds_check(end)
             em.line(f"{target} = {em.mode.make_string(em, f'buf[pos:{end}]')}; pos = {end}")
 
     def emit_encode(self, em: Any, expr: str) -> None:
@@ -345,8 +347,9 @@ class KBytes(_Sized):
     def emit_decode(self, em: Any, target: str) -> None:
         n, end = em.var("n"), em.var("e")
         with self.emit_read_present(em, n, target):
-            em.line(f"{end} = pos + {n}", f"if {end} > blen: raise _Bad('short')",
-                    f"{target} = {em.mode.make_bytes(em, f'buf[pos:{end}]')}; pos = {end}")
+            em.line(f"{end} = pos + {n}")
+            em.bounds_check(end)
+            em.line(f"{target} = {em.mode.make_bytes(em, f'buf[pos:{end}]')}; pos = {end}")
 
     def emit_encode(self, em: Any, expr: str) -> None:
         data = em.var("b")

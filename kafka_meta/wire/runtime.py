@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import codecs
 import struct
+from collections.abc import Callable
 from typing import Any
 
 from kafka_meta.wire.errors import Fault, Malformed, Unwritable
@@ -18,9 +19,9 @@ MAX_STRING = 0x7FFF  # Kafka refuses longer strings, even in compact form
 UNKNOWN_KEY = "_unknown_tagged_fields"
 
 
-__all__ = ["FIXED", "JAVA_UTF8", "MAX_STRING", "UNKNOWN_KEY", "Fault", "Malformed", "Unwritable", "java_utf8",
-           "read_exact", "read_uvarint", "remaining", "uvarint_bytes", "uvarint_tail", "uvarint_tail_strict",
-           "write_tagged"]
+__all__ = ["FIXED", "JAVA_UTF8", "MAX_STRING", "UNKNOWN_KEY", "Fault", "Malformed", "Unwritable", "fixed_array_reader",
+           "fixed_array_readers", "java_utf8", "read_exact", "read_uvarint", "remaining", "uvarint_bytes",
+           "uvarint_tail", "uvarint_tail_strict", "write_tagged"]
 
 
 def _uvarint(buf: bytes, pos: int) -> tuple[int, int]:
@@ -148,3 +149,25 @@ FIXED = {
     "uint32": struct.Struct(">I"),
     "float64": struct.Struct(">d"),
 }
+
+
+# Arrays of fixed-width numbers are read by one struct unpack. Formatting its format ('>%di' % n) and finding it in
+# struct's own cache costs more than unpacking a dozen numbers, so the unpackers of the small counts are kept here,
+# per struct format character: counts come from the input, so only those below this bound.
+CACHED_ARRAY_COUNTS = 256
+_ARRAY_READERS: dict[str, dict[int, Callable[[bytes, int], tuple]]] = {}
+
+
+def fixed_array_readers(fmt: str) -> dict[int, Callable[[bytes, int], tuple]]:
+    """The unpackers already made for struct format character ``fmt``, by count (see :func:`fixed_array_reader`)."""
+    return _ARRAY_READERS.setdefault(fmt, {})
+
+
+def fixed_array_reader(fmt: str, n: int) -> Callable[[bytes, int], tuple]:
+    """``unpack_from(buf, pos)`` of ``n`` big-endian numbers of struct format character ``fmt``, kept among
+    :func:`fixed_array_readers` when ``n`` is small. A negative ``n`` raises ``struct.error``, and so does the
+    unpacker when the buffer is too short."""
+    reader = struct.Struct(f">{n}{fmt}").unpack_from
+    if n < CACHED_ARRAY_COUNTS:
+        fixed_array_readers(fmt)[n] = reader
+    return reader
