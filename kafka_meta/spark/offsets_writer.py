@@ -21,6 +21,7 @@ elsewhere :func:`direct_write` says no and Spark's writer is used.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import uuid
 from collections.abc import Iterator
@@ -81,7 +82,8 @@ class SegmentTask:
 def direct_write(spark: Any, output: str) -> bool:
     """Whether the Python workers can write ``output`` themselves: a local path, on a local master (the
     workers' files are the driver's)."""
-    return "://" not in output and spark.sparkContext.master.startswith("local")
+    local = not re.match(r"[A-Za-z][\w+.-]*:", output)  # no URL scheme (file:, hdfs://, s3a://)
+    return local and spark.sparkContext.master.startswith("local")
 
 
 OWN_COLUMNS = ("key", "value", "topic", "partition", "offset", "timestamp", "control", "producerId")
@@ -283,6 +285,7 @@ def write_offsets(spark: Any, logs: list[LogInput], output: str, record_types: t
     replaced), one Spark task per segment, with the newest tally of :mod:`kafka_meta.spark.tallies` in
     ``output``/_newest; the counts tallies (rows). A table without rows is still written, as one file, so
     its columns can be read."""
+    output = os.path.abspath(output)  # the workers' own working directory need not be the driver's
     offsets_schema, groups_schema = file_schemas(record_types, order_column)
     where = Output(output, record_types, order_column, commits, offsets_schema, groups_schema)
     tasks = segment_tasks(logs)
