@@ -1,4 +1,5 @@
-"""Broker log segments decoded into the analyze job's ``offsets/`` Parquet by the Python workers themselves.
+"""Broker log segments decoded into the analyze job's ``offsets/`` and ``groups/`` Parquet by the Python workers
+themselves, with the job's tallies (:mod:`kafka_meta.spark.tallies`) kept in the same pass.
 
 Why not Spark's writer: a log's records are read and decoded in Python, and handing them to Spark only to
 have them written costs more than reading and decoding them did (Arrow batches turned into rows in the JVM,
@@ -12,9 +13,12 @@ topic gives no rows, ``_file`` names the topic-partition, ``_source`` the input 
 number ``monotonically_increasing_id`` gives (the task's place among all segments in the high bits, the row
 in the low), so every later step reads the same table whichever writer wrote it.
 
-A task attempt writes under ``_temporary/`` (which Spark's readers skip) and renames its file into place
-when it is whole: a retried or speculative attempt writes the same rows to the same name, so what is read
-is one attempt's file, never part of one. Only for a local output read on this machine (a local master):
+The group records of a segment (a rebalance's few) are decoded again as every type into ``groups/``, as the
+job's Spark path does from ``offsets/``; the counts come back as the tasks' results, the newest record per
+commit key, the commits in runs and the topic names as small tables under ``_tallies/``, which the job reads
+and removes. A task attempt writes under ``_temporary/`` and renames each file into place when it is
+whole: a retried or speculative attempt writes the same rows to the same name, so what is read is one
+attempt's file, never part of one. Only for a local output read on this machine (a local master):
 elsewhere :func:`direct_write` says no and Spark's writer is used.
 """
 
