@@ -43,9 +43,10 @@ def test_detected_by_content(tmp_path):
     assert not sources and str(unreadable[0]).startswith(str(tmp_path / "cut.bin"))
 
 
-def test_report_on_a_log_directory(spark, tmp_path):
+def test_report_on_a_log_directory(spark, tmp_path, monkeypatch):
     lines: list[str] = []
-    report = run(spark, str(LOGS), output=str(tmp_path), progress=Progress(lines.append))
+    monkeypatch.chdir(tmp_path.parent)  # a relative output: the writing workers are told where it is
+    report = run(spark, str(LOGS), output=tmp_path.name, progress=Progress(lines.append))
     rows = list(read_log(LOGS))
     good = [r for r in rows if r["_error"] is None and not r["control"]]
     assert sum(report.records.values()) + sum(report.unknown_types.values()) == len(good) + 2  # + 2 markers

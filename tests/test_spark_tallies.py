@@ -44,7 +44,7 @@ def runs_in_pieces(decoded: pa.RecordBatch, columns: dict[str, pa.Array], size: 
     for start in range(0, decoded.num_rows, size):
         piece = decoded.slice(start, size)
         rows = {name: column.slice(start, size) for name, column in columns.items()}
-        table, run = arrow_runs(piece, rows, in_groups(piece, COMMITS), run)
+        table, run = arrow_runs(piece, rows, in_groups(piece), run)
         tables.append(table)
     return combine_runs(pa.concat_tables(tables))
 
@@ -62,7 +62,7 @@ def test_runs_add_up_the_same_however_the_rows_are_batched():
 
 def test_a_run_never_spans_a_group_record():
     decoded, columns = decoded_rows()
-    group_at = np.flatnonzero(in_groups(decoded, COMMITS).to_numpy(zero_copy_only=False))
+    group_at = np.flatnonzero(in_groups(decoded).to_numpy(zero_copy_only=False))
     assert len(group_at)
     runs = runs_in_pieces(decoded, columns, decoded.num_rows)
     order = columns[READ_ORDER].to_numpy()

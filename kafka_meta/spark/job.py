@@ -28,7 +28,16 @@ from kafka_meta.errors import InputError, KafkaMetaError
 from kafka_meta.metadata_log import topic_names
 from kafka_meta.offsets import catalog, decode_record
 from kafka_meta.spark.inputs import CAPTURE, FORMATS, SEGMENT, Inputs, Planned, plan, read_inputs
-from kafka_meta.spark.offsets_writer import NEWEST, RUNS, TALLIES, TOPICS, LogInput, direct_write, write_offsets
+from kafka_meta.spark.offsets_writer import (
+    NEWEST,
+    RUNS,
+    TALLIES,
+    TOPICS,
+    LogInput,
+    direct_write,
+    is_local,
+    write_offsets,
+)
 from kafka_meta.spark.tallies import committed_per_group, spark_counts, spark_newest
 from kafka_meta.spark.timeline import (
     READ_ORDER,
@@ -114,7 +123,7 @@ def analyze_offsets(offsets: Any, output: str, report: Report, progress: Progres
     # reader's rows are never held
     path, spark = f"{output}/offsets", offsets.sparkSession
     if logs is not None:  # the Python workers write both tables as they read, and tally (spark.tallies)
-        counts = write_offsets(spark, logs, output, COMMIT_TYPES, READ_ORDER, COMMITS)
+        counts = write_offsets(spark, logs, output, COMMIT_TYPES)
     else:
         offsets.withColumn(READ_ORDER, F.monotonically_increasing_id()).write.mode("overwrite").parquet(path)
         progress.step(f"wrote {path}; decoding the group records into {output}/groups")
@@ -246,6 +255,9 @@ def run(spark: Any, source: str | list[str], fmt: str = "auto", output: str = "k
                                  record_types=COMMIT_TYPES)
     logs = log_inputs(planned[0]) if direct_write(spark, output) else None
     report = Report(output=output, unreadable=[str(u) for u in inputs.unreadable])
+    # a local output as the driver resolves it: the JVM's and the Python workers' working directories need
+    # not be the driver's, and the report files beside the Parquet are written by the driver
+    output = os.path.abspath(output) if is_local(output) else output
     exchanges: list[dict[str, Any]] = []
     if captures:
         progress.step(f"reading the group exchanges of {', '.join(captures)}")

@@ -37,6 +37,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from kafka_meta.analysis.generations import COMMITS
 from kafka_meta.log import DEFAULT_LIMIT, Segment
 from kafka_meta.log.files import OTHER_INTERNAL_TOPICS
 from kafka_meta.spark.schema import ERROR_FIELD, spark_type
@@ -54,6 +55,7 @@ from kafka_meta.spark.tallies import (
     combine_runs,
     most_recent,
 )
+from kafka_meta.spark.timeline import READ_ORDER
 
 ROW_ORDER_BITS = 33  # monotonically_increasing_id: the partition in the high bits, the row in the low 33
 ROWS_PER_ROW_GROUP = 1 << 17  # decoded batches gathered into row groups of this many rows before writing
@@ -86,14 +88,18 @@ class SegmentTask:
 def direct_write(spark: Any, output: str) -> bool:
     """Whether the Python workers can write ``output`` themselves: a local path, on a local master (the
     workers' files are the driver's)."""
-    local = not re.match(r"[A-Za-z][\w+.-]*:", output)  # no URL scheme (file:, hdfs://, s3a://)
-    return local and spark.sparkContext.master.startswith("local")
+    return is_local(output) and spark.sparkContext.master.startswith("local")
+
+
+def is_local(output: str) -> bool:
+    """Whether ``output`` is a path of this machine's file system: no URL scheme (file:, hdfs://, s3a://)."""
+    return not re.match(r"[A-Za-z][\w+.-]*:", output)
 
 
 OWN_COLUMNS = ("key", "value", "topic", "partition", "offset", "timestamp", "control", "producerId")
 
 
-def file_schemas(record_types: tuple[str, ...] | None, order_column: str) -> tuple[pa.Schema, pa.Schema]:
+def file_schemas(record_types: tuple[str, ...] | None) -> tuple[pa.Schema, pa.Schema]:
     """The columns of ``offsets/`` (records typed as ``record_types``) and of ``groups/`` (every type's), in
     the order the job's Spark path gives them: the reader's, then decoding's, then the job's."""
     from kafka_meta.spark.offsets import added_columns, record_columns
@@ -101,7 +107,7 @@ def file_schemas(record_types: tuple[str, ...] | None, order_column: str) -> tup
     reader = {f.name: f for f in ARROW_SCHEMA}
     own = [reader[name] for name in OWN_COLUMNS]
     place = [pa.field("_file", pa.string())]
-    job = [pa.field("_source", pa.string()), pa.field(order_column, pa.int64())]
+    job = [pa.field("_source", pa.string()), pa.field(READ_ORDER, pa.int64())]
     typed = {f.name: f for f in record_columns(record_types)}
     offsets = pa.schema([*own, typed[ERROR_FIELD], *place, *(typed[name] for name in added_columns(record_types)),
                          *job])
@@ -118,11 +124,11 @@ def segment_tasks(logs: list[LogInput]) -> list[SegmentTask]:
     return tasks
 
 
-def in_groups(decoded: pa.RecordBatch, commits: tuple[int, ...]) -> pa.Array:
+def in_groups(decoded: pa.RecordBatch) -> pa.Array:
     """The rows that go to ``groups/`` too (the job's ``in_groups``, on Arrow): records that decoded, of any
     type but the commits."""
     types = decoded.column("recordType")
-    other = pc.and_(pc.is_valid(types), pc.invert(pc.is_in(types, pa.array(commits, pa.int32()))))
+    other = pc.and_(pc.is_valid(types), pc.invert(pc.is_in(types, pa.array(COMMITS, pa.int32()))))
     kept = pc.and_(pc.and_(other, pc.invert(decoded.column("unknown"))), pc.is_null(decoded.column(ERROR_FIELD)))
     return pc.fill_null(kept, False)
 
@@ -159,9 +165,9 @@ class SegmentWriter:
                 columns = {name: decoded.column(name) for name in decoded.schema.names}
                 columns["_file"] = pa.array([place] * n, pa.string())
                 columns["_source"] = pa.array([task.source] * n, pa.string())
-                columns[output.order_column] = pa.array(np.arange(first + rows, first + rows + n, dtype=np.int64))
+                columns[READ_ORDER] = pa.array(np.arange(first + rows, first + rows + n, dtype=np.int64))
                 rows += n
-                kept = in_groups(decoded, output.commits)
+                kept = in_groups(decoded)
                 self.tally(decoded, columns, kept)
                 self.offsets.add(pa.RecordBatch.from_arrays(
                     [columns[f.name] for f in output.offsets_schema], schema=output.offsets_schema))
@@ -205,7 +211,7 @@ class SegmentWriter:
         if not pc.any(kept).as_py():
             return
         own = pa.table({name: pc.filter(columns[name], kept) for name in (*OWN_COLUMNS, "_file", "_source",
-                                                                         self.output.order_column)})
+                                                                         READ_ORDER)})
         self.undecoded.append(own)
         self.undecoded_rows += own.num_rows
         if self.undecoded_rows >= ROWS_PER_ROW_GROUP:
@@ -273,8 +279,6 @@ class Output:
 
     root: str
     record_types: tuple[str, ...] | None
-    order_column: str
-    commits: tuple[int, ...]
     offsets_schema: pa.Schema
     groups_schema: pa.Schema
 
@@ -282,16 +286,15 @@ class Output:
         return os.path.join(self.root, table, f"part-{index:05d}.parquet")
 
 
-def write_offsets(spark: Any, logs: list[LogInput], output: str, record_types: tuple[str, ...] | None,
-                  order_column: str, commits: tuple[int, ...]) -> list[Any]:
+def write_offsets(spark: Any, logs: list[LogInput], output: str, record_types: tuple[str, ...] | None) -> list[Any]:
     """Write every record of ``logs`` decoded to ``output``/offsets (typed as ``record_types``), and the
-    records that decoded as other types than ``commits`` decoded as every type to ``output``/groups (both
-    replaced), one Spark task per segment, with the newest tally of :mod:`kafka_meta.spark.tallies` in
-    ``output``/_newest; the counts tallies (rows). A table without rows is still written, as one file, so
-    its columns can be read."""
-    output = os.path.abspath(output)  # the workers' own working directory need not be the driver's
-    offsets_schema, groups_schema = file_schemas(record_types, order_column)
-    where = Output(output, record_types, order_column, commits, offsets_schema, groups_schema)
+    records that decoded as other types than the commits decoded as every type to ``output``/groups (both
+    replaced), one Spark task per segment, with the other tallies of :mod:`kafka_meta.spark.tallies` under
+    ``output``/_tallies; the counts tallies (rows). A table without rows is still written, as one file, so
+    its columns can be read. ``output`` is absolute (the job's ``run`` resolves it): the workers' working
+    directory need not be the driver's."""
+    offsets_schema, groups_schema = file_schemas(record_types)
+    where = Output(output, record_types, offsets_schema, groups_schema)
     tasks = segment_tasks(logs)
     for table in ("offsets", "groups", NEWEST, RUNS, TOPICS, TEMPORARY):
         shutil.rmtree(os.path.join(output, table), ignore_errors=True)
