@@ -4,14 +4,17 @@ assigned to them later."""
 
 from __future__ import annotations
 
+import copy
+import pickle
 import uuid
 
 import pytest
-from pydantic import PrivateAttr, ValidationError
+from pydantic import ConfigDict, PrivateAttr, ValidationError
 
 import kafka_meta as km
 from kafka_meta.models.base import KafkaModel, Message
 from kafka_meta.models.factory import fast_maker, from_plain
+from kafka_meta.models.slots import EXTRA_SLOT, PRIVATE_SLOT, FieldNames, shared_field_names
 
 
 def i32(value: int) -> str:
@@ -66,9 +69,9 @@ def test_a_decoded_message_is_what_validating_its_plain_values_gives(type_name, 
         assert got.model_fields_set == want.model_fields_set == set(type(got).model_fields)
         assert got.__pydantic_extra__ is None
         assert (got.__pydantic_private__ is None) == (not type(got).__private_attributes__)
-    # every instance has a fields set of its own: pydantic adds to it when a field is assigned
-    sets = [id(m.model_fields_set) for m in built]
-    assert len(set(sets)) == len(sets)
+    # the instances of one class share one fields set: every field is in it, so assigning changes nothing
+    for got in built:
+        assert got.model_fields_set is shared_field_names(type(got))
     assert km.encode(message) == data
 
 
@@ -110,3 +113,98 @@ def test_private_defaults_that_are_no_literals():
     assert first._seen == [] and first.version is None and first.unknown_trailing == b""
     assert first._seen is not second._seen  # made per instance, as pydantic makes them
     assert first.model_fields_set == {"count"} and first == _Holder(count=1)
+
+
+def _two_decoded_partitions() -> tuple[KafkaModel, KafkaModel]:
+    data = km.encode(km.model("ConsumerProtocolSubscription")(
+        topics=["a"], owned_partitions=[{"topic": "a", "partitions": [0]}, {"topic": "b", "partitions": [1]}]), 3)
+    first, second = km.decode("ConsumerProtocolSubscription", data).owned_partitions
+    return first, second
+
+
+def test_the_shared_fields_set_cannot_carry_one_instances_change_to_another():
+    first, second = _two_decoded_partitions()
+    shared = first.model_fields_set
+    assert shared is second.model_fields_set and isinstance(shared, set) and shared == {"topic", "partitions"}
+    first.topic = "c"  # pydantic adds the name, which is already there
+    assert first.topic == "c" and second.topic == "b" and shared == {"topic", "partitions"}
+    shared.add("topic")
+    shared.update(["partitions"])
+    refusals = [lambda: shared.add("other"), lambda: shared.update({"other"}), lambda: shared.discard("topic"),
+                lambda: shared.remove("topic"), shared.pop, shared.clear, lambda: shared.difference_update({"topic"}),
+                lambda: shared.intersection_update(set()), lambda: shared.symmetric_difference_update({"x"})]
+    for refused in refusals:
+        with pytest.raises(TypeError, match="shared"):
+            refused()
+    changing = shared
+    with pytest.raises(TypeError, match="shared"):
+        changing |= {"other"}
+    with pytest.raises(TypeError, match="shared"):
+        changing -= {"topic"}
+    assert shared == {"topic", "partitions"} and second.model_fields_set == {"topic", "partitions"}
+
+
+def test_copies_of_a_decoded_model_have_fields_sets_of_their_own():
+    first, _ = _two_decoded_partitions()
+    for copied in (copy.copy(first), copy.deepcopy(first), first.model_copy(), first.model_copy(update={"topic": "x"})):
+        own = copied.model_fields_set
+        assert type(own) is set and own == {"topic", "partitions"}
+        own.discard("topic")
+        assert first.model_fields_set == {"topic", "partitions"}
+    assert type(copy.copy(first.model_fields_set)) is set
+    assert type(pickle.loads(pickle.dumps(first.model_fields_set))) is set
+    assert isinstance(first.model_fields_set, FieldNames)
+
+
+def _slot_is_stored(slot: object, instance: object) -> bool:
+    try:
+        slot.__get__(instance, type(instance))  # type: ignore[attr-defined]
+    except AttributeError:
+        return False
+    return True
+
+
+def test_slots_that_would_hold_none_are_left_unset_and_read_as_none():
+    first, _ = _two_decoded_partitions()
+    message = km.decode("ConsumerProtocolSubscription", km.encode(km.model("ConsumerProtocolSubscription")(), 3))
+    assert not _slot_is_stored(EXTRA_SLOT, first) and not _slot_is_stored(PRIVATE_SLOT, first)
+    assert not _slot_is_stored(EXTRA_SLOT, message) and _slot_is_stored(PRIVATE_SLOT, message)
+    assert first.__pydantic_extra__ is None and first.__pydantic_private__ is None
+    assert message.__pydantic_extra__ is None and message.version == 3
+    # what pydantic does with them, building, comparing, showing, copying and dumping, is unchanged
+    built = type(first)(topic=first.topic, partitions=first.partitions)
+    assert _slot_is_stored(EXTRA_SLOT, built) and _slot_is_stored(PRIVATE_SLOT, built)
+    assert first == built and repr(first) == repr(built) and first.model_dump() == built.model_dump()
+    for copied in (copy.copy(first), copy.deepcopy(first), first.model_copy(update={"topic": "x"})):
+        assert copied.__pydantic_extra__ is None and copied.__pydantic_private__ is None
+    assert type(first).model_validate_json(first.model_dump_json()) == first
+    with pytest.raises(ValidationError):
+        type(first)(topic="t", partitions=[], other=1)  # extra fields are still forbidden
+    with pytest.raises(ValidationError):
+        first.other = 1
+
+
+class _WithExtra(KafkaModel):
+    """A user's model that keeps extra fields: its extra slot is always stored."""
+
+    model_config = ConfigDict(extra="allow")
+    count: int = 0
+
+
+class _PartitionWithNote(KafkaModel):
+    """A user's model with private state below a base whose private slot may be unset."""
+
+    _note: str = PrivateAttr(default="n")
+    topic: str = ""
+
+
+def test_models_that_keep_extra_or_private_state_store_it():
+    kept = _WithExtra(count=1, colour="red")
+    assert kept.__pydantic_extra__ == {"colour": "red"} and kept.colour == "red"
+    assert fast_maker(_WithExtra)({"count": 2}).__pydantic_extra__ is None
+    assert _slot_is_stored(EXTRA_SLOT, fast_maker(_WithExtra)({"count": 2}))
+    noted = _PartitionWithNote(topic="t")
+    noted._note = "m"
+    assert noted._note == "m" and noted.__pydantic_private__ == {"_note": "m"}
+    made = fast_maker(_PartitionWithNote)({"topic": "t"})
+    assert made._note == "n" and _slot_is_stored(PRIVATE_SLOT, made)

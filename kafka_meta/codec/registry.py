@@ -28,6 +28,9 @@ def schema_root() -> Path:
 class Registry:
     def __init__(self) -> None:
         self._formats: dict[str, Format] = {}
+        # The registered format of a name, or None, without a Python call of its own: the hot path of every
+        # decode (get() is the lookup that loads the bundled formats first and explains a missing name).
+        self.find: Callable[[str], Format | None] = self._formats.get
         self._loaders: list[Callable[[Registry], None]] = []
         self._loaded = False
         self._lock = threading.RLock()

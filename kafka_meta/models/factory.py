@@ -17,6 +17,7 @@ from pydantic import AliasChoices, BaseModel, Field, StrictBool, StrictFloat, St
 from pydantic_core import PydanticUndefined
 
 from kafka_meta.models.base import KafkaModel, Message, UnknownTaggedField
+from kafka_meta.models.slots import may_leave_extra_unset, may_leave_private_unset, shared_field_names
 from kafka_meta.models.values import KafkaBytes, KafkaUuid, int_type
 from kafka_meta.spec.model import EMPTY_STRUCT, FieldSpec, FieldType, MessageSpec, StructSpec
 from kafka_meta.wire.codegen import UNKNOWN_KEY, CodeWriter, DecodeEmitter, ValueMode, load_function
@@ -50,36 +51,37 @@ def fast_maker(cls: type[KafkaModel]) -> Callable[[dict[str, Any]], KafkaModel]:
 
     Why generated: a typed decode builds one instance per struct it reads, and in a message of small
     structs building them costs as much as reading the bytes. So the function is written per class: the
-    field names as a set display, the private defaults as a dict display (when they are literals), the four
-    slots set through their descriptors; about 30% less per instance than setting them by name with a
-    copied frozenset. What remains is what every instance needs: the object, its dict, its own
-    ``__pydantic_fields_set__`` (pydantic adds to it on assignment, so instances cannot share one) and the
-    extra and private slots. Generated decoders write the same statements inline (:meth:`TypedMode.emit_struct`).
+    private defaults as a dict display (when they are literals), the slots set through their descriptors,
+    and only the slots that carry something (:mod:`kafka_meta.models.slots`): the class's one shared fields
+    set, and the extra and private slots only where they would not hold None. Generated decoders write the
+    same statements inline (:meth:`TypedMode.emit_struct`).
     """
-    namespace: dict[str, Any] = {"_cls": cls, **_SLOT_SETTERS}
+    namespace: dict[str, Any] = {"_cls": cls, "_names": shared_field_names(cls), **_SLOT_SETTERS}
     private_expr = literal_private(cls)
     if private_expr is None:  # factories, or defaults that are no literals: made per instance as pydantic makes them
         namespace["_private"] = _private_defaults(cls)
         private_expr = "_private(values)"
     source = "\n".join((
         "def make(values):",
-        "    " + construction("m", "_cls", "values", fields_display(cls), private_expr),
+        "    " + construction(cls, "m", "_cls", "values", "_names", private_expr),
         "    return m",
     )) + "\n"
     return load_function(source, namespace, "make", f"constructor {cls.__qualname__}")
 
 
-def construction(target: str, cls_name: str, values_expr: str, fields_expr: str, private_expr: str) -> str:
-    """One line of source leaving in ``target`` a new instance of the class named ``cls_name`` whose
-    ``__dict__`` is ``values_expr`` (names from :data:`_SLOT_SETTERS`)."""
-    return (f"{target} = _m_new({cls_name}); _m_dict({target}, {values_expr}); "
-            f"_m_fields({target}, {fields_expr}); _m_extra({target}, None); _m_private({target}, {private_expr})")
-
-
-def fields_display(cls: type[KafkaModel]) -> str:
-    """Source making a new set of every field name of ``cls`` (each instance needs its own)."""
-    names = list(cls.model_fields)
-    return "{" + ", ".join(map(repr, names)) + "}" if names else "set()"
+def construction(cls: type[KafkaModel], target: str, cls_name: str, values_expr: str, fields_expr: str,
+                 private_expr: str) -> str:
+    """One line of source leaving in ``target`` a new instance of ``cls`` (named ``cls_name``) whose
+    ``__dict__`` is ``values_expr``, whose fields set is ``fields_expr`` and whose private attributes are
+    ``private_expr`` (names from :data:`_SLOT_SETTERS`); the extra and private slots are left unset where
+    reading them gives the None they would hold."""
+    statements = [f"{target} = _m_new({cls_name})", f"_m_dict({target}, {values_expr})",
+                  f"_m_fields({target}, {fields_expr})"]
+    if not may_leave_extra_unset(cls):
+        statements.append(f"_m_extra({target}, None)")
+    if not may_leave_private_unset(cls):
+        statements.append(f"_m_private({target}, {private_expr})")
+    return "; ".join(statements)
 
 
 def literal_private(cls: type[KafkaModel], given: Mapping[str, str] | None = None) -> str | None:
@@ -233,7 +235,8 @@ class TypedMode(ValueMode):
             return
         for name, value in _SLOT_SETTERS.items():
             em.namespace.setdefault(name, value)
-        em.line(construction(target, em.const(cls, "_cls"), _values_display(items), fields_display(cls), private_expr))
+        names = em.const(shared_field_names(cls), "_names")
+        em.line(construction(cls, target, em.const(cls, "_cls"), _values_display(items), names, private_expr))
 
     def make_uuid(self, em: CodeWriter, bytes_expr: str) -> str:
         return f"{em.const(_uuid_from_bytes, '_uuid')}({bytes_expr})"
