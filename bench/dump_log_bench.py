@@ -8,7 +8,7 @@ new offsets over 4 ``__consumer_offsets`` partitions: magic 0, 1 and 2, every co
 runs, on the same segment files:
 
 * ``python -m kafka_meta.cli.main log --decode SEGMENT...``: one JSON line per record, decoded (by one process
-  per core above 32 MB of segments), and the same with ``--jobs 1``, one process;
+  per core from 4 MB of segments on), and the same with ``--jobs 1``, one process;
 * ``java -cp <the lab's Kafka classpath> org.apache.kafka.tools.DumpLogSegments --files SEGMENT,...
   --offsets-decoder --print-data-log`` (``labkit.dumplog.command``): per record one ``| offset: ...`` line with
   the key and payload decoded to JSON.
@@ -16,8 +16,9 @@ runs, on the same segment files:
 Each tool's standard output goes through a pipe to this process, which counts the records it printed (kafka-meta:
 its lines without ``_error``; DumpLogSegments: its ``| offset:`` lines; a control marker is one record in both).
 Times are wall time from starting the process to its exit, so they include starting Python or the JVM; the time
-each tool takes on one small fixture segment is printed beside them as that start-up cost. Exits non-zero when the
-tools disagree on the number of records.
+each tool takes on one small fixture segment is printed beside them as that start-up cost. The tools take turns for
+``--rounds`` rounds and each one's fastest run is kept. Exits non-zero when the tools, or two runs of one, disagree
+on the number of records.
 """
 
 from __future__ import annotations
@@ -122,16 +123,26 @@ def startup(work: Path) -> tuple[float, float]:
             run(KAFKAS, kafkas_command([segment]), work).seconds)
 
 
-def compare(directory: Path, work: Path) -> list[Run]:
+def compare(directory: Path, work: Path, rounds: int) -> tuple[list[Run], bool]:
+    """Each tool's fastest of ``rounds`` runs, the tools taking turns (so a slow spell of the machine, or the
+    aftermath of the one before, falls on every tool), and whether every run printed the same records."""
     segments = sorted(directory.rglob("*.log"))
-    return [run(KAFKAS, kafkas_command(segments), work), run(OURS, ours_command(segments), work),
-            run(OURS_ONE, ours_command(segments, "--jobs", "1"), work)]
+    commands = [(KAFKAS, kafkas_command(segments)), (OURS, ours_command(segments)),
+                (OURS_ONE, ours_command(segments, "--jobs", "1"))]
+    runs = [[run(tool, command, work) for tool, command in commands] for _ in range(rounds)]
+    fastest = [min(each, key=lambda r: r.seconds) for each in zip(*runs, strict=True)]
+    same = len({(r.records, r.errors) for r in fastest} | {(r.records, r.errors) for each in runs for r in each}) == 1
+    return fastest, same
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mb", type=int, default=20, help="size of the log directory in MB (default 20, up to 1000)")
+    parser.add_argument("--rounds", type=int, default=2,
+                        help="runs of each tool, taking turns; the fastest of each is kept (default 2)")
     args = parser.parse_args()
+    if args.rounds < 1:
+        parser.error("--rounds must be at least 1")
     if not 1 <= args.mb <= 1000:
         parser.error("--mb must be between 1 and 1000")
     labkit()  # build the lab first: not part of any timing
@@ -145,19 +156,22 @@ def main() -> int:
         ours_start, kafkas_start = startup(work)
         print(f"start-up (one small fixture segment): kafka-meta {ours_start:.2f} s, DumpLogSegments "
               f"{kafkas_start:.2f} s")
-        kafkas, ours, ours_one = compare(directory, work)
+        (kafkas, ours, ours_one), same = compare(directory, work, args.rounds)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(f"\n{'tool':<26} {'records':>10} {'seconds':>8} {'records/s':>11} {'ratio':>6} {'CPU s':>7}")
     for r in (kafkas, ours, ours_one):
         print(f"{r.tool:<26} {r.records:>10} {r.seconds:>8.2f} {r.records / r.seconds:>11,.0f} "
               f"{r.records / r.seconds / (kafkas.records / kafkas.seconds):>6.2f} {r.cpu:>7.2f}")
-    print("(seconds: wall time from process start to exit, Python's or the JVM's start included; ratio: records/s "
-          "over DumpLogSegments'; CPU s: user + system time of all the process's threads)")
+    print(f"(seconds: the fastest of {args.rounds} runs, wall time from process start to exit, Python's or the JVM's "
+          "start included; ratio: records/s over DumpLogSegments'; CPU s: user + system time of all the process's "
+          "threads)")
     if ours.errors:
         print(f"kafka-meta printed {ours.errors} lines with _error (not counted as records)")
-    agree = ours.records == kafkas.records == ours_one.records
-    if not agree:
+    agree = same and ours.records == kafkas.records == ours_one.records
+    if not same:
+        print("two runs printed different numbers of records")
+    elif not agree:
         print(f"the tools disagree on the number of records: kafka-meta {ours.records} ({ours_one.records} with "
               f"one process), DumpLogSegments {kafkas.records}")
     ours_rate, kafkas_rate = ours.records / ours.seconds, kafkas.records / kafkas.seconds

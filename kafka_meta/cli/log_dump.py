@@ -33,7 +33,9 @@ from kafka_meta.offsets.plain_render import PlainRenderer
 from kafka_meta.offsets.render import RecordStats, b64_or_none, group_of_json
 
 METADATA_TOPIC = "__cluster_metadata"  # the KRaft metadata log: its records are metadata records
-PARALLEL_FROM_BYTES = 32 << 20  # below this, starting processes costs more than they save
+# Below this, starting processes costs about what they save: on 2 cores, 1 MB of segments took 1.0 s either way,
+# 6 MB 3.8 s in one process and 1.9 s in two.
+PARALLEL_FROM_BYTES = 4 << 20
 PROGRESS_EVERY = 2.0  # seconds between progress lines on stderr
 
 
