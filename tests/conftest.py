@@ -68,6 +68,24 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """Whole test files to a worker, as ``--dist loadfile`` gives them (a file's module fixtures then run in one
+    process), except that the modules using the lab's fresh recording go to one worker together, so that it
+    is recorded once (lab_recordings.FRESH_RECORDING_MODULES)."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from lab_recordings import FRESH_RECORDING_MODULES
+    from xdist.scheduler import LoadFileScheduling
+
+    class FilesAndTheFreshRecording(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            file = super()._split_scope(nodeid)
+            return "the fresh recording's modules" if file.rsplit("/", 1)[-1] in FRESH_RECORDING_MODULES else file
+
+    return FilesAndTheFreshRecording(config, log)
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     outcome = yield

@@ -9,12 +9,18 @@ the session's broker (the kafka_broker fixture) once per test session, whichever
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 from conftest import ROOT
 
 FIXTURES = ROOT / "fixtures" / "lab"
+# The test modules that use the fresh recording. conftest's scheduler gives them to one test process, so the
+# scenario is recorded once per run, not once per process (a recording is not shared across processes: the
+# live watch test reads it from its own process's broker as it is made); fresh_recording refuses other modules.
+FRESH_RECORDING_MODULES = frozenset({"test_lab_captures.py", "test_lab_dumplog.py", "test_lab_live.py",
+                                     "test_lab_watch.py"})
 FRESH_SCENARIO = "classic"
 _fresh: dict[str, Path] = {}
 _played: dict[tuple[str, str], Path] = {}
@@ -34,6 +40,8 @@ def committed_params() -> list:
 
 def fresh_recording(lab, broker, tmp_path_factory) -> Path:
     """The `classic` scenario recorded against the session broker; recorded once per session."""
+    module = os.environ.get("PYTEST_CURRENT_TEST", "").split("::", 1)[0].rsplit("/", 1)[-1]
+    assert module in FRESH_RECORDING_MODULES, f"{module} uses the fresh recording: list it in FRESH_RECORDING_MODULES"
     if broker.directory not in _fresh:
         import labkit.record
 
