@@ -116,8 +116,12 @@ public final class StreamsGroups {
         return description;
     }
 
-    /** The group's committed offsets, written to truth. */
+    /**
+     * The group's committed offsets, written to truth with "asked": when the request was sent (the event's ts is
+     * when the answer was in), so a commit that took force in between may or may not be in the answer.
+     */
     public Map<String, Long> committed(String group) {
+        long asked = System.currentTimeMillis();
         try {
             Map<TopicPartition, OffsetAndMetadata> offsets = admin
                 .listStreamsGroupOffsets(Collections.singletonMap(group, new ListStreamsGroupOffsetsSpec()))
@@ -127,7 +131,8 @@ public final class StreamsGroups {
                 if (entry.getValue() != null) plain.put(entry.getKey(), entry.getValue().offset());
             }
             Map<String, Long> named = Names.byPartition(plain);
-            truth.record("admin", "committed", Json.object().put("group", group).put("offsets", named));
+            truth.record("admin", "committed",
+                Json.object().put("group", group).put("asked", asked).put("offsets", named));
             return named;
         } catch (InterruptedException | ExecutionException e) {
             throw new IllegalStateException("listStreamsGroupOffsets " + group + ": " + e.getCause(), e);
