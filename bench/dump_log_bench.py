@@ -125,13 +125,13 @@ def startup(work: Path) -> tuple[float, float]:
 
 def compare(directory: Path, work: Path, rounds: int) -> tuple[list[Run], bool]:
     """Each tool's fastest of ``rounds`` runs, the tools taking turns (so a slow spell of the machine, or the
-    aftermath of the one before, falls on every tool), and whether every run printed the same records."""
+    aftermath of the one before, falls on every tool), and whether each tool's runs printed the same records."""
     segments = sorted(directory.rglob("*.log"))
     commands = [(KAFKAS, kafkas_command(segments)), (OURS, ours_command(segments)),
                 (OURS_ONE, ours_command(segments, "--jobs", "1"))]
     runs = [[run(tool, command, work) for tool, command in commands] for _ in range(rounds)]
     fastest = [min(each, key=lambda r: r.seconds) for each in zip(*runs, strict=True)]
-    same = len({(r.records, r.errors) for r in fastest} | {(r.records, r.errors) for each in runs for r in each}) == 1
+    same = all(len({(r.records, r.errors) for r in each}) == 1 for each in zip(*runs, strict=True))
     return fastest, same
 
 
@@ -170,7 +170,7 @@ def main() -> int:
         print(f"kafka-meta printed {ours.errors} lines with _error (not counted as records)")
     agree = same and ours.records == kafkas.records == ours_one.records
     if not same:
-        print("two runs printed different numbers of records")
+        print("two runs of one tool printed different numbers of records")
     elif not agree:
         print(f"the tools disagree on the number of records: kafka-meta {ours.records} ({ours_one.records} with "
               f"one process), DumpLogSegments {kafkas.records}")

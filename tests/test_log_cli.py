@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import shutil
 
 from log_support import LOGS, copy_partition
 
 from kafka_meta.cli import log_dump
 from kafka_meta.cli.main import main
-from kafka_meta.log import read_log
+from kafka_meta.log import Segment, read_log
 
 
 def run(capsys, argv):
@@ -145,3 +146,24 @@ def test_segments_read_side_by_side_print_what_one_process_prints(tmp_path):
 def test_jobs_must_be_positive(capsys):
     code, _, err = run(capsys, ["log", str(LOGS), "--jobs", "0"])
     assert code == 2 and "--jobs must be at least 1" in err
+
+
+def test_the_default_is_a_process_per_core_from_a_few_megabytes(tmp_path):
+    """Below PARALLEL_FROM_BYTES of segments one process prints them; from there on one per core, at most one per
+    segment; --jobs overrides both."""
+
+    def segments(sizes: list[int]) -> list[Segment]:
+        made = []
+        for i, size in enumerate(sizes):
+            path = tmp_path / f"{i:020d}.log"
+            with open(path, "wb") as f:
+                f.truncate(size)
+            made.append(Segment(str(path), "__consumer_offsets", 0))
+        return made
+
+    cores = len(os.sched_getaffinity(0))
+    threshold = log_dump.PARALLEL_FROM_BYTES
+    assert log_dump.jobs_for(segments([threshold // 2 - 1, threshold // 2]), None) == 1
+    assert log_dump.jobs_for(segments([threshold // 2, threshold // 2]), None) == min(cores, 2)
+    assert log_dump.jobs_for(segments([threshold]), None) == 1  # one segment is one process's work
+    assert log_dump.jobs_for(segments([1, 1, 1]), 2) == 2 and log_dump.jobs_for(segments([1]), 4) == 1

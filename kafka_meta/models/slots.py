@@ -18,6 +18,7 @@ each costs as much as reading a small struct's bytes, so decoders set only what 
 
 from __future__ import annotations
 
+import inspect
 import weakref
 from collections.abc import Iterable
 from typing import Any, NoReturn
@@ -101,19 +102,12 @@ def may_leave_extra_unset(cls: type[BaseModel]) -> bool:
     """Whether a decoder may leave ``cls``'s extra slot unset: it forbids or ignores extra fields (so the slot
     would hold None) and reads the slot through :class:`NoneWhileUnset`."""
     return (cls.model_config.get("extra") != "allow"
-            and isinstance(_class_attribute(cls, "__pydantic_extra__"), NoneWhileUnset))
+            and isinstance(inspect.getattr_static(cls, "__pydantic_extra__", None), NoneWhileUnset))
 
 
 def may_leave_private_unset(cls: type[BaseModel]) -> bool:
     """Whether a decoder may leave ``cls``'s private slot unset: it has no private attributes (so the slot
     would hold None) and reads the slot through :class:`NoneWhileUnset`."""
     return (not cls.__private_attributes__
-            and isinstance(_class_attribute(cls, "__pydantic_private__"), NoneWhileUnset))
+            and isinstance(inspect.getattr_static(cls, "__pydantic_private__", None), NoneWhileUnset))
 
-
-def _class_attribute(cls: type, name: str) -> Any:
-    """What ``name`` is on ``cls`` itself, its descriptor, found as attribute lookup finds it."""
-    for klass in cls.__mro__:
-        if name in vars(klass):
-            return vars(klass)[name]
-    return None
