@@ -179,6 +179,8 @@ class KStruct(KafkaConstruct):
         With ``_kafka_tags`` in the context a known tag is read as Kafka's generated readers read it, by its type,
         the size it declares unchecked (see docs/offsets.md: the project checks it); only for comparing the two.
         A list in ``_kafka_tag_misfits`` collects the known tags whose type took other bytes than they declared.
+        A list in ``_negative_tag_counts`` makes a count Java reads as a negative int no tagged fields (as older
+        releases' generated readers took it), and collects where; only for comparing with those releases.
         """
         strict = bool(context.get("_strict"))
         kafka_tags = bool(context.get("_kafka_tags"))
@@ -186,6 +188,11 @@ class KStruct(KafkaConstruct):
             count = read_uvarint(stream, strict)
         except Fault as e:
             raise e.within("<tagged fields>") from None
+        negative_counts = context.get("_negative_tag_counts")
+        if negative_counts is not None and count >= 1 << 31:
+            # as the generated readers of kafka-clients 3.9 and 4.0 read a count Java sees as negative: no fields
+            negative_counts.append(stream.tell())
+            count = 0
         unknown: list[tuple[int, bytes]] = []
         last = -1
         for _ in range(count):
@@ -198,8 +205,13 @@ class KStruct(KafkaConstruct):
             if kafka_tags and tag in self.by_tag:
                 member = self.by_tag[tag]
                 begin = stream.tell()
-                out[member.py] = _parse_child(member.con, stream, context, path, member.json)
                 misfits = context.get("_kafka_tag_misfits")
+                try:
+                    out[member.py] = _parse_child(member.con, stream, context, path, member.json)
+                except Fault:
+                    if misfits is not None:
+                        misfits.append(tag)  # its type could not be read from the bytes it declared, nor after
+                    raise
                 if misfits is not None and stream.tell() - begin != size:
                     misfits.append(tag)  # Kafka's rule read other bytes than the size declared: it mattered here
                 continue

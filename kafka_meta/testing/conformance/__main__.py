@@ -21,9 +21,10 @@ from types import ModuleType
 from kafka_meta.testing.conformance import results
 from kafka_meta.testing.conformance.peer import Peer, PeerError, lab_directory, peer_command
 from kafka_meta.testing.conformance.results import Result
-from kafka_meta.testing.conformance.table import render, summary
+from kafka_meta.testing.conformance.table import render, summary, unexplained_list
 
-FAMILIES = ("codecs", "assignments", "negotiation")  # modules of this package, run in this order
+# modules of this package, run in this order
+FAMILIES = ("codecs", "assignments", "negotiation", "constructed", "json_converters")
 
 
 def families() -> list[tuple[str, ModuleType]]:
@@ -130,6 +131,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print(f"Kafka {version}")
     render(found, sys.stdout)
+    unexplained = unexplained_list(found)
+    if unexplained:
+        print("\nunexplained differences:")
+        for line in unexplained:
+            print(f"  {line}")
     cases = sum(r.cases for r in found)
     print(f"\n{cases:,} cases in {elapsed:.1f} s ({cases / max(elapsed, 1e-9):,.0f} cases/s)")
     print(summary(found))

@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from kafka_meta.negotiation.outcomes import AssignmentFailed, AssignmentNeverEnds
-from kafka_meta.testing.conformance import deadline
+from kafka_meta.testing.conformance import deadline, refusals
 from kafka_meta.testing.conformance.client_groups import CLIENT_ASSIGNORS, client_group
 from kafka_meta.testing.conformance.engine import run_in_batches
 from kafka_meta.testing.conformance.results import Result
@@ -39,7 +39,20 @@ class Outcome:
     """One side's answer for one case: the assignment as comparable values, or the exception thrown."""
 
     assignment: Any = None
-    error: str | None = None
+    error: str | None = None  # the exception's class
+    # where it was thrown: Kafka's side, its classes on the stack (innermost first); the project's side, the class
+    # it names as the thrower (JavaFailure.raised_by). Compared by :func:`same`, not by equality.
+    where: tuple[str, ...] = field(default=(), compare=False)
+
+
+def same(ours: Outcome, theirs: Outcome) -> bool:
+    """Both assign alike, or both throw the same exception from the same class of Kafka's: the one the project
+    names as the thrower is on Kafka's stack (a refusal for another reason, thrown elsewhere, is a difference)."""
+    if ours != theirs:
+        return False
+    if ours.error is None or ours.error == deadline.UNFINISHED:
+        return True
+    return any(thrower == frame or frame.endswith("." + thrower) for thrower in ours.where for frame in theirs.where)
 
 
 @dataclass(frozen=True)
@@ -90,7 +103,7 @@ def _ours(kind: Kind, case: Any, seconds: float = deadline.OURS_FIRST_S) -> Outc
     try:
         return Outcome(deadline.limited(seconds, lambda: kind.ours(case)))
     except AssignmentFailed as e:
-        return Outcome(error=e.failure.exception)
+        return Outcome(error=e.failure.exception, where=(e.failure.raised_by,))
     except (deadline.Unfinished, AssignmentNeverEnds):
         return Outcome(error=deadline.UNFINISHED)
 
@@ -99,7 +112,7 @@ def _theirs(kind: Kind, case: Any, answer: Any) -> Outcome:
     if answer.timeout:
         return Outcome(error=deadline.UNFINISHED)
     if not answer.ok:
-        return Outcome(error=(answer.error or "").split(":", 1)[0])
+        return Outcome(error=(answer.error or "").split(":", 1)[0], where=refusals.thrown_in(answer.error or ""))
     return Outcome(kind.theirs(case, answer.result))
 
 
@@ -130,15 +143,20 @@ def check(kind: Kind, cases: Iterable[Any], answers: Iterable[Any], result: Resu
             result.kafka_refusals += 1
         if ours.error is not None:
             result.our_refusals += 1
-        if ours == theirs:
-            result.identical += 1
+        if same(ours, theirs):
             if ours.error == deadline.UNFINISHED:
                 result.unfinished += 1
+            elif ours.error is not None:
+                result.both_refused += 1
+            else:
+                result.identical += 1
             continue
         if theirs.error is not None and ours.error is None:
             what = f"Kafka throws {theirs.error}, we assign"
         elif ours.error is not None and theirs.error is None:
             what = f"we refuse ({ours.error}), Kafka assigns"
+        elif ours.error is not None:
+            what = "both throw, but not the same exception from the same class"
         else:
             what = "assignment differs"
         example = {"case": kind.request(case), **_first_difference(ours.assignment, theirs.assignment)}

@@ -25,6 +25,8 @@ from kafka_meta.testing.conformance.values import Sampler
 
 STICKY = "StickyAssignorUserData"
 COOPERATIVE = "CooperativeStickyAssignorUserData"
+# what Kafka's StickyAssignor.memberData gives for user data it cannot read: the member owned nothing, no generation
+KAFKA_SUBSTITUTE = {"partitions": [], "generation": -1}
 
 
 def flat(groups: list[dict[str, Any]]) -> list[list[Any]]:
@@ -84,7 +86,7 @@ class StickySubject(Subject):
         message = self.fmt.decode(data)
         facts = {"variant": message.variant}
         if message.variant == UNREADABLE:
-            return Read({"partitions": [], "generation": -1}, facts=facts)  # Kafka's substitute (memberData)
+            return Read(dict(KAFKA_SUBSTITUTE), facts=facts)  # Kafka's substitute (memberData)
         generation = message.generation if message.variant == JAVA and message.version == 1 else None
         return Read({"partitions": flat(message.to_json_dict()["previousAssignment"]), "generation": generation},
                     facts=facts)
@@ -93,7 +95,10 @@ class StickySubject(Subject):
         return self.fmt.encode(self.fmt.decode(data))
 
     def deliberate(self, ours: Read, kafka: Read, data: bytes, drawn: Drawn) -> why.Deliberate | None:
-        if ours.facts.get("variant") == KAFKA_PYTHON:
+        """``sticky-kafka-python`` only where both sides show it: the production reader read kafka-python's layout,
+        and Kafka's StickyAssignor, unable to, gave exactly its substitute (no partitions, generation -1). A misread
+        of the Java layout, or any other answer of Kafka's, stays unexplained."""
+        if ours.facts.get("variant") == KAFKA_PYTHON and kafka.refused is None and kafka.view == KAFKA_SUBSTITUTE:
             return why.get("sticky-kafka-python")
         return None
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from kafka_meta.testing.conformance import refusals, tag_rule
+
 CURRENT_LAYOUT = "2026-08"  # kafka_meta.formats.offsets.CURRENT: the layouts Kafka 4.4 has
 
 
@@ -96,45 +98,93 @@ def get(key: str) -> Deliberate:
     return TABLE[key]
 
 
-def recognise_tag_sizes(emulated: Any, kafka: Any, same: Any, ours: Any = None) -> Deliberate | None:
-    """The tag-size rule, when it is the whole difference: the project's own reading of the bytes, with Kafka's rule
-    for known tags put in place of its own (``emulated``), gives exactly Kafka's outcome, and (where the project's
-    actual reading ``ours`` is given) something else than the project's rule gives: a difference the rule does not
-    change is not the rule's. Where the emulated reading saw a known tag whose type took other bytes than it
-    declared (``tag misfits``), the rule did change the reading, even where the values compared look alike (a
-    reading that cannot be written back is compared by its values, which leave unknown tagged fields out)."""
-    applied = bool(emulated.facts.get("tag misfits"))
-    if ours is not None and not applied and (ours.refused is None) == (emulated.refused is None) and (
-            ours.refused is not None or same(ours, emulated)):
+def _alike(a: Any, b: Any, same: Any) -> bool:
+    """Both refused, or both read and ``same`` says the readings are equal."""
+    if (a.refused is None) != (b.refused is None):
+        return False
+    return a.refused is not None or same(a, b)
+
+
+def recognise_tag_sizes(production: Any, tree: Any, kafka_rule: Any, kafka: Any, same: Any) -> Deliberate | None:
+    """``tag-size``, only where all three hold (docs/offsets.md, "A tag whose size does not fit its type"):
+
+    1. the situation is in the bytes: the construct tree read with Kafka's rule (``kafka_rule``: a known tag read by
+       its type, its declared size unchecked) met a known tag whose type took other bytes than it declared; and
+       where the production reader (``Format.decode``, what users call) read the bytes, it kept such a tag as an
+       unknown tagged field (where it refused, the refusal is checked by 2);
+    2. the production reader did what the project's rule says: the construct tree's own reading with that rule
+       (``tree``) gives the same outcome: the same values, unread bytes and unknown tagged fields, or the same
+       refusal (reason and field path);
+    3. Kafka's rule explains Kafka's outcome: ``kafka_rule`` gives exactly what Kafka gave.
+
+    A bug planted in the production reader breaks 2 (the tree still reads right), or lies where no known tag
+    misfits (1); a bug in both readers shows in the cases without a misfit, which no rule excuses.
+    """
+    if not kafka_rule.facts.get("tag misfits") or not _alike(kafka_rule, kafka, same):
         return None
-    if (emulated.refused is None) != (kafka.refused is None):
+    if (production.refused is None) != (tree.refused is None):
         return None
-    if emulated.refused is not None or same(emulated, kafka):
-        return TABLE["tag-size"]
-    return None
+    if production.refused is not None:
+        return TABLE["tag-size"] if tag_rule.same_refusal(production.error, tree.error) else None
+    kept = production.facts.get("unknown tags") or []
+    if not any(entry[3] for entry in kept) or kept != tree.facts.get("unknown tags") or not same(production, tree):
+        return None
+    return TABLE["tag-size"]
 
 
-def recognise_release(release: str, ours: Any, kafka: Any) -> Deliberate | None:
-    """A difference between an older release's generated reader and Kafka 4.4's, which the project follows: the
-    older reader took a tagged-field count it read as negative for none and went on. What it went on to read is
-    often left unread, but may also pass for the enclosing structs' tagged sections (then nothing is left), so
-    the older reader reading what the project refuses inside a tagged section is the sign, whatever is left."""
-    if kafka.refused is None and "<tagged fields>" in (ours.refused or ""):
-        return TABLE["older-release-negative-tag-count"]
-    return None
+def recognise_release(production: Any, tree: Any, older: Any, kafka: Any, same: Any) -> Deliberate | None:
+    """``older-release-negative-tag-count``, only where: the project refused (the production reader, and the
+    construct tree's reading alike); the tree read as the older release's generated readers read (a tagged-field
+    count Java sees as negative taken for none) met such a count; and that reading gives exactly the older
+    release's outcome. A refusal of the production reader's own making (the tree reads the bytes) is not this."""
+    if production.refused is None or tree.refused is None:
+        return None
+    if not older.facts.get("negative tag counts") or not _alike(older, kafka, same):
+        return None
+    return TABLE["older-release-negative-tag-count"]
 
 
-def recognise_record(ours: Any, kafka: Any) -> Deliberate | None:
-    """A deliberate difference between GroupCoordinatorRecordSerde and the project's record reader."""
+def recognise_record(ours: Any, kafka: Any, current: Any = None, forward: Any = None,
+                     same: Any = None) -> Deliberate | None:
+    """A deliberate difference between GroupCoordinatorRecordSerde and the project's record reader, each only where
+    Kafka's side shows the situation too:
+
+    * ``offsets-unknown-record-type`` / ``offsets-retired-record-type``: Kafka threw UnknownRecordTypeException and
+      the production reader says the type is unknown, or retired;
+    * ``offsets-newer-value-version``: Kafka threw UnknownRecordVersionException, the production reader read the
+      value forward, and Kafka's own class, reading the same value as the newest version it knows (``forward``, the
+      peer's answer), read what the project read (or refused it, for the same kind of reason as the project);
+    * ``offsets-older-layout``: the production reader chose an older layout, and reading the same bytes with the
+      current layout only (``current``, the production reader restricted to Kafka's one layout) gives exactly
+      Kafka's outcome: the layout choice is the whole difference.
+
+    A misread within a layout, or of a forward read, is unexplained: it differs from Kafka's reading of the same
+    layout (older-layout cases aside, whose layouts Kafka 4.4 no longer has: the golden files hold those).
+    """
     refusal = kafka.refused or ""
+    if ours.refused is not None and kafka.refused is not None:  # both refused, for different reasons
+        if "UnknownRecordTypeException" in refusal and ours.facts.get("retired"):
+            return TABLE["offsets-retired-record-type"]
+        if ("UnknownRecordVersionException" in refusal and ours.facts.get("read forward") and forward is not None
+                and forward.refused is not None and refusals.agree(forward.refused, ours.error or ours.refused)[0]):
+            return TABLE["offsets-newer-value-version"]
+        return None
     if ours.refused is None and "UnknownRecordTypeException" in refusal:
         if ours.facts.get("unknown type"):
             return TABLE["offsets-unknown-record-type"]
         if ours.facts.get("retired"):
             return TABLE["offsets-retired-record-type"]
+    variant = ours.facts.get("variant")
     if ours.refused is None and "UnknownRecordVersionException" in refusal and ours.facts.get("read forward"):
-        return TABLE["offsets-newer-value-version"]
-    if ours.facts.get("variant") not in (None, CURRENT_LAYOUT):
+        if forward is not None and same is not None and forward.refused is None and same(ours, forward):
+            return TABLE["offsets-newer-value-version"]
+        # read forward with an older layout it fits: Kafka's reading at its newest version is the current layout's
+        if (forward is not None and same is not None and variant not in (None, CURRENT_LAYOUT) and current is not None
+                and _alike(current, forward, same)):
+            return TABLE["offsets-newer-value-version"]
+        return None
+    if (ours.refused is None and variant not in (None, CURRENT_LAYOUT) and current is not None and same is not None
+            and _alike(current, kafka, same)):
         return TABLE["offsets-older-layout"]
     return None
 

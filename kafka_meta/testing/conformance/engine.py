@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kafka_meta.errors import KafkaMetaError
+from kafka_meta.testing.conformance import refusals
 from kafka_meta.testing.conformance.deliberate import Deliberate
 from kafka_meta.testing.conformance.peer import Answer, Peer, Pending
 from kafka_meta.testing.conformance.results import Result, finished
@@ -74,6 +75,7 @@ class Read:
     refused: str | None = None
     unread: int | None = None  # bytes left after the value (None: not compared)
     facts: dict[str, Any] = field(default_factory=dict)  # what a deliberate difference is recognised by
+    error: Any = None  # the project's exception, where it refused (its reason and field path are compared)
 
 
 class Subject:
@@ -83,6 +85,7 @@ class Subject:
     family: str = ""
     types: tuple[str, ...] = ()  # the registered types it covers (for --type)
     hash_ordered: bool = False  # Kafka's writer orders by Java hash containers: compare bytes by read-back
+    apart: str | None = None  # why its result is listed apart from the headline (results.Result.apart)
 
     def draw(self, rng: random.Random) -> Drawn:
         raise NotImplementedError
@@ -95,6 +98,12 @@ class Subject:
 
     def kafka_read(self, answer: Answer, drawn: Drawn) -> Read:
         raise NotImplementedError
+
+    def companion_request(self, data: bytes, drawn: Drawn) -> dict[str, Any] | None:
+        """A second question to Kafka about damaged ``data``, asked beside the reading (None: none), whose answer a
+        deliberate difference needs as evidence of Kafka's side; it reaches :meth:`deliberate` as
+        ``kafka.facts["companion"]``."""
+        return None
 
     def our_read(self, data: bytes, drawn: Drawn, explain: bool = True) -> Read:
         """The project's reading of ``data``; ``explain=False`` may refuse without saying where (the engine asks
@@ -109,7 +118,7 @@ class Subject:
         """The documented reason the two reads of ``data`` differ, if it is a deliberate difference."""
         return None
 
-    def deliberate_write(self, drawn: Drawn, kafka: Answer) -> Deliberate | None:
+    def deliberate_write(self, drawn: Drawn, kafka: Answer | None) -> Deliberate | None:
         """The documented reason the two sides write ``drawn`` differently, if it is a deliberate difference."""
         return None
 
@@ -165,7 +174,7 @@ class _Pending:
     drawn: Drawn
     encode: int | None
     decode: int | None
-    mutants: list[tuple[bytes, int]]
+    mutants: list[tuple[bytes, int, int | None]]  # the bytes, where Kafka's reading is, where its companion is
 
 
 class Runner:
@@ -175,7 +184,7 @@ class Runner:
         self.peer = peer
         self.subject = subject
         self.rng = rng
-        self.result = Result(subject.name)
+        self.result = Result(subject.name, apart=subject.apart)
 
     def run(self, cases: int) -> Result:
         """``cases`` cases, in chunks: while Kafka's code answers one chunk, the next is drawn and encoded here."""
@@ -210,8 +219,12 @@ class Runner:
             source = drawn.damageable if drawn.damageable is not None else drawn.ours
             if source is not None:
                 for data in self.subject.mutants(source, self.rng):
-                    mutants.append((data, len(requests)))
+                    at = len(requests)
                     requests.append(self.subject.kafka_read_request(data, drawn))
+                    companion = self.subject.companion_request(data, drawn)
+                    if companion is not None:
+                        requests.append(companion)
+                    mutants.append((data, at, at + 1 if companion is not None else None))
             pending.append(_Pending(drawn, encode, decode, mutants))
         count = min(budget, sum(1 + len(p.mutants) for p in pending))
         return pending, self.peer.submit(requests), count
@@ -222,10 +235,11 @@ class Runner:
         for p in pending:
             self._guarded(self._value_case, p, answers)
             count += 1
-            for data, at in p.mutants:
+            for data, at, companion in p.mutants:
                 if count >= budget:
                     break
-                self._guarded(self._damage_case, data, answers[at], p.drawn)
+                self._guarded(self._damage_case, data, answers[at],
+                              answers[companion] if companion is not None else None, p.drawn)
                 count += 1
 
     def _guarded(self, check: Any, *arguments: Any) -> None:
@@ -301,7 +315,15 @@ class Runner:
                 r.differ("Kafka reads our bytes differently", {
                     **example(), "ours": short(drawn.ours), "expected": shown(drawn.expected),
                     "kafka": shown(kafka.view), "kafka unread": kafka.unread}, why.key if why else None)
-        if agree:
+        if agree and kafka_wrote is None and p.decode is None:
+            # nothing was written, so nothing was compared but the two refusals to write it
+            if p.encode is not None and not answers[p.encode].ok:
+                r.both_refused += 1
+            else:
+                why = s.deliberate_write(drawn, None)
+                r.differ("we refuse to write, and Kafka was not asked", {**example(), "ours": drawn.refusal},
+                         why.key if why else None)
+        elif agree:
             r.identical += 1
 
     def _same_but_order(self, kafka_wrote: bytes, drawn: Drawn) -> bool:
@@ -315,25 +337,36 @@ class Runner:
         try:
             return self.subject.our_read(data, drawn, explain)
         except (Refused, KafkaMetaError) as e:
-            return Read(refused=str(e) or type(e).__name__)
+            return Read(refused=str(e) or type(e).__name__, error=e)
 
     # ------------------------------------------------------------------ one damaged input
-    def _damage_case(self, data: bytes, answer: Answer, drawn: Drawn) -> None:
+    def _damage_case(self, data: bytes, answer: Answer, companion: Answer | None, drawn: Drawn) -> None:
         r, s = self.result, self.subject
         r.cases += 1
         ours = self._our_read(data, drawn, explain=False)
         kafka = s.kafka_read(answer, drawn)
+        if companion is not None:
+            kafka.facts["companion"] = companion
         if kafka.refused is not None:
             r.kafka_refusals += 1
         if ours.refused is not None:
             r.our_refusals += 1
-        if (kafka.refused is None) == (ours.refused is None) and (ours.refused is not None or s.same(ours, kafka)):
+        if kafka.refused is None and ours.refused is None and s.same(ours, kafka):
             r.identical += 1
             return
         if ours.refused is not None:
             ours = self._our_read(data, drawn)  # again, to say why
-        why = s.deliberate(ours, kafka, data, drawn)
         example = {"version": drawn.version, "bytes": short(data)}
+        if kafka.refused is not None and ours.refused is not None:
+            alike, said = refusals.agree(kafka.refused, ours.error if ours.error is not None else ours.refused)
+            if alike:
+                r.both_refused += 1
+                return
+            why = s.deliberate(ours, kafka, data, drawn)
+            r.differ("both refuse, for different reasons", {**example, "kafka": kafka.refused, "ours": ours.refused,
+                                                            "read as": said}, why.key if why else None)
+            return
+        why = s.deliberate(ours, kafka, data, drawn)
         if kafka.refused is not None:
             r.differ("Kafka refuses, we read", {**example, "kafka": kafka.refused, "ours": shown(ours.view)},
                      why.key if why else None)

@@ -12,16 +12,14 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from io import BytesIO
 from typing import Any
-
-from construct import Container
 
 from kafka_meta.codec.framing import Int16Prefixed, LeadingVersion, RecordTypePrefixed, Unframed
 from kafka_meta.errors import EncodeError, KafkaMetaError
 from kafka_meta.formats.catalogue import REGISTRY
 from kafka_meta.golden.subjects import decode_message, present_only
 from kafka_meta.testing.conformance import deliberate as why
+from kafka_meta.testing.conformance import tag_rule
 from kafka_meta.testing.conformance.engine import MUTANTS, Drawn, Read, Subject, damage
 from kafka_meta.testing.conformance.kafka_json import from_plain, has_unknown, kafka_form, strip_unknown
 from kafka_meta.testing.conformance.peer import Answer, Peer
@@ -136,9 +134,12 @@ class MessageSubject(Subject):
         if not explain:  # only whether it reads (DecodeError without the re-read that says where)
             self.fmt.decode(framed, version=drawn.version if self.unframed else None, explain=False)
         message, layout = decode_message(self.fmt, framed, drawn.version)
-        json = kafka_form(present_only(message.to_json_dict(), layout), layout)
+        full = present_only(message.to_json_dict(), layout)
+        json = kafka_form(full, layout)
         trailing = message.unknown_trailing
-        facts: dict[str, Any] = {}
+        # the production reading's own message and its layout: the tag-size rule looks for the situation it
+        # excuses there
+        facts: dict[str, Any] = {"message": message, "layout": layout}
         try:
             rewritten = self.fmt.encode(message)[self.prefix:]
             if trailing:
@@ -154,45 +155,52 @@ class MessageSubject(Subject):
             return ours.view[0] == kafka.view[0] and ours.unread == kafka.unread
         return super().same(ours, kafka)
 
-    def read_with_kafka_tags(self, data: bytes, drawn: Drawn) -> Read:
-        """The project's reading of ``data`` with Kafka's rule for known tagged fields instead of its own: read by
-        their type, the size they declare unchecked (docs/offsets.md)."""
+    def tree_read(self, data: bytes, drawn: Drawn, kafka_tags: bool = False, older_release: bool = False) -> Read:
+        """The construct tree's reading of ``data`` (a second reader beside the production one): with the project's
+        rule for known tagged fields, or Kafka's (``kafka_tags``: read by their type, the declared size unchecked),
+        or an older release's reading of a negative tagged-field count (``older_release``)."""
         framed = self.framed(data, drawn.version)
         misfits: list[int] = []
-        value, end, tree = parse_with_kafka_tags(self.fmt, framed, drawn.version if self.unframed else None,
-                                                 misfits)
+        negative: list[int] | None = [] if older_release else None
+        value, end, tree = tag_rule.parse_tree(self.fmt, framed, drawn.version if self.unframed else None,
+                                               kafka_tags, misfits, negative)
+        facts = {"tag misfits": misfits, "negative tag counts": negative}
         if tree is None:
-            return Read(refused=value, facts={"tag misfits": misfits})
+            return Read(refused=str(value), facts=facts, error=value)
         return Read((from_plain(value, tree), None), unread=len(framed) - end,
-                    facts={"rewrite error": "not written back", "tag misfits": misfits})
+                    facts={**facts, "rewrite error": "not written back",
+                           "unknown tags": tag_rule.unknown_in_plain(value, tree)})
+
+    def production_situation(self, ours: Read, data: bytes, drawn: Drawn) -> Read:
+        """``ours`` with what the tag-size rule looks for: the unknown tagged fields the production reader kept
+        (``unknown tags``), and whether it refused a known tag's size past the end (``refused known tag``)."""
+        facts = dict(ours.facts)
+        if ours.refused is None:
+            facts["unknown tags"] = tag_rule.unknown_of(facts.get("message"), facts.get("layout"))
+        else:
+            facts["refused known tag"] = tag_rule.refused_known_tag(ours.error, self._layout(data, drawn))
+        return Read(ours.view, ours.refused, ours.unread, facts, ours.error)
+
+    def _layout(self, data: bytes, drawn: Drawn) -> Any:
+        try:
+            framed = self.framed(data, drawn.version)
+            header = self.fmt.header(framed, drawn.version if self.unframed else None)  # type: ignore[attr-defined]
+            return None if header.layout_version is None else self.fmt.construct(header.layout_version)  # type: ignore[attr-defined]
+        except (Fault, KafkaMetaError):
+            return None
 
     def mutants(self, data: bytes, rng: random.Random) -> list[bytes]:
         # the leading version is the framing's: Kafka's class is told the version, so it stays as it was
         return damage(data, rng, MUTANTS, keep=4 if self.leading else 0)
 
     def deliberate(self, ours: Read, kafka: Read, data: bytes, drawn: Drawn) -> why.Deliberate | None:
-        release = self.cover.releases[drawn.version]
-        return why.recognise_tag_sizes(self.read_with_kafka_tags(data, drawn), kafka, self.same, ours) or (
-            why.recognise_release(release, ours, kafka) if release else None)
-
-
-def parse_with_kafka_tags(fmt: Any, data: bytes, version: int | None,
-                          misfits: list[int] | None = None) -> tuple[Any, int, Any]:
-    """``(value, end, tree)`` of the interpreted reading of ``data`` with Kafka's rule for known tags; ``(reason,
-    0, None)`` when it fails. ``misfits`` collects the known tags whose type read other bytes than they declared
-    (where the rule made a difference)."""
-    try:
-        header = fmt.header(data, version)
-        if header.layout_version is None:
-            return "a version probe", 0, None
-        tree = fmt.construct(header.layout_version)
-        stream = BytesIO(data)
-        stream.seek(header.body_offset)
-        value = tree._parse(stream, Container(_strict=False, _kafka_tags=True, _kafka_tag_misfits=misfits),
-                            "(parsing)")
-        return value, stream.tell(), tree
-    except (Fault, KafkaMetaError) as e:
-        return str(e), 0, None
+        production = self.production_situation(ours, data, drawn)
+        found = why.recognise_tag_sizes(production, self.tree_read(data, drawn),
+                                        self.tree_read(data, drawn, kafka_tags=True), kafka, self.same)
+        if found is None and self.cover.releases[drawn.version]:
+            found = why.recognise_release(production, self.tree_read(data, drawn),
+                                          self.tree_read(data, drawn, older_release=True), kafka, self.same)
+        return found
 
 
 def subjects(peer: Peer, types: set[str] | None) -> list[Subject]:

@@ -24,6 +24,7 @@ from typing import Any
 
 from kafka_meta.testing.conformance import negotiation_cases as draw
 from kafka_meta.testing.conformance import negotiation_sides as sides
+from kafka_meta.testing.conformance import refusals
 from kafka_meta.testing.conformance.engine import run_in_batches
 from kafka_meta.testing.conformance.results import Result
 
@@ -61,7 +62,7 @@ def types() -> list[str]:
 
 def _theirs(kind: Kind, answer: Any) -> sides.Outcome:
     if not answer.ok:
-        error = answer.error or ""
+        error = refusals.THROWN_IN.sub("", answer.error or "")  # the message as Kafka's exception says it
         return sides.Outcome(error=error if kind.type in FULL_MESSAGES else error.split(":", 1)[0])
     return kind.theirs(answer.result)
 
@@ -77,7 +78,10 @@ def check(kind: Kind, cases: Iterable[Any], answers: Iterable[Any], result: Resu
         if ours.error is not None:
             result.our_refusals += 1
         if ours == theirs:
-            result.identical += 1
+            if ours.error is not None:
+                result.both_refused += 1
+            else:
+                result.identical += 1
             continue
         if theirs.error is not None and ours.error is None:
             what = f"Kafka throws {theirs.error.split(':', 1)[0]}, we decide"

@@ -60,7 +60,10 @@ def peer_command(lab: Path) -> list[str]:
         build.ensure_built()
     except build.BuildError as e:
         raise PeerError(str(e)) from e
-    return [build.java(), HEAP, "-XX:+UseParallelGC", "-cp", build.classpath("kafka"), MAIN_CLASS]
+    # every exception keeps its stack, however often it is thrown (HotSpot drops it from a hot site's implicit
+    # exceptions otherwise): where Kafka's code threw is compared with where the project says it would
+    return [build.java(), HEAP, "-XX:+UseParallelGC", "-XX:-OmitStackTraceInFastThrow", "-cp",
+            build.classpath("kafka"), MAIN_CLASS]
 
 
 class Peer:

@@ -26,11 +26,13 @@ from kafka_meta.golden.subjects import present_only
 from kafka_meta.offsets import decode_record
 from kafka_meta.offsets.records import UnknownRecord
 from kafka_meta.testing.conformance import deliberate as why
+from kafka_meta.testing.conformance import tag_rule
 from kafka_meta.testing.conformance.engine import Drawn, Read, Subject, damage
 from kafka_meta.testing.conformance.kafka_json import from_plain, has_unknown, kafka_form, strip_unknown
-from kafka_meta.testing.conformance.messages import coverage, parse_with_kafka_tags
+from kafka_meta.testing.conformance.messages import coverage
 from kafka_meta.testing.conformance.peer import Answer, Peer
 from kafka_meta.testing.conformance.values import Sampler
+from kafka_meta.wire.errors import Fault
 
 METADATA_RECORD = "MetadataRecord"
 
@@ -152,32 +154,129 @@ class GroupRecordSubject(Subject):
                 out.append(pack(damage(key, rng, 1)[0], value))
         return out
 
-    def deliberate(self, ours: Read, kafka: Read, data: bytes, drawn: Drawn) -> why.Deliberate | None:
-        return why.recognise_record(ours, kafka) or why.recognise_tag_sizes(
-            self.read_with_kafka_tags(data, drawn), kafka, Subject.same.__get__(self), ours)
+    def deliberate_write(self, drawn: Drawn, kafka: Answer | None) -> why.Deliberate | None:
+        """A retired type's value the project refuses to write: Kafka was not asked, having no class for the type."""
+        if kafka is None and self.apart is not None:
+            return why.get("offsets-retired-record-type")
+        return None
 
-    def read_with_kafka_tags(self, data: bytes, drawn: Drawn) -> Read:
-        """The project's reading of the record with Kafka's rule for the value's known tagged fields."""
+    def companion_request(self, data: bytes, drawn: Drawn) -> dict[str, Any] | None:
+        """For a value of a version newer than Kafka 4.4 knows: Kafka's reading of the same value as the newest
+        version it knows (what the project's forward reading must equal to be the deliberate difference)."""
         key, value = unpack(data)
-        if value is None:
-            return Read(refused="a tombstone has no tagged fields")
+        if not self.known_to_kafka or value is None or len(value) < 2:
+            return None
+        if int.from_bytes(value[:2], "big", signed=True) <= self.versions[-1]:
+            return None
+        newest = self.versions[-1].to_bytes(2, "big", signed=True) + value[2:]
+        return self.kafka_read_request(pack(key, newest), drawn)
+
+    def deliberate(self, ours: Read, kafka: Read, data: bytes, drawn: Drawn) -> why.Deliberate | None:
+        same = Subject.same.__get__(self)
+        forward = None
+        companion = kafka.facts.get("companion")
+        if companion is not None and ours.refused is not None:
+            forward = self.kafka_read(companion, drawn)
+        if ours.refused is not None:  # what the refused bytes are: a retired type's, a value of a newer version
+            ours = Read(ours.view, ours.refused, ours.unread, {**ours.facts, **self.record_facts(data)}, ours.error)
+        elif companion is not None:
+            forward = self.kafka_read(companion, drawn)
+            if forward.refused is None:  # as read at the newest version, shown with the version on the wire
+                forward.view["version"] = ours.view["version"]
+        found = why.recognise_record(ours, kafka, self.current_layout_read(data, ours), forward, same)
+        if found is None:
+            tag_size = why.recognise_tag_sizes(self.production_situation(ours, data), self.tree_read(data),
+                                               self.tree_read(data, kafka_tags=True), forward or kafka, same)
+            # a value of a newer version holding a misfitting tag: Kafka, reading it as the newest version it knows,
+            # differs from the project's forward reading by the tag-size rule alone (both situations at once)
+            found = why.get("offsets-newer-value-version") if tag_size and forward is not None else tag_size
+        return found
+
+    def record_facts(self, data: bytes) -> dict[str, Any]:
+        """What the bytes of a record the project refused are, read from its framing alone: a retired record type's
+        (``retired``), or a value of a version newer than the project knows (``read forward``)."""
+        key, value = unpack(data)
+        rt = _catalog().get(int.from_bytes(key[:2], "big", signed=True)) if len(key) >= 2 else None
+        if rt is None:
+            return {}
+        if not any(v.label == CURRENT for v in rt.values.variants):
+            return {"retired": True}
+        newest = max(rt.values.variants[0].format.versions)
+        newer = value is not None and len(value) >= 2 and int.from_bytes(value[:2], "big", signed=True) > newest
+        return {"read forward": newer}
+
+    def current_layout_read(self, data: bytes, ours: Read) -> Read | None:
+        """For a record the production reader read with an older layout: the production reader's reading of the
+        same bytes with the current layout only (Kafka 4.4's one layout)."""
+        variant = ours.facts.get("variant")
+        if ours.refused is not None or variant in (None, CURRENT):
+            return None
+        _key, value = unpack(data)
+        number = ours.view["recordType"]
+        current = _catalog()[number].values.variants[0]
+        if value is None or current.label != CURRENT:
+            return None
         try:
-            record = decode_record(key, None, nested=False)
+            message = current.format.decode(value)
+        except KafkaMetaError as e:
+            return Read(refused=str(e), error=e)
+        header = current.format.header(value)
+        return Read({**ours.view, "version": message.version,
+                     "value": json_of(message, current.format, header.layout_version),
+                     "valueRemaining": len(message.unknown_trailing)})
+
+    def _value_format(self, data: bytes) -> tuple[Any, bytes | None, Any]:
+        """The current layout's format of the record's type (as its key says), the value, and the key read."""
+        key, value = unpack(data)
+        record = decode_record(key, None, nested=False)
+        if isinstance(record, UnknownRecord):
+            raise KafkaMetaError("unknown record type")
+        return _catalog()[record.record_type].values.variants[0].format, value, record
+
+    def production_situation(self, ours: Read, data: bytes) -> Read:
+        """``ours`` with the unknown tagged fields the production reader kept in the value, or whether its refusal
+        was a known tag's size past the end (what the tag-size rule looks for)."""
+        facts = dict(ours.facts)
+        try:
+            value_fmt, value, _ = self._value_format(data)
+        except KafkaMetaError:
+            return ours
+        if value is None:
+            return ours
+        if ours.refused is None:
+            try:
+                message = value_fmt.decode(value)
+                layout = value_fmt.construct(value_fmt.header(value).layout_version)
+            except KafkaMetaError:
+                return ours
+            facts["unknown tags"] = tag_rule.unknown_of(message, layout)
+        else:
+            try:
+                layout = value_fmt.construct(value_fmt.header(value).layout_version)
+            except (KafkaMetaError, Fault):
+                layout = None
+            facts["refused known tag"] = tag_rule.refused_known_tag(ours.error, layout)
+        return Read(ours.view, ours.refused, ours.unread, facts, ours.error)
+
+    def tree_read(self, data: bytes, kafka_tags: bool = False) -> Read:
+        """The construct tree's reading of the record's value (a second reader beside the production one), with the
+        project's rule for known tagged fields or Kafka's (``kafka_tags``)."""
+        try:
+            value_fmt, value, record = self._value_format(data)
         except KafkaMetaError as e:
             return Read(refused=str(e))
-        if isinstance(record, UnknownRecord):
-            return Read(refused="unknown record type")
-        value_fmt = _catalog()[record.record_type].values.variants[0].format
+        if value is None:
+            return Read(refused="a tombstone has no tagged fields")
         misfits: list[int] = []
-        parsed, end, tree = parse_with_kafka_tags(value_fmt, value, None, misfits)
+        parsed, end, tree = tag_rule.parse_tree(value_fmt, value, None, kafka_tags, misfits)
         if tree is None:
-            return Read(refused=parsed, facts={"tag misfits": misfits})
+            return Read(refused=str(parsed), facts={"tag misfits": misfits}, error=parsed)
         key_fmt = _catalog()[record.record_type].key
         return Read({"recordType": record.record_type, "key": json_of(record.key, key_fmt, 0),
                      "version": int.from_bytes(value[:2], "big", signed=True),
                      "value": from_plain(parsed, tree),
                      "keyRemaining": len(record.key.unknown_trailing), "valueRemaining": len(value) - end},
-                    facts={"tag misfits": misfits})
+                    facts={"tag misfits": misfits, "unknown tags": tag_rule.unknown_in_plain(parsed, tree)})
 
 
 @cache
@@ -258,7 +357,10 @@ def subjects(peer: Peer, types: set[str] | None) -> list[Subject]:
             versions = sorted(v for v, release in cover.releases.items() if release is None)
             out.append(GroupRecordSubject(number, rt, versions or list(current[0].format.versions), bool(versions)))
         else:  # a retired record type: Kafka 4.4 has no class for it, so only its reading is compared
-            out.append(GroupRecordSubject(number, rt, list(rt.values.variants[0].format.versions), False))
+            retired = GroupRecordSubject(number, rt, list(rt.values.variants[0].format.versions), False)
+            retired.apart = (f"record type {number} is retired: Kafka 4.4 has no class for it and refuses every "
+                             "case (UnknownRecordTypeException), so nothing of it is compared with Kafka")
+            out.append(retired)
     if types is None or METADATA_RECORD in types:
         bodies = {}
         for fmt in REGISTRY.formats():

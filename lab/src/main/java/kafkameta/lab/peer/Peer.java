@@ -22,7 +22,7 @@ import java.util.concurrent.TimeUnit;
  * requests as JSON Lines on standard input and answering each on standard output, in order.
  *
  * A request is {"id": any, "op": "name", ...arguments}; its answer {"id": same, "ok": true, "result": ...} or,
- * when Kafka's code throws, {"id": same, "ok": false, "error": "ExceptionClass: message"}: a refusal is an
+ * when Kafka's code throws, {"id": same, "ok": false, "error": "ExceptionClass: message (caused by ...)"}: a refusal is an
  * answer, not a failure of the peer. Bytes travel as hex. "ops" lists the operations this peer knows.
  * Answers are flushed whenever no more requests are waiting, so a caller may send many before reading.
  *
@@ -45,7 +45,7 @@ public final class Peer {
     /** The families of operations, each a class of this package with a static register(Peer). */
     static final String[] FAMILIES = {
         "Messages", "ConsumerProtocolOps", "AssignorUserData", "StreamsInfo", "Records",
-        "ClientAssignors", "ServerAssignors", "TaskAssignors", "StreamsDecisions",
+        "ClientAssignors", "ServerAssignors", "TaskAssignors", "StreamsDecisions", "Constructed",
     };
     private final Map<String, Handler> handlers = new HashMap<>();
 
@@ -93,9 +93,34 @@ public final class Peer {
         } catch (ThreadDeath stopped) {
             throw stopped;  // a bounded request overran: its worker ends
         } catch (Throwable e) {
-            out.put("ok", false).put("error", e.getClass().getSimpleName() + ": " + e.getMessage());
+            out.put("ok", false).put("error", described(e));
         }
         return out;
+    }
+
+    /** "Class: message", then each cause as " (caused by Class: message)", then " [thrown in A, B.C, ...]": the
+     *  classes of Kafka's own code on the stack where it was thrown, innermost first (nested classes joined by a
+     *  dot). A wrapper's message may say no more than that the bytes were bad, and the cause says why; the classes
+     *  say where. The conformance run compares both with the project's refusal. */
+    static String described(Throwable e) {
+        StringBuilder text = new StringBuilder(e.getClass().getSimpleName() + ": " + e.getMessage());
+        int depth = 0;
+        Throwable innermost = e;
+        for (Throwable cause = e.getCause(); cause != null && cause != e && depth < 8; cause = cause.getCause()) {
+            text.append(" (caused by ").append(cause.getClass().getSimpleName()).append(": ")
+                .append(cause.getMessage()).append(")");
+            innermost = cause;
+            depth++;
+        }
+        java.util.LinkedHashSet<String> classes = new java.util.LinkedHashSet<>();
+        for (StackTraceElement frame : innermost.getStackTrace()) {
+            String name = frame.getClassName();
+            if (!name.startsWith("org.apache.kafka.")) continue;
+            classes.add(name.substring(name.lastIndexOf('.') + 1).replace('$', '.'));
+            if (classes.size() == 12) break;
+        }
+        if (!classes.isEmpty()) text.append(" [thrown in ").append(String.join(", ", classes)).append("]");
+        return text.toString();
     }
 
     private final Bounded bounded = new Bounded();

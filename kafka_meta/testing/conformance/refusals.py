@@ -1,0 +1,125 @@
+"""Why each side refused some bytes, so that a case both sides refuse is compared, not assumed alike.
+
+Kafka's readers say why in an exception (its class and message, with the causes and the classes on the stack the
+peer appends); the project says why in a :class:`~kafka_meta.errors.DecodeError` (its reason and field path). Both
+are mapped to one of the kinds of *why* in :data:`KINDS` (the table in docs/conformance.md, "Both refuse"). Two
+refusals agree when their kinds are the same, with two exceptions, both documented there:
+
+* ``unspecified``: a wrapper of Kafka's that says no more than that the bytes were bad (Kafka Streams'
+  ``Corrupted user data``) agrees with any refusal of the project's that maps to a kind;
+* the project checks a version (a message's, Streams' ``latestSupportedVersion``), a metadata record's type or a
+  Streams topic index before it reads on, where Kafka's readers read on and refuse what follows: a refusal of the
+  project's of kind ``version``, ``record type`` or ``value`` agrees with any refusal of Kafka's.
+
+*Where* is not compared: within one struct the two readers run their checks in different orders (the project
+checks an array's count against the bytes left before reading its elements, and a tagged section's entries as it
+reads them; Kafka's readers check a tagged-field count against the bytes left first, and an array's count only
+against the bytes left), so the first check to trip differs for the same damage. A refusal either side gives that
+no rule maps is of kind ``other``, which agrees with nothing: a new kind of refusal is a difference until this
+table says what it corresponds to.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+KINDS = {
+    "malformed": "the bytes do not hold a well-formed value: the input ends before something it declares, a "
+                 "varint runs too long, a length is negative (null where the field is not nullable) or too "
+                 "large, a tagged-field count is negative or exceeds the bytes left, a string is not valid "
+                 "(modified) UTF-8 where the reader checks it",
+    "version": "a version the reader does not know or accept",
+    "record type": "a record type (or metadata apiKey) the reader does not know",
+    "trailing": "bytes after the last field, where the reader refuses them",
+    "value": "a well-formed value the reader refuses (a topic index the dictionary lacks)",
+    "unspecified": "Kafka says only that the bytes are bad (a wrapper without a cause that maps)",
+    "other": "anything no rule here maps: agrees with nothing",
+}
+
+# the project's checks before the body: they agree with any refusal of Kafka's
+EARLY = ("version", "record type", "value")
+
+# Kafka's messages (innermost cause first) -> kind
+KAFKA_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), k) for p, k in [
+    (r"UnknownRecordVersionException|[Uu]nsupported (?:\w+ )?version|Can't read version \d+ of|version must be between|"
+     r"Value for version was too large",
+     "version"),
+    (r"UnknownRecordTypeException|Unknown metadata id|[Uu]nknown record type|Value for type was too large",
+     "record type"),
+    (r"byte\(s\) of garbage after", "trailing"),
+    (r"BufferUnderflowException|EOFException|Error reading (?:byte array|string) of|Tried to read \d+ tagged fields|"
+     r"Tried to allocate a collection of size|Varint is too long|was serialized as null|had invalid length|"
+     r"Invalid negative number of tagged fields|NegativeArraySizeException|newLimit > capacity|"
+     r"Could not read version from|Buffer underflow|UTFDataFormatException|[Mm]alformed input", "malformed"),
+])
+# wrappers that may say no more than that the bytes were bad
+KAFKA_UNSPECIFIED = re.compile(r"TaskAssignmentException|SchemaException: Malformed consumer protocol|"
+                               r"MetadataParseException")
+
+# the project's DecodeError reasons -> kind
+OUR_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), k) for p, k in [
+    (r"is newer than the newest known|^unsupported version|Kafka refuses a latestSupportedVersion|"
+     r"Kafka reads a version as an int16", "version"),
+    (r"unknown (?:metadata )?record (?:type|apiKey)|Kafka reads an apiKey as an int16", "record type"),
+    (r"bytes follow the last field", "trailing"),
+    (r"is not in the dictionary", "value"),
+    (r"^input ends inside|exceeds the \d+ bytes left|cannot fit in the \d+ bytes left|"
+     r"has size \d+ but only \d+ bytes are left|^varint longer than|varint does not fit|is not a readable|"
+     r"where the field is not nullable|^negative length|exceeds Kafka's limit|does not fit in a signed|"
+     r"needs a \d+-byte version|could not read the record type|invalid (?:modified )?UTF-8", "malformed"),
+])
+
+
+THROWN_IN = re.compile(r" \[thrown in (?P<classes>[^\]]*)\]$")  # the peer's list of Kafka's classes on the stack
+
+
+def thrown_in(error: str) -> tuple[str, ...]:
+    """The classes of Kafka's code on the stack where ``error`` was thrown, innermost first (the peer's list)."""
+    m = THROWN_IN.search(error)
+    return tuple(m.group("classes").split(", ")) if m else ()
+
+
+@dataclass(frozen=True)
+class Why:
+    """A refusal mapped to its kind of why (:data:`KINDS`)."""
+
+    kind: str
+
+
+def kafka_why(error: str) -> Why:
+    """Kafka's refusal (``Class: message``, causes appended) as a :class:`Why`: the innermost reason that maps."""
+    for part in reversed(_causes(error)):
+        for pattern, kind in KAFKA_RULES:
+            if pattern.search(part):
+                return Why(kind)
+    return Why("unspecified" if KAFKA_UNSPECIFIED.search(error) else "other")
+
+
+def our_why(error: Any) -> Why:
+    """The project's refusal (a DecodeError, or its text) as a :class:`Why`."""
+    reason = getattr(error, "reason", None)
+    if reason is None:  # only the text: "Type vN, field a.b, byte N: reason"
+        reason = re.sub(r"^[^:]*?(?:, byte \d+)?: ", "", str(error), count=1)
+    for pattern, kind in OUR_RULES:
+        if pattern.search(reason):
+            return Why(kind)
+    return Why("other")
+
+
+def agree(kafka_error: str, ours: Any) -> tuple[bool, str]:
+    """Whether both refusals are the same kind of refusal (the module's rules), and a line saying how each was read."""
+    kafka, mine = kafka_why(kafka_error), our_why(ours)
+    said = f"Kafka: {kafka.kind}; ours: {mine.kind}"
+    if "other" in (kafka.kind, mine.kind):
+        return False, said
+    return kafka.kind == mine.kind or kafka.kind == "unspecified" or mine.kind in EARLY, said
+
+
+def _causes(error: str) -> list[str]:
+    """The error and its causes, outermost first (the peer appends each as ``(caused by Class: message)``; Kafka's
+    coordinator serde puts its cause after ``due to:``)."""
+    error = THROWN_IN.sub("", error)
+    parts = re.split(r" \(caused by |due to: ", error)
+    return [p.rstrip(").") for p in parts]
