@@ -40,7 +40,7 @@ def test_every_assignor_gives_kafkas_assignment(results):
     for result in results.values():
         assert result.cases == CASES
         assert result.unexplained == 0, (result.type, result.differences[:1])
-        assert result.identical + result.explained == CASES
+        assert result.identical + result.both_refused + result.unfinished + result.explained == CASES
 
 
 def test_refusals_are_compared_too(results):
