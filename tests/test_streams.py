@@ -330,10 +330,17 @@ def _structs(struct):
             yield from _structs(m.struct)
 
 
+# fields whose model default (what Kafka's constructors write when it is left out) is not what Java reads where a
+# version lacks the field: AssignmentInfo's constructor without commonlySupportedVersion writes the newest version,
+# while Java's decode of v1-v2 reports UNKNOWN (-1)
+READ_APART_FROM_DEFAULT = {("AssignmentInfo", "commonly_supported_version")}
+
+
 @pytest.mark.parametrize("type_name", ["AssignmentInfo", "MetadataRecord"])
 def test_declared_models_agree_with_their_layout_tables(type_name):
     """A declared format states each field twice (model class and layout table): the names must match, and
-    a field a version lacks must read as the default the model gives it."""
+    a field a version lacks must read as the default the model gives it (but for the fields Kafka itself reads
+    apart from the default it builds)."""
     from kafka_meta.codec.registry import REGISTRY
     from kafka_meta.models.factory import to_plain
 
@@ -344,7 +351,7 @@ def test_declared_models_agree_with_their_layout_tables(type_name):
             cls = fmt.models.class_for(struct.shape.name)
             assert set(cls.model_fields) == {m.py for m in struct.members}, (version, struct.shape.name)
             for m in struct.members:
-                if m.role == "absent":
+                if m.role == "absent" and (struct.shape.name, m.py) not in READ_APART_FROM_DEFAULT:
                     default = cls.model_fields[m.py].get_default(call_default_factory=True)
                     assert to_plain(default) == m.default, (version, struct.shape.name, m.py)
                     checked += 1

@@ -14,7 +14,7 @@ from typing import Any
 from kafka_meta.codec.format import SpecFormat
 from kafka_meta.codec.registry import REGISTRY, Format, Registry, schema_root
 from kafka_meta.formats import assignors, consumer, control, kraft, offsets, protocol, streams
-from kafka_meta.formats.family import FormatPlugin
+from kafka_meta.formats.family import FormatPlugin, with_defaults
 from kafka_meta.models.base import Message
 from kafka_meta.spec.loader import iter_spec_files, load_spec
 
@@ -42,6 +42,7 @@ def load_bundled(registry: Registry, root: Path | None = None) -> None:
                 continue
             for path in iter_spec_files(directory):
                 spec = load_spec(path)
+                spec = with_defaults(spec, family.defaults.get(spec.name, {}))
                 base = family.model_bases.get(spec.name, Message)
                 type_name = family.type_names.get(spec.name, spec.name)
                 registry.register(SpecFormat(spec, family.framing(spec), name=type_name, family=name,

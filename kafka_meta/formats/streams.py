@@ -19,10 +19,17 @@ from kafka_meta.formats.family import Family, FormatPlugin
 from kafka_meta.streams.assignment import TYPE_NAME as ASSIGNMENT_TYPE
 from kafka_meta.streams.assignment import assignment_format
 from kafka_meta.streams.protocol import EARLIEST_PROBEABLE_VERSION
-from kafka_meta.streams.subscription import SPEC_NAME, TYPE_NAME, SubscriptionInfoBase, subscription_framing
+from kafka_meta.streams.subscription import (
+    SPEC_NAME,
+    SUBSCRIPTION_DEFAULTS,
+    TYPE_NAME,
+    SubscriptionInfoBase,
+    subscription_framing,
+)
 
 FAMILIES = {
-    "streams": Family(lambda spec: subscription_framing(), {SPEC_NAME: SubscriptionInfoBase}, {SPEC_NAME: TYPE_NAME}),
+    "streams": Family(lambda spec: subscription_framing(), {SPEC_NAME: SubscriptionInfoBase}, {SPEC_NAME: TYPE_NAME},
+                      {SPEC_NAME: SUBSCRIPTION_DEFAULTS}),
 }
 
 

@@ -29,6 +29,7 @@ from pydantic.alias_generators import to_camel
 
 from kafka_meta.codec.declared import DeclaredField, DeclaredFormat, DeclaredModels, DeclaredStruct
 from kafka_meta.codec.framing import Companion, ForwardPolicy, LeadingVersion
+from kafka_meta.java_hash import JavaHashMap, JavaHashSet, JavaOrderError, string_hash, topic_partition_hash
 from kafka_meta.models.base import KafkaModel, Message
 from kafka_meta.models.values import int_type
 from kafka_meta.spec.versions import MAX_VERSION, Versions
@@ -44,6 +45,7 @@ TYPE_NAME = "AssignmentInfo"
 VERSIONS = Versions(1, LATEST_SUPPORTED_VERSION)
 FRAMING = LeadingVersion("int32", "version", ForwardPolicy.PROBE, [Companion("commonlySupportedVersion", since=3)])
 TOPICS = "topicDictionary"  # the binding host maps resolve topic indices through
+STANDBY_HOSTS_VERSION = 6  # the first version that writes standbyPartitionsByHost
 
 Int32 = int_type("int32")
 Int64 = int_type("int64")
@@ -106,7 +108,9 @@ class AssignmentInfo(Message):
 
     model_config = CAMEL
     version_: Int32 = Field(0, serialization_alias="version", validation_alias=AliasChoices("version", "version_"))
-    commonly_supported_version: Int32 = UNKNOWN
+    # left out, what Kafka's own constructor without it writes (the leader's error assignments are built so):
+    # the newest version; reading v1-v2, which lack the field, gives UNKNOWN (-1) as Java's decode does
+    commonly_supported_version: Int32 = LATEST_SUPPORTED_VERSION
     active_tasks: list[TaskId] = Field(default_factory=list)
     standby_tasks: list[StandbyTask] = Field(default_factory=list)
     topic_dictionary: list[TopicIndex] = Field(default_factory=list)
@@ -188,7 +192,7 @@ ROOT = DeclaredStruct(TYPE_NAME, TYPE_NAME, [
     wire_field("topic_dictionary", since(5), lambda v: Dictionary(TOPIC_INDEX.at(v), "index", "topic", TOPICS), [],
                "array"),
     wire_field("partitions_by_host", since(2), array_of(HOST_PARTITIONS), [], "array"),
-    wire_field("standby_partitions_by_host", since(6), array_of(HOST_PARTITIONS), [], "array"),
+    wire_field("standby_partitions_by_host", since(STANDBY_HOSTS_VERSION), array_of(HOST_PARTITIONS), [], "array"),
     wire_field("err_code", since(4), fixed("int32"), 0),
     wire_field("next_rebalance_ms", since(7), fixed("int64"), NO_NEXT_REBALANCE, "int64"),
 ])
@@ -198,16 +202,37 @@ def assignment_format() -> DeclaredFormat:
     return DeclaredFormat(TYPE_NAME, FRAMING, VERSIONS, ROOT.at, MODELS, family="streams")
 
 
-def with_topic_dictionary(message: AssignmentInfo) -> AssignmentInfo:
-    """A copy whose topic dictionary names every topic of its host maps (kept entries first, new ones in
-    first-seen order), so it can be written at v5+."""
+def with_topic_dictionary(message: AssignmentInfo, version: int | None = None) -> AssignmentInfo:
+    """A copy whose topic dictionary names every topic of the host maps written at ``version`` (None: the
+    newest; version 5 writes the active host map only, the standby one comes at 6), so it can be written at v5+.
+
+    The topics missing from the dictionary are added as Kafka Streams' writer builds its dictionary, so that an
+    assignment built by hand writes the bytes Kafka writes for it: the host maps' partitions gathered in a hash
+    set, each new topic numbered (after the indices already used) in the order that set iterates, and the new
+    entries in the order of a hash map of topic names. Entries already there are kept, first. Where Java's
+    order cannot be reproduced (a hash bucket Java would turn into a tree), the new topics come in the order
+    they are first seen.
+    """
     copy = message.model_copy(deep=True)
     known = {entry.topic for entry in copy.topic_dictionary}
     next_index = max((entry.index for entry in copy.topic_dictionary), default=-1) + 1
-    for host in [*copy.partitions_by_host, *copy.standby_partitions_by_host]:
-        for tp in host.partitions:
-            if tp.topic not in known:
-                known.add(tp.topic)
-                copy.topic_dictionary.append(TopicIndex(index=next_index, topic=tp.topic))
+    hosts = [*copy.partitions_by_host]
+    if version is None or version >= STANDBY_HOSTS_VERSION:
+        hosts += copy.standby_partitions_by_host
+    seen = [(tp.topic, tp.partition) for host in hosts for tp in host.partitions]
+    try:
+        partitions: JavaHashSet[tuple[str, int]] = JavaHashSet(lambda tp: topic_partition_hash(*tp), items=seen)
+        indices: JavaHashMap[str, int] = JavaHashMap(string_hash)
+        for topic, _ in partitions:
+            if topic not in known and topic not in indices:
+                indices.put(topic, next_index)
                 next_index += 1
+        added = indices.items()
+    except JavaOrderError:
+        added = []
+        for topic, _ in seen:
+            if topic not in known and topic not in dict(added):
+                added.append((topic, next_index))
+                next_index += 1
+    copy.topic_dictionary += [TopicIndex(index=index, topic=topic) for topic, index in added]
     return copy

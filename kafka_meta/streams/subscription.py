@@ -13,6 +13,11 @@ from kafka_meta.streams.views import SubscriptionView, subscription_view
 TYPE_NAME = "SubscriptionInfo"
 SPEC_NAME = "SubscriptionInfoData"
 
+# Defaults that differ from the spec's (Kafka's generated SubscriptionInfoData): what Streams' own
+# SubscriptionInfo constructor writes. It fills the offset sums from TaskIds, and a task without a named
+# topology has a null name, written as null, not the generated class's "" (which no Kafka writer produces).
+SUBSCRIPTION_DEFAULTS = {"TaskOffsetSum.namedTopology": "null"}
+
 
 def subscription_framing() -> LeadingVersion:
     return LeadingVersion("int32", "version", ForwardPolicy.PROBE,
