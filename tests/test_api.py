@@ -25,8 +25,11 @@ def test_snake_case_attributes_and_kafka_aliases():
     dumped = message.model_dump(by_alias=True)
     assert list(dumped) == ["topics", "userData", "ownedPartitions", "generationId", "rackId", "clientView"]
     assert "generation_id" in message.model_dump()
-    # Kafka's JSON converters write the wire fields only; the client view is what Kafka's consumer reads
-    assert list(message.to_json_dict()) == ["topics", "userData", "ownedPartitions", "generationId", "rackId"]
+    # Kafka's JSON converters write the wire fields of the version only (rackId is v3+); the client view is what
+    # Kafka's consumer reads
+    assert list(message.to_json_dict()) == ["topics", "userData", "ownedPartitions", "generationId"]
+    assert list(message.to_json_dict(every_field=True)) == [
+        "topics", "userData", "ownedPartitions", "generationId", "rackId"]
     assert dumped["clientView"]["generationId"] == 7
 
 

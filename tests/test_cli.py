@@ -92,6 +92,20 @@ def test_encode_reads_decode_output(capsys, monkeypatch):
     assert hex_out.strip() == "0000000000010003666f6f00000002cafe"
 
 
+def test_decode_prints_kafkas_json_and_every_field_keeps_what_reencoding_needs(capsys, monkeypatch):
+    """A v0 ConsumerGroupMemberMetadataValue holding an unknown tagged field (tag 7): Kafka's converter writes
+    neither it nor the tagged field at its default; --every-field prints both, and encode gives the bytes back."""
+    blob = "000001010263010101ffffffff010107020102"
+    _, out, _ = run(capsys, monkeypatch, ["decode", "ConsumerGroupMemberMetadataValue", "--hex", blob])
+    data = json.loads(out)["data"]
+    assert "_unknownTaggedFields" not in data and "classicMemberMetadata" not in data and data["clientId"] == "c"
+    _, out, _ = run(capsys, monkeypatch, ["decode", "ConsumerGroupMemberMetadataValue", "--hex", blob,
+                                          "--every-field"])
+    assert json.loads(out)["data"]["_unknownTaggedFields"] == [{"tag": 7, "data": "AQI="}]
+    code, hex_out, _ = run(capsys, monkeypatch, ["encode", "ConsumerGroupMemberMetadataValue"], stdin=out.encode())
+    assert code == 0 and hex_out.strip() == blob
+
+
 def test_encode_refuses_json_that_does_not_fit(capsys, monkeypatch):
     code, _, err = run(capsys, monkeypatch, ["encode", "ConsumerProtocolSubscription"],
                        stdin=json.dumps({"topics": "nope"}).encode())

@@ -83,6 +83,7 @@ class DeclaredFormat(MessageFormat):
         self._layout = layout
         self._declared_models = models
         self._trees: dict[int, KStruct] = {}
+        self.adopt(models.root)  # hand-written classes exist before the format: adopted at once
 
     @property
     def versions(self) -> Versions:

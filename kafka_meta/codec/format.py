@@ -101,9 +101,25 @@ class MessageFormat:
     def models(self) -> Models:
         if self._models is None:
             models = self.make_models()
+            self.adopt(models.root)
             self._typed = TypedMode(models)
             self._models = models
         return self._models
+
+    def adopt(self, root: type[Message]) -> None:
+        """Give the message class this format's construct trees, which its ``to_json_dict`` follows (the fields a
+        version has, which are tagged). A class shared by several formats (a twin with other framing, a
+        compatibility check's older reader) keeps the first one's: the one registered for it."""
+        if root.__dict__.get("_json_layout") is None:
+            root._json_layout = self.json_layout
+
+    def json_layout(self, version: int | None) -> KStruct:
+        """The construct tree a message of this format is written with at ``version`` (None: the newest, as
+        :meth:`encode` writes it); a version no layout writes raises the EncodeError encoding at it would."""
+        if version is None:
+            version = self.newest
+        layout = self.framing.write_layout(version, self.versions, self.name, keeps_forward=True)
+        return self.construct(self.layout_slot(layout))
 
     @property
     def model(self) -> type[Message]:

@@ -32,8 +32,8 @@ from kafka_meta.errors import DecodeError, EncodeError
 from kafka_meta.formats import catalogue
 from kafka_meta.formats.catalogue import REGISTRY
 from kafka_meta.models.base import Message
-from kafka_meta.models.factory import UNKNOWN_ALIAS
-from kafka_meta.wire.composite import KArray, KStruct, Marked
+from kafka_meta.models.json_form import version_fields
+from kafka_meta.wire.composite import KStruct
 
 KEY_SUFFIX = "Key"
 VALUE_SUFFIX = "Value"
@@ -103,25 +103,15 @@ def decode_message(fmt: Format, data: bytes, version: int | None) -> tuple[Messa
 
 def present_only(value: Any, con: Any) -> Any:
     """Kafka's JSON at one version: only the fields that version has (as Kafka's JSON converters write
-    it), and unknown tagged fields only when there are some."""
-    if isinstance(con, Marked):
-        con = con.struct
-    if isinstance(con, KArray):
-        return value if value is None else [present_only(v, con.element) for v in value]
-    if not isinstance(con, KStruct) or not isinstance(value, dict):
-        return value
-    out = {}
-    for m in con.members:
-        if m.role != "absent" and m.json in value:
-            out[m.json] = present_only(value[m.json], m.con)
-    if value.get(UNKNOWN_ALIAS):
-        out[UNKNOWN_ALIAS] = value[UNKNOWN_ALIAS]
-    return out
+    it), and unknown tagged fields only when there are some (the production rule,
+    :func:`~kafka_meta.models.json_form.version_fields`). Tagged fields at their default stay, which a
+    converter leaves out: a case's document says everything its bytes hold."""
+    return version_fields(value, con)
 
 
 def message_document(name: str, decoded: tuple[Message, KStruct | None]) -> dict[str, Any]:
     message, layout = decoded
-    data = message.to_json_dict()
+    data = message.to_json_dict(every_field=True)
     if layout is not None:
         data = present_only(data, layout)
     doc: dict[str, Any] = {"type": name, "version": message.version, "data": data}

@@ -101,7 +101,7 @@ def metadata_record_json(record: MetadataRecord | UnknownMetadataRecord) -> dict
         return {"frameVersion": record.frame_version, "apiKey": record.api_key,
                 "recordVersion": record.record_version, "unknown": True, "reason": record.reason,
                 "value": bytes_to_json(record.value)}
-    out = record.to_json_dict()
+    out = record.to_json_dict(every_field=True)
     return {"frameVersion": out["frameVersion"], "apiKey": out["apiKey"], "recordVersion": out["recordVersion"],
             "recordType": record.record_type, "record": out["record"]}
 

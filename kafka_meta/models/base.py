@@ -8,6 +8,7 @@ knows (``.unknown_trailing``, kept so that re-encoding reproduces the input exac
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from pydantic import (
@@ -24,6 +25,7 @@ from pydantic import (
 )
 from pydantic.alias_generators import to_camel
 
+from kafka_meta.models.json_form import message_form
 from kafka_meta.models.slots import EXTRA_SLOT, PRIVATE_SLOT, NoneWhileUnset
 from kafka_meta.models.values import KafkaBytes
 
@@ -69,8 +71,10 @@ class KafkaModel(BaseModel):
         column."""
         return {}
 
-    def to_json_dict(self, views: bool = False) -> dict[str, Any]:
-        """Kafka's JSON rendering: Kafka field names, bytes as base64, uuids in Kafka's base64 form.
+    def to_json_dict(self, views: bool = False, *, every_field: bool = False) -> dict[str, Any]:
+        """The struct's JSON: Kafka field names, bytes as base64, uuids in Kafka's base64 form, every field it has
+        (a struct alone has no version to choose among them, so ``every_field`` changes nothing here; a
+        :class:`Message` has one, and its own rule).
 
         ``views`` adds the derived views (such as ``clientView``) beside the wire fields, also those of
         nested messages (a metadata-log record's body).
@@ -112,6 +116,9 @@ class Message(KafkaModel):
 
     kafka_type: ClassVar[str] = ""
     newest_version: ClassVar[int] = -1
+    # version -> the construct tree a message of this class is written with (None: the newest), which decides the
+    # fields its JSON has; set by the format that owns the class (kafka_meta.codec), None for a class no format owns
+    _json_layout: ClassVar[Callable[[int | None], Any] | None] = None
 
     _version: int | None = PrivateAttr(default=None)
     _trailing: bytes = PrivateAttr(default=b"")
@@ -152,6 +159,24 @@ class Message(KafkaModel):
         """True when the wire version is newer than any this library knows (read with the newest layout)."""
         version = self.version
         return version is not None and version > self.newest_version
+
+    def to_json_dict(self, views: bool = False, *, every_field: bool = False) -> dict[str, Any]:
+        """The message as Kafka's generated JSON converter writes it at the message's version
+        (``XJsonConverter.write(message, version)``): only the fields that version has, a tagged field only when it
+        differs from its default, no unknown tagged fields; Kafka's field names in the spec's order, bytes as
+        base64, uuids in Kafka's base64 form. A message without a version is written at the newest, as
+        :func:`kafka_meta.encode` would write it; a nested message (a metadata-log record in its frame) at its own.
+        An unknown version raises :class:`~kafka_meta.errors.EncodeError`, as encoding at it does.
+
+        ``views`` adds the derived views (such as ``clientView``) beside the wire fields, also those of nested
+        messages. ``every_field`` gives the model's whole dump instead: every field of every version (absent ones
+        at their defaults) and the unknown tagged fields (``_unknownTaggedFields``, when there are some), which is
+        what bulk printing shows (``kafka-meta log --decode``: the same JSON its generated readers produce).
+        """
+        data = super().to_json_dict(views)
+        if every_field:
+            return data
+        return message_form(self, data, views)
 
     def with_version(self, version: int) -> Message:
         """A copy carrying ``version``, e.g. to re-encode a message at another version."""

@@ -17,6 +17,7 @@ from pydantic import AliasChoices, BaseModel, Field, StrictBool, StrictFloat, St
 from pydantic_core import PydanticUndefined
 
 from kafka_meta.models.base import KafkaModel, Message, UnknownTaggedField
+from kafka_meta.models.json_form import UNKNOWN_ALIAS
 from kafka_meta.models.slots import may_leave_extra_unset, may_leave_private_unset, shared_field_names
 from kafka_meta.models.values import KafkaBytes, KafkaUuid, int_type
 from kafka_meta.spec.model import EMPTY_STRUCT, FieldSpec, FieldType, MessageSpec, StructSpec
@@ -24,7 +25,6 @@ from kafka_meta.wire.codegen import UNKNOWN_KEY, CodeWriter, DecodeEmitter, Valu
 from kafka_meta.wire.primitives import INT_BOUNDS
 
 UNKNOWN_FIELD = "unknown_tagged_fields"
-UNKNOWN_ALIAS = "_unknownTaggedFields"
 
 
 # The setters of the slots every pydantic model has (``BaseModel.__slots__``), taken from BaseModel itself:

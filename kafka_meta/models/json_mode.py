@@ -1,12 +1,13 @@
 """Value modes of the code generator whose decoders give a message's JSON rendering straight from its bytes.
 
-What :meth:`~kafka_meta.models.base.KafkaModel.to_json_dict` returns for a model built from a message spec
-(:class:`~kafka_meta.models.factory.ModelSet`): Kafka's JSON field names in the spec's order, bytes as
-standard base64, uuids in Kafka's text form, unknown tagged fields as ``_unknownTaggedFields`` after the
-known fields and only when there are some. :data:`JSON` gives it as dicts; :data:`JSON_TEXT` as the text
-``json.dumps(..., ensure_ascii=False)`` makes of those dicts (with its default separators). Bulk printing
-(``kafka-meta log --decode``) reads records with them instead of building models, dumping them into dicts
-and encoding those, which is most of the time a typed decode and its printing take.
+What ``to_json_dict(every_field=True)`` (:meth:`~kafka_meta.models.base.KafkaModel.to_json_dict`) returns for a
+model built from a message spec (:class:`~kafka_meta.models.factory.ModelSet`): every field of every version (the
+models hold the union), Kafka's JSON field names in the spec's order, bytes as standard base64, uuids in Kafka's
+text form, unknown tagged fields as ``_unknownTaggedFields`` after the known fields and only when there are some.
+:data:`JSON` gives it as dicts; :data:`JSON_TEXT` as the text ``json.dumps(..., ensure_ascii=False)`` makes of
+those dicts (with its default separators). Bulk printing (``kafka-meta log --decode``) reads records with them
+instead of building models, dumping them into dicts and encoding those, which is most of the time a typed decode
+and its printing take.
 
 Only formats whose models are generated from the same spec as their constructs render alike (hand-written
 models may name or order fields otherwise): see :func:`renders_alike`. A message chosen at run time by
@@ -23,25 +24,13 @@ from json.encoder import encode_basestring  # what json.dumps(..., ensure_ascii=
 from typing import Any
 
 from kafka_meta.models.base import Message
-from kafka_meta.models.factory import UNKNOWN_ALIAS, ModelSet
+from kafka_meta.models.factory import ModelSet
+from kafka_meta.models.json_form import UNKNOWN_ALIAS, json_bytes, json_default, json_uuid
 from kafka_meta.wire.codegen import UNKNOWN_KEY, CodeWriter, ValueMode
 from kafka_meta.wire.composite import KArray, KStruct
 from kafka_meta.wire.primitives import Bool, Fixed, KBytes, KString, KUuid
 
 _b2a = binascii.b2a_base64
-
-
-def json_bytes(data: bytes) -> str:
-    """Bytes as the models print them in JSON (``base64.b64encode``, the same text)."""
-    return _b2a(data, newline=False).decode("ascii")
-
-
-_URL_SAFE = bytes.maketrans(b"+/", b"-_")  # what base64.urlsafe_b64encode does after encoding
-
-
-def json_uuid(raw: bytes) -> str:
-    """A uuid's 16 bytes as Kafka's ``Uuid.toString()``: URL-safe base64 without its padding."""
-    return _b2a(raw, newline=False)[:22].translate(_URL_SAFE).decode("ascii")
 
 
 def _with_unknown(struct: dict[str, Any], unknown: list[dict[str, Any]]) -> dict[str, Any]:
@@ -84,24 +73,10 @@ class JsonMode(ValueMode):
         return f"{{'tag': {tag_expr}, 'data': {em.const(json_bytes, '_jbytes')}({data_expr})}}"
 
     def default_value(self, member: Any) -> Any:
-        return _json_default(member.default, member)
+        return json_default(member.default, member)
 
     def inner_decoder(self, fmt: Any, layout: int, strict: bool) -> Callable:
         raise NoJsonDecoder(f"{fmt.name}: a message chosen by value dispatch")
-
-
-def _json_default(value: Any, member: Any) -> Any:
-    """A member's plain default (Python names, bytes, uuid bytes) as the JSON rendering shows it."""
-    if value is None:
-        return None
-    if member.kind == "uuid":
-        return json_uuid(value)
-    if member.kind == "bytes":
-        return json_bytes(value)
-    if isinstance(value, dict) and member.struct is not None:
-        # an empty unknown-tagged-fields list is left out, as the models' JSON does
-        return {m.json: _json_default(value[m.py], m) for m in member.struct.members}
-    return value
 
 
 JSON = JsonMode()
@@ -267,8 +242,8 @@ JSON_TEXT = JsonTextMode()
 
 
 def renders_alike(fmt: Any) -> bool:
-    """Whether ``fmt``'s JSON decoders give exactly its models' ``to_json_dict()``: its models are generated
-    from its spec, on a message base that adds no fields and no way of serializing them (derived views,
+    """Whether ``fmt``'s JSON decoders give exactly its models' ``to_json_dict(every_field=True)``: its models are
+    generated from its spec, on a message base that adds no fields and no way of serializing them (derived views,
     computed fields, are allowed: ``to_json_dict`` leaves them out)."""
     base = getattr(fmt, "model_base", None)
     if not (isinstance(base, type) and issubclass(base, Message)) or base.model_fields:

@@ -47,10 +47,10 @@ def b64_or_none(data: bytes | None) -> str | None:
 def message_json(message: Message | None, user_data: Message | None = None) -> dict[str, Any] | None:
     if message is None:
         return None
-    out: dict[str, Any] = {"version": message.version, **message.to_json_dict()}
+    out: dict[str, Any] = {"version": message.version, **message.to_json_dict(every_field=True)}
     if user_data is not None:
         out["userData"] = {"type": type(user_data).kafka_type, "version": user_data.version,
-                           "variant": user_data.variant, **user_data.to_json_dict()}
+                           "variant": user_data.variant, **user_data.to_json_dict(every_field=True)}
     return out
 
 
@@ -85,8 +85,8 @@ def record_json(record: OffsetsRecord, raw: bool = False) -> dict[str, Any]:
     out: dict[str, Any] = {
         "recordType": record.record_type,
         "record": record.record_name,
-        "key": record.key.to_json_dict(),
-        "value": None if record.value is None else record.value.to_json_dict(),
+        "key": record.key.to_json_dict(every_field=True),
+        "value": None if record.value is None else record.value.to_json_dict(every_field=True),
         "valueVersion": record.value_version,
     }
     if record.value is not None:

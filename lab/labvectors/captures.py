@@ -96,7 +96,7 @@ class CaptureVectors:
             if name not in types:
                 continue
             message = self.decode(name, body.data, f"capture.pcapng frame {body.packet}", body.version)
-            fields = message.to_json_dict()
+            fields = message.to_json_dict(every_field=True)
             if body.api_key == API_VERSIONS and body.request and fields.get("clientSoftwareName"):
                 self.software[body.conn] = (fields["clientSoftwareName"], fields["clientSoftwareVersion"])
             source = self.source(body)
@@ -142,7 +142,7 @@ class CaptureVectors:
         yield Candidate(FAMILIES[type_name], type_name, member.version, data,
                         f"A {type_name} v{member.version}{assignor} inside a {inside} body ({self.scenario} "
                         f"recording, {where}). Case: {self.scenario} {protocol or ''} {type_name} v{member.version}",
-                        source, shape=(protocol or "", *shape(type_name, member.to_json_dict())))
+                        source, shape=(protocol or "", *shape(type_name, member.to_json_dict(every_field=True))))
         user_data = member.user_data
         user_type = USER_DATA_TYPES.get(protocol or "", (None, None))[type_name == ASSIGNMENT]
         if user_type is None or not user_data:
@@ -152,4 +152,4 @@ class CaptureVectors:
         yield Candidate(FAMILIES[user_type], user_type, version, user_data,
                         f"The {protocol} user data of a {type_name} v{member.version} inside a {inside} body "
                         f"({self.scenario} recording, {where}). Case: {self.scenario} {user_type} v{version}", source,
-                        shape=shape(user_type, decoded.to_json_dict()))
+                        shape=shape(user_type, decoded.to_json_dict(every_field=True)))

@@ -50,7 +50,7 @@ def offsets_records(logs: Path, source: str, scenario: str) -> Iterator[Candidat
             yield from _marker(row, record, source, scenario, where)
         elif isinstance(record, CoordinatorRecord) and not record.read_forward and not record.retired:
             key_version = int.from_bytes(row["key"][:2], "big", signed=True)
-            value = None if record.value is None else record.value.to_json_dict()
+            value = None if record.value is None else record.value.to_json_dict(every_field=True)
             what = "tombstone" if value is None else f"value v{record.value_version}"
             yield Candidate(
                 "offsets-topic", record.record_name, record.value_version, row["value"],
@@ -71,7 +71,7 @@ def _marker(row: dict, record: ControlRecord, source: str, scenario: str, where:
         yield Candidate("control", "EndTxnMarker", record.value.version, row["value"],
                         f"The value of the {marker} transaction marker at {where} ({scenario} recording). "
                         f"Case: {scenario} {marker} marker", source,
-                        shape=(marker, *shape("EndTxnMarker", record.value.to_json_dict())))
+                        shape=(marker, *shape("EndTxnMarker", record.value.to_json_dict(every_field=True))))
 
 
 def metadata_records(logs: Path, source: str, scenario: str) -> Iterator[Candidate]:
@@ -92,7 +92,7 @@ def metadata_records(logs: Path, source: str, scenario: str) -> Iterator[Candida
         name, value = record.record_type, row["value"]
         frame = read_frame(value)
         body = value[sum(_varint_size(v) for v in frame):]
-        fields = record.record.to_json_dict()
+        fields = record.record.to_json_dict(every_field=True)
         yield Candidate("cluster-metadata", f"MetadataRecordFrame/{name}", frame.record_version, value,
                         f"A {name} v{frame.record_version} framed as in {where} (frame version "
                         f"{frame.frame_version}, apiKey {frame.api_key}; {scenario} recording). "

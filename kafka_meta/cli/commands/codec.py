@@ -32,6 +32,9 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--version", type=int, help="the version, for types that do not carry it on the wire")
     p.add_argument("--strict", action="store_true", help="refuse newer versions, unknown tags, trailing bytes")
     p.add_argument("--views", action="store_true", help="also print derived views (e.g. the Java client's view)")
+    p.add_argument("--every-field", action="store_true",
+                   help="print every field of every version and the unknown tagged fields (what encoding the same "
+                        "bytes back needs), not only what Kafka's JSON converter writes at the version")
     p.set_defaults(run=run_decode)
 
     p = sub.add_parser("encode", help="read a message as JSON on stdin and print its bytes as hex")
@@ -49,8 +52,9 @@ def run_types(args: argparse.Namespace) -> int:
     return 0
 
 
-def render(type_name: str, message: Any, views: bool) -> dict[str, Any]:
-    out = {"type": type_name, "version": message.version, "data": message.to_json_dict(views=views)}
+def render(type_name: str, message: Any, views: bool, every_field: bool = False) -> dict[str, Any]:
+    out = {"type": type_name, "version": message.version,
+           "data": message.to_json_dict(views=views, every_field=every_field)}
     if message.read_forward:
         out["readForward"] = True  # newer than any version we know: read with the newest layout
     if message.unknown_trailing:
@@ -74,7 +78,7 @@ def run_decode(args: argparse.Namespace) -> int:
     except (BlobError, OSError) as e:
         return fail(str(e))
     message = kafka_meta.decode(args.type, data, version=args.version, strict=args.strict)
-    emit_json(render(args.type, message, args.views), indent=2)
+    emit_json(render(args.type, message, args.views, args.every_field), indent=2)
     return 0
 
 
@@ -86,7 +90,7 @@ def _decode_lines(args: argparse.Namespace) -> int:
             if line.error is None:
                 try:
                     message = kafka_meta.decode(args.type, line.data, version=args.version, strict=args.strict)
-                    out.update(render(args.type, message, args.views))
+                    out.update(render(args.type, message, args.views, args.every_field))
                 except KafkaMetaError as e:
                     line.error = str(e)
             if line.error is not None:

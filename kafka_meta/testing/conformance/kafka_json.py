@@ -2,10 +2,11 @@
 
 Kafka's converter writes a message at a version as: the fields that version has, by their JSON names; a tagged
 field only when it differs from its default; never the unknown tagged fields (it keeps them for re-writing only);
-bytes as base64 and uuids as ``Uuid.toString()`` (URL-safe base64 without padding). The project's JSON output
-follows the same names and encodings and holds every field the version has (:func:`~kafka_meta.golden.subjects.
-present_only`), tagged fields at their default and the unknown ones included; :func:`kafka_form` maps it to what
-Kafka writes, and :func:`from_plain` makes the same form from plain values (a generated value, to send to Kafka).
+bytes as base64 and uuids as ``Uuid.toString()`` (URL-safe base64 without padding). That rule is the project's own:
+``Message.to_json_dict()`` (:mod:`kafka_meta.models.json_form`) writes exactly that, and the checks compare it.
+:func:`kafka_form` takes JSON whose tagged fields are already decided (that output, or a message without tagged
+fields) to the same form, and :func:`from_plain` makes the form from plain values (a generated value, to send to
+Kafka).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 from kafka_meta.codec.dispatch import Dispatch
 from kafka_meta.models.factory import UNKNOWN_ALIAS
+from kafka_meta.models.json_form import version_fields
 from kafka_meta.wire.bindings import Bind
 from kafka_meta.wire.codegen import UNKNOWN_KEY
 from kafka_meta.wire.composite import KArray, KStruct, Marked
@@ -55,25 +57,20 @@ def from_plain(value: Any, con: Any) -> Any:
 
 
 def kafka_form(json: Any, con: Any) -> Any:
-    """The project's JSON of a value of ``con`` (``present_only`` of ``to_json_dict``) as Kafka's converter writes it:
-    tagged fields at their default left out, unknown tagged fields dropped."""
-    if json is None:
-        return None
-    if isinstance(con, Bind):
-        con = con.inner
-    if isinstance(con, Marked):
-        return kafka_form(json, con.struct)
-    if isinstance(con, KArray):
-        return [kafka_form(v, con.element) for v in json]
-    if isinstance(con, KStruct) and isinstance(json, dict):
-        out = {}
-        for m in con.members:
-            if m.role == "absent" or m.json not in json:
-                continue
-            if m.role == "tagged" and json[m.json] == from_plain(m.default, m.con):
-                continue
-            out[m.json] = kafka_form(json[m.json], m.con)
-        return out
+    """The project's JSON of a value of ``con`` as Kafka's converter writes it, from JSON whose tagged fields are
+    already decided: ``Message.to_json_dict()`` (the production rule, :mod:`kafka_meta.models.json_form`, which
+    leaves out the tagged fields at their default), or JSON of a message without tagged fields. Only cut to the
+    version's fields (:func:`~kafka_meta.models.json_form.version_fields`) with the unknown tagged fields dropped:
+    the tagged-default rule is not applied twice, since a nested struct that differs from its default only by
+    unknown tagged fields looks like its default once they are gone, and Kafka writes it all the same."""
+    return _without_unknown(version_fields(json, con))
+
+
+def _without_unknown(json: Any) -> Any:
+    if isinstance(json, list):
+        return [_without_unknown(v) for v in json]
+    if isinstance(json, dict):
+        return {k: _without_unknown(v) for k, v in json.items() if k != UNKNOWN_ALIAS}
     return json
 
 
