@@ -145,7 +145,7 @@ def recognise_release(production: Any, tree: Any, older: Any, kafka: Any, same: 
 
 
 def recognise_record(ours: Any, kafka: Any, current: Any = None, forward: Any = None,
-                     same: Any = None) -> Deliberate | None:
+                     same: Any = None, current_forward: Any = None) -> Deliberate | None:
     """A deliberate difference between GroupCoordinatorRecordSerde and the project's record reader, each only where
     Kafka's side shows the situation too:
 
@@ -156,7 +156,9 @@ def recognise_record(ours: Any, kafka: Any, current: Any = None, forward: Any = 
       peer's answer), read what the project read (or refused it, for the same kind of reason as the project);
     * ``offsets-older-layout``: the production reader chose an older layout, and reading the same bytes with the
       current layout only (``current``, the production reader restricted to Kafka's one layout) gives exactly
-      Kafka's outcome: the layout choice is the whole difference.
+      Kafka's outcome: the layout choice is the whole difference. Where the value's version is also newer than
+      Kafka knows, Kafka's reading of it as its newest version (``forward``) must equal the current layout's
+      reading of it as the newest (``current_forward``).
 
     A misread within a layout, or of a forward read, is unexplained: it differs from Kafka's reading of the same
     layout (older-layout cases aside, whose layouts Kafka 4.4 no longer has: the golden files hold those).
@@ -175,13 +177,13 @@ def recognise_record(ours: Any, kafka: Any, current: Any = None, forward: Any = 
         if ours.facts.get("retired"):
             return TABLE["offsets-retired-record-type"]
     variant = ours.facts.get("variant")
-    if ours.refused is None and "UnknownRecordVersionException" in refusal and ours.facts.get("read forward"):
-        if forward is not None and same is not None and forward.refused is None and same(ours, forward):
+    if ours.refused is None and "UnknownRecordVersionException" in refusal and forward is not None and same:
+        if ours.facts.get("read forward") and forward.refused is None and same(ours, forward):
             return TABLE["offsets-newer-value-version"]
-        # read forward with an older layout it fits: Kafka's reading at its newest version is the current layout's
-        if (forward is not None and same is not None and variant not in (None, CURRENT_LAYOUT) and current is not None
-                and _alike(current, forward, same)):
-            return TABLE["offsets-newer-value-version"]
+        # read with an older layout it fits: Kafka's reading at its newest version is the current layout's
+        if variant not in (None, CURRENT_LAYOUT) and current_forward is not None and _alike(current_forward, forward,
+                                                                                              same):
+            return TABLE["offsets-older-layout"]
         return None
     if (ours.refused is None and variant not in (None, CURRENT_LAYOUT) and current is not None and same is not None
             and _alike(current, kafka, same)):
@@ -199,6 +201,13 @@ def recognise_metadata_record(ours: Any, kafka: Any, registered: set[int]) -> De
 def recognise_streams(type_name: str, ours: Any, kafka: Any) -> Deliberate | None:
     """A deliberate difference between Kafka Streams' classes and the project."""
     if type_name == "AssignmentInfo" and ours.facts.get("probe") and kafka.refused is not None:
+        return TABLE["streams-assignment-probe"]
+    # both refuse a version above 11: Kafka the version itself, the project the probe's commonlySupportedVersion
+    # it then reads (the bytes end before it)
+    error = ours.error
+    if (type_name == "AssignmentInfo" and kafka.refused is not None and error is not None
+            and refusals.kafka_why(kafka.refused).kind == "version" and (getattr(error, "version", None) or 0) > 11
+            and getattr(error, "path", "") == "commonlySupportedVersion"):
         return TABLE["streams-assignment-probe"]
     if type_name == "AssignmentInfo" and kafka.refused is None and "is not in the dictionary" in (ours.refused or ""):
         return TABLE["streams-topic-index-not-in-dictionary"]

@@ -154,22 +154,27 @@ class GroupRecordSubject(Subject):
                 out.append(pack(damage(key, rng, 1)[0], value))
         return out
 
-    def deliberate_write(self, drawn: Drawn, kafka: Answer | None) -> why.Deliberate | None:
-        """A retired type's value the project refuses to write: Kafka was not asked, having no class for the type."""
-        if kafka is None and self.apart is not None:
-            return why.get("offsets-retired-record-type")
-        return None
-
     def companion_request(self, data: bytes, drawn: Drawn) -> dict[str, Any] | None:
         """For a value of a version newer than Kafka 4.4 knows: Kafka's reading of the same value as the newest
         version it knows (what the project's forward reading must equal to be the deliberate difference)."""
         key, value = unpack(data)
-        if not self.known_to_kafka or value is None or len(value) < 2:
+        newest = self.newest_known(key)
+        if newest is None or value is None or len(value) < 2:
             return None
-        if int.from_bytes(value[:2], "big", signed=True) <= self.versions[-1]:
+        if int.from_bytes(value[:2], "big", signed=True) <= newest:
             return None
-        newest = self.versions[-1].to_bytes(2, "big", signed=True) + value[2:]
-        return self.kafka_read_request(pack(key, newest), drawn)
+        return self.kafka_read_request(pack(key, newest.to_bytes(2, "big", signed=True) + value[2:]), drawn)
+
+    def newest_known(self, key: bytes) -> int | None:
+        """The newest value version of the record type the key names (damage may have made it another type's),
+        as Kafka 4.4 knows it: this subject's covered versions for its own type, the current layout's for another
+        type that has one (the same as Kafka 4.4's); None for a retired or unknown type."""
+        rt = _catalog().get(int.from_bytes(key[:2], "big", signed=True)) if len(key) >= 2 else None
+        if rt is None or not any(v.label == CURRENT for v in rt.values.variants):
+            return None
+        if rt.number == self.number and self.known_to_kafka:
+            return self.versions[-1]
+        return max(rt.values.variants[0].format.versions)
 
     def deliberate(self, ours: Read, kafka: Read, data: bytes, drawn: Drawn) -> why.Deliberate | None:
         same = Subject.same.__get__(self)
@@ -179,11 +184,15 @@ class GroupRecordSubject(Subject):
             forward = self.kafka_read(companion, drawn)
         if ours.refused is not None:  # what the refused bytes are: a retired type's, a value of a newer version
             ours = Read(ours.view, ours.refused, ours.unread, {**ours.facts, **self.record_facts(data)}, ours.error)
+            if forward is not None and forward.refused is None:  # shown with the version on the wire
+                _key, value = unpack(data)
+                forward.view["version"] = int.from_bytes(value[:2], "big", signed=True)
         elif companion is not None:
             forward = self.kafka_read(companion, drawn)
             if forward.refused is None:  # as read at the newest version, shown with the version on the wire
                 forward.view["version"] = ours.view["version"]
-        found = why.recognise_record(ours, kafka, self.current_layout_read(data, ours), forward, same)
+        found = why.recognise_record(ours, kafka, self.current_layout_read(data, ours), forward, same,
+                                     self.current_layout_read(data, ours, forward=True))
         if found is None:
             tag_size = why.recognise_tag_sizes(self.production_situation(ours, data), self.tree_read(data),
                                                self.tree_read(data, kafka_tags=True), forward or kafka, same)
@@ -205,9 +214,10 @@ class GroupRecordSubject(Subject):
         newer = value is not None and len(value) >= 2 and int.from_bytes(value[:2], "big", signed=True) > newest
         return {"read forward": newer}
 
-    def current_layout_read(self, data: bytes, ours: Read) -> Read | None:
+    def current_layout_read(self, data: bytes, ours: Read, forward: bool = False) -> Read | None:
         """For a record the production reader read with an older layout: the production reader's reading of the
-        same bytes with the current layout only (Kafka 4.4's one layout)."""
+        same bytes with the current layout only (Kafka 4.4's one layout); ``forward``: a value of a newer version
+        read as the newest, shown with the version on the wire (as Kafka's class reads it when asked to)."""
         variant = ours.facts.get("variant")
         if ours.refused is not None or variant in (None, CURRENT):
             return None
@@ -216,12 +226,16 @@ class GroupRecordSubject(Subject):
         current = _catalog()[number].values.variants[0]
         if value is None or current.label != CURRENT:
             return None
+        newest = max(current.format.versions)
+        if forward and len(value) >= 2 and int.from_bytes(value[:2], "big", signed=True) > newest:
+            # read forward, as Kafka's class reads a newer value when asked to read it as its newest version
+            value = newest.to_bytes(2, "big", signed=True) + value[2:]
         try:
             message = current.format.decode(value)
         except KafkaMetaError as e:
             return Read(refused=str(e), error=e)
         header = current.format.header(value)
-        return Read({**ours.view, "version": message.version,
+        return Read({**ours.view,
                      "value": json_of(message, current.format, header.layout_version),
                      "valueRemaining": len(message.unknown_trailing)})
 

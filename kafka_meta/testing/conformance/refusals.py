@@ -43,9 +43,8 @@ EARLY = ("version", "record type", "value")
 
 # Kafka's messages (innermost cause first) -> kind
 KAFKA_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), k) for p, k in [
-    (r"UnknownRecordVersionException|[Uu]nsupported (?:\w+ )?version|Can't read version \d+ of|version must be between|"
-     r"Value for version was too large",
-     "version"),
+    (r"UnknownRecordVersionException|[Uu]nsupported (?:\w+ )?version|Can't read version \d+ of|"
+     r"version must be between|latest supported version|Value for version was too large", "version"),
     (r"UnknownRecordTypeException|Unknown metadata id|[Uu]nknown record type|Value for type was too large",
      "record type"),
     (r"byte\(s\) of garbage after", "trailing"),
