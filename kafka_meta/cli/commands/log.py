@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from kafka_meta.cli.log_dump import DumpOptions, jobs_for, print_segments
+from kafka_meta.cli.log_dump import PARALLEL_FROM_BYTES, DumpOptions, jobs_for, print_segments
 from kafka_meta.cli.output import fail
 from kafka_meta.inputs import BY_NAME, CAPTURE, EMPTY, JSONL, PARQUET, SEGMENT, classify
 from kafka_meta.log import (
@@ -41,7 +41,8 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--raw", action="store_true", help="with --decode: keep the member bytes beside their decoded form")
     p.add_argument("--jobs", type=int, metavar="N",
                    help="processes reading segments side by side, each a segment at a time; the output is the same "
-                        "(default: one per core when the segments hold over 32 MB, else 1)")
+                        f"(default: one per core when the segments hold {PARALLEL_FROM_BYTES >> 20} MB or more, "
+                        "else 1)")
     p.add_argument("--max-batch-bytes", type=int, default=DEFAULT_LIMIT, metavar="N",
                    help=f"bytes one batch may inflate to; larger ones are reported as damage (default {DEFAULT_LIMIT})")
     p.set_defaults(run=run_log)

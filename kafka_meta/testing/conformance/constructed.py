@@ -139,6 +139,11 @@ def draw_subscription(s: Sampler) -> Case:
     if maybe(s, 0.4):
         rack = None if maybe(s, 0.2) else s.text(STRING_LIMIT)
         arguments["rack_id"] = request["rackId"] = rack
+    return at_a_version(s, arguments, request)
+
+
+def at_a_version(s: Sampler, arguments: dict[str, Any], request: dict[str, Any]) -> Case:
+    """A consumer-protocol case written at a version drawn from 0 - 3, or without one (the newest)."""
     version = s.rng.choice((None, 0, 1, 2, 3, 3))
     if version is not None:
         request["version"] = version
@@ -155,10 +160,7 @@ def draw_assignment(s: Sampler) -> Case:
     if maybe(s):
         data = None if maybe(s, 0.2) else s.binary()
         arguments["user_data"], request["userData"] = data, hexed(data)
-    version = s.rng.choice((None, 0, 1, 2, 3, 3))
-    if version is not None:
-        request["version"] = version
-    return Case(arguments, version, request)
+    return at_a_version(s, arguments, request)
 
 
 # ---------------------------------------------------------------------------------------------- assignors' user data

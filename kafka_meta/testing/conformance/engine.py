@@ -119,6 +119,12 @@ class Subject:
         """The documented reason the two reads of ``data`` differ, if it is a deliberate difference."""
         return None
 
+    def refusal_places(self, ours: Read, kafka: Read, data: bytes, drawn: Drawn) -> tuple[bool, str] | None:
+        """Where both sides refused ``data`` for the same kind of reason: whether they refused at one place, and
+        how each place was read (:func:`~kafka_meta.testing.conformance.refusals.places_agree`); None where the
+        subject cannot tell Kafka's place."""
+        return None
+
     def deliberate_write(self, drawn: Drawn, kafka: Answer | None) -> Deliberate | None:
         """The documented reason the two sides write ``drawn`` differently, if it is a deliberate difference."""
         return None
@@ -366,12 +372,16 @@ class Runner:
         example = {"version": drawn.version, "bytes": short(data)}
         if kafka.refused is not None and ours.refused is not None:
             alike, said = refusals.agree(kafka.refused, ours.error if ours.error is not None else ours.refused)
+            what = "both refuse, for different reasons"
             if alike:
-                r.both_refused += 1
-                return
+                place = s.refusal_places(ours, kafka, data, drawn)
+                if place is None or place[0]:
+                    r.both_refused += 1
+                    return
+                what, said = "both refuse, at different places", place[1]
             why = s.deliberate(ours, kafka, data, drawn)
-            r.differ("both refuse, for different reasons", {**example, "kafka": kafka.refused, "ours": ours.refused,
-                                                            "read as": said}, why.key if why else None)
+            r.differ(what, {**example, "kafka": kafka.refused, "ours": ours.refused, "read as": said},
+                     why.key if why else None)
             return
         why = s.deliberate(ours, kafka, data, drawn)
         if kafka.refused is not None:

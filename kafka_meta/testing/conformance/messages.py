@@ -19,7 +19,7 @@ from kafka_meta.errors import EncodeError, KafkaMetaError
 from kafka_meta.formats.catalogue import REGISTRY
 from kafka_meta.golden.subjects import decode_message, present_only
 from kafka_meta.testing.conformance import deliberate as why
-from kafka_meta.testing.conformance import tag_rule
+from kafka_meta.testing.conformance import refusals, tag_rule
 from kafka_meta.testing.conformance.engine import MUTANTS, Drawn, Read, Subject, damage
 from kafka_meta.testing.conformance.kafka_json import from_plain, has_unknown, kafka_form, strip_unknown
 from kafka_meta.testing.conformance.peer import Answer, Peer
@@ -180,6 +180,12 @@ class MessageSubject(Subject):
         else:
             facts["refused known tag"] = tag_rule.refused_known_tag(ours.error, self._layout(data, drawn))
         return Read(ours.view, ours.refused, ours.unread, facts, ours.error)
+
+    def refusal_places(self, ours: Read, kafka: Read, data: bytes, drawn: Drawn) -> tuple[bool, str] | None:
+        if ours.error is None or kafka.refused is None:
+            return None
+        return refusals.places_agree(kafka.refused, self.kafka_name, self._layout(data, drawn),
+                                     getattr(ours.error, "path", "") or "")
 
     def _layout(self, data: bytes, drawn: Drawn) -> Any:
         try:

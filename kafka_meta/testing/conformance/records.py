@@ -26,7 +26,7 @@ from kafka_meta.golden.subjects import present_only
 from kafka_meta.offsets import decode_record
 from kafka_meta.offsets.records import UnknownRecord
 from kafka_meta.testing.conformance import deliberate as why
-from kafka_meta.testing.conformance import tag_rule
+from kafka_meta.testing.conformance import refusals, tag_rule
 from kafka_meta.testing.conformance.engine import Drawn, Read, Subject, damage
 from kafka_meta.testing.conformance.kafka_json import from_plain, has_unknown, kafka_form, strip_unknown
 from kafka_meta.testing.conformance.messages import coverage
@@ -153,6 +153,20 @@ class GroupRecordSubject(Subject):
             else:
                 out.append(pack(damage(key, rng, 1)[0], value))
         return out
+
+    def refusal_places(self, ours: Read, kafka: Read, data: bytes, drawn: Drawn) -> tuple[bool, str] | None:
+        """Compared where the project's error names a key or value type Kafka has a class of the same name for (not
+        an older layout's, nor a record framing's own refusal)."""
+        error = ours.error
+        name = getattr(error, "type_name", None)
+        if error is None or kafka.refused is None or not name or "@" in name:
+            return None
+        try:
+            fmt = REGISTRY.get(name)
+            layout = fmt.construct(fmt.layout_slot(min(error.version, max(fmt.versions))))
+        except (KafkaMetaError, KeyError, TypeError, ValueError):
+            return None
+        return refusals.places_agree(kafka.refused, name, layout, getattr(error, "path", "") or "")
 
     def companion_request(self, data: bytes, drawn: Drawn) -> dict[str, Any] | None:
         """For a value of a version newer than Kafka 4.4 knows: Kafka's reading of the same value as the newest
@@ -372,8 +386,8 @@ def subjects(peer: Peer, types: set[str] | None) -> list[Subject]:
             out.append(GroupRecordSubject(number, rt, versions or list(current[0].format.versions), bool(versions)))
         else:  # a retired record type: Kafka 4.4 has no class for it, so only its reading is compared
             retired = GroupRecordSubject(number, rt, list(rt.values.variants[0].format.versions), False)
-            retired.apart = (f"record type {number} is retired: Kafka 4.4 has no class for it and refuses every "
-                             "case (UnknownRecordTypeException), so nothing of it is compared with Kafka")
+            retired.apart = (f"record type {number} is retired: Kafka 4.4 has no class for it "
+                             "(UnknownRecordTypeException), so no value of it is compared with Kafka's")
             out.append(retired)
     if types is None or METADATA_RECORD in types:
         bodies = {}

@@ -11,10 +11,11 @@ refusals agree when their kinds are the same, with two exceptions, both document
   Streams topic index before it reads on, where Kafka's readers read on and refuse what follows: a refusal of the
   project's of kind ``version``, ``record type`` or ``value`` agrees with any refusal of Kafka's.
 
-*Where* is not compared: within one struct the two readers run their checks in different orders (the project
-checks an array's count against the bytes left before reading its elements, and a tagged section's entries as it
-reads them; Kafka's readers check a tagged-field count against the bytes left first, and an array's count only
-against the bytes left), so the first check to trip differs for the same damage. A refusal either side gives that
+*Where*: refusals of the same kind must also lie in one line of structs (:func:`places_agree`): the struct Kafka's
+reader was in when it threw (the innermost generated class on its stack) is one the project's error path passes
+through, or one inside the field the project stopped at. Within one struct the two readers check in different
+orders (the project checks an array's count against the bytes left before reading its elements, Kafka's readers
+read on into them), so Kafka may stop deeper in the same field, never elsewhere. A refusal either side gives that
 no rule maps is of kind ``other``, which agrees with nothing: a new kind of refusal is a difference until this
 table says what it corresponds to.
 """
@@ -122,3 +123,40 @@ def _causes(error: str) -> list[str]:
     error = THROWN_IN.sub("", error)
     parts = re.split(r" \(caused by |due to: ", error)
     return [p.rstrip(").") for p in parts]
+
+
+def struct_names(tree: Any) -> set[str]:
+    """The names of every struct type reachable in a construct tree (the root's is its message's name)."""
+    from kafka_meta.testing.conformance.tag_rule import children  # the tree walk lives beside the tag rule
+
+    out: set[str] = set()
+    todo = [tree]
+    while todo:
+        con = todo.pop()
+        shape = getattr(con, "shape", None)
+        if shape is not None:
+            if shape.name in out:
+                continue
+            out.add(shape.name)
+        todo.extend(children(con))
+    return out
+
+
+def places_agree(kafka_error: str, kafka_root: str, tree: Any, our_path: str) -> tuple[bool, str] | None:
+    """Whether the two refusals happened in one line of structs: the struct Kafka's reader was in when it threw (the
+    innermost generated class of ``kafka_root``, ``ConsumerGroupHeartbeatRequestData.TopicPartitions``, on its
+    stack) is one the project's error path passes through, or one inside the field the project stopped at (Kafka
+    read on into it: the project checks an array's count before its elements). None where Kafka's stack names no
+    class of ``kafka_root`` (a wrapper's own check)."""
+    from kafka_meta.testing.conformance.tag_rule import chain_at
+
+    classes = [c for c in thrown_in(kafka_error) if c == kafka_root or c.startswith(kafka_root + ".")]
+    if not classes or tree is None:
+        return None
+    theirs = classes[0].rpartition(".")[2] if classes[0] != kafka_root else None
+    chain, last = chain_at(tree, our_path)
+    root = getattr(getattr(tree, "shape", None), "name", None)
+    names = [getattr(c.shape, "name", None) for c in chain]
+    said = f"Kafka in {theirs or 'the message'}; ours in {' > '.join(n for n in names if n) or '-'}"
+    wanted = root if theirs is None else theirs
+    return wanted in names or wanted in struct_names(last), said

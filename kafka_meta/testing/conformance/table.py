@@ -46,6 +46,7 @@ def render(results: list[Result], out: TextIO) -> None:
     if apart:
         print("\nListed apart, not in the last line:", file=out)
         _table(apart, out)
+        print(file=out)
         for r in apart:
             print(f"  {r.type}: {r.apart}", file=out)
     for r in results:

@@ -125,6 +125,38 @@ def same_refusal(production: Any, tree: Any) -> bool:
     return reason is not None and reason == getattr(tree, "reason", None) and path == tree_path
 
 
+def children(con: Any) -> list[Any]:
+    """The constructs directly inside ``con`` that may hold structs (its members', an array's element)."""
+    con = _struct(con)
+    if isinstance(con, KArray):
+        return [con.element]
+    if isinstance(con, KStruct):
+        return [m.con for m in con.members if m.con is not None]
+    return []
+
+
+def chain_at(tree: Any, path: str) -> tuple[list[Any], Any]:
+    """The structs an error's field path (``members[2].assignment.<tagged fields>``) passes through, from the root,
+    and the construct of the last field it names (the root where it names none)."""
+    con = _struct(tree)
+    chain = [con] if isinstance(con, KStruct) else []
+    for name in re.split(r"\.|(?=\[)", path):
+        if not name or name.startswith("<"):
+            continue
+        if name.startswith("["):
+            con = _struct(con.element) if isinstance(con, KArray) else con
+        elif isinstance(con, KStruct):
+            member = next((m for m in con.members if m.json == name), None)
+            if member is None or member.con is None:
+                break
+            con = _struct(member.con)
+        else:
+            break
+        if isinstance(con, KStruct) and (not chain or chain[-1] is not con):
+            chain.append(con)
+    return chain, con
+
+
 def parse_tree(fmt: Any, data: bytes, version: int | None, kafka_tags: bool = False,
                misfits: list[int] | None = None, negative_counts: list[int] | None = None) -> tuple[Any, int, Any]:
     """``(value, end, tree)`` of the construct tree's interpreted, lenient reading of ``data``, with Kafka's rule for
