@@ -153,3 +153,22 @@ def test_every_deliberate_difference_points_to_what_documents_it():
                 headings = [line.lstrip("#").strip() for line in (ROOT / path).read_text().splitlines()
                             if line.startswith("#")]
                 assert any(h == section or h.startswith(section + " (") for h in headings), (reason.key, section)
+
+
+def test_where_a_refusal_happened_reaches_into_nullable_structs():
+    """Kafka's reader may stop deeper in the field the project stopped at, inside a nullable struct: a
+    StreamsGroupDescribeResponse whose groups array claims more than the bytes hold is refused by the project at
+    ``groups`` and by Kafka inside ``DescribedGroup.Topology`` (a nullable struct). The two places lie in one line
+    of structs; a struct outside the field (the response's own tagged fields' place) does not."""
+    import kafka_meta
+    from kafka_meta.testing.conformance import refusals
+
+    tree = kafka_meta.get_format("StreamsGroupDescribeResponse").construct(1)
+    kafka = ("RuntimeException: Error reading byte array of 4 byte(s): only 2 byte(s) available [thrown in "
+             "ByteBufferAccessor, Readable, StreamsGroupDescribeResponseData.Topology, "
+             "StreamsGroupDescribeResponseData.DescribedGroup, StreamsGroupDescribeResponseData]")
+    agree, said = refusals.places_agree(kafka, "StreamsGroupDescribeResponseData", tree, "groups")
+    assert agree, said
+    elsewhere = kafka.replace("StreamsGroupDescribeResponseData.Topology, ", "")
+    assert refusals.places_agree(elsewhere, "StreamsGroupDescribeResponseData", tree, "groups")[0]
+    assert not refusals.places_agree(kafka, "StreamsGroupDescribeResponseData", tree, "throttleTimeMs")[0]

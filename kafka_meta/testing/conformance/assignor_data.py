@@ -15,7 +15,7 @@ import random
 from typing import Any
 
 from kafka_meta.codec.variants import UNREADABLE
-from kafka_meta.errors import EncodeError
+from kafka_meta.errors import DecodeError, EncodeError
 from kafka_meta.formats.assignors import JAVA, KAFKA_PYTHON
 from kafka_meta.formats.catalogue import REGISTRY
 from kafka_meta.testing.conformance import deliberate as why
@@ -95,12 +95,45 @@ class StickySubject(Subject):
         return self.fmt.encode(self.fmt.decode(data))
 
     def deliberate(self, ours: Read, kafka: Read, data: bytes, drawn: Drawn) -> why.Deliberate | None:
-        """``sticky-kafka-python`` only where both sides show it: the production reader read kafka-python's layout,
-        and Kafka's StickyAssignor, unable to, gave exactly its substitute (no partitions, generation -1). A misread
-        of the Java layout, or any other answer of Kafka's, stays unexplained."""
-        if ours.facts.get("variant") == KAFKA_PYTHON and kafka.refused is None and kafka.view == KAFKA_SUBSTITUTE:
-            return why.get("sticky-kafka-python")
-        return None
+        """``sticky-kafka-python`` only where both sides show it. Ours: the production reader read kafka-python's
+        layout, and read it as kafka-python itself does (its own ``StickyAssignorUserData.decode``, the library the
+        test extra pins: without it the rule never applies). Kafka's: its StickyAssignor gave exactly what its own
+        rule makes of those bytes, which the project's Java layout predicts: the layout read leniently (version 1,
+        else 0, what follows ignored: a kafka-python body Java's layout happens to read is misread, not refused),
+        or, where neither version reads them, the substitute (no partitions, generation -1). A misread of either
+        layout, on either side, or any other answer of Kafka's, stays unexplained."""
+        if ours.facts.get("variant") != KAFKA_PYTHON or kafka.refused is not None:
+            return None
+        if self.canonical(kafka.view) != self.canonical(self.kafka_rule(data)):
+            return None
+        return why.get("sticky-kafka-python") if self.as_kafka_python_reads(data) else None
+
+    def kafka_rule(self, data: bytes) -> dict[str, Any]:
+        """What Kafka's StickyAssignor.memberData makes of ``data``, by the project's reading of Java's layout: the
+        first version that reads it (what follows ignored), else the substitute."""
+        try:
+            message = self.fmt.decode(data, variant=JAVA)
+        except DecodeError:
+            return dict(KAFKA_SUBSTITUTE)
+        generation = message.generation if message.version == 1 else None
+        return {"partitions": flat(message.to_json_dict()["previousAssignment"]), "generation": generation}
+
+    def as_kafka_python_reads(self, data: bytes) -> bool:
+        """Whether the production reader's reading of kafka-python's layout is kafka-python 3's own."""
+        try:
+            from kafka.coordinator.assignors.sticky.user_data import StickyAssignorUserData as KafkaPython
+        except ImportError:
+            return False
+        try:
+            theirs = KafkaPython.decode(data)
+        except Exception:  # noqa: BLE001 - any failure of the other library's reader: it did not read the bytes
+            return False
+        message = self.fmt.decode(data, variant=KAFKA_PYTHON)
+        partitions = [[tp.topic, p] for tp in theirs.previous_assignment for p in tp.partitions]
+        generation = getattr(theirs, "generation", None) if theirs.version >= 1 else None
+        ours = flat(message.to_json_dict()["previousAssignment"])
+        return (theirs.version, partitions, generation) == (message.version, ours,
+                                                              message.generation if message.version >= 1 else None)
 
 
 class CooperativeSubject(Subject):

@@ -27,7 +27,8 @@ class Deliberate:
 TABLE: dict[str, Deliberate] = {d.key: d for d in [
     Deliberate("sticky-kafka-python",
                "StickyAssignor user data in kafka-python's form (an int16 version first): Kafka's StickyAssignor "
-               "cannot read it and takes the member as owning nothing (generation -1); the project reads it",
+               "cannot read it: it takes the member as owning nothing (generation -1), or misreads it where its own "
+               "layout happens to read the bytes; the project reads it as kafka-python does",
                "kafka-python 3 writes sticky user data that way; reading it shows what such a member owned",
                "docs/offsets.md (The whole nest), kafka_meta/formats/assignors.py"),
     Deliberate("tag-size",

@@ -126,13 +126,14 @@ def _causes(error: str) -> list[str]:
 
 
 def struct_names(tree: Any) -> set[str]:
-    """The names of every struct type reachable in a construct tree (the root's is its message's name)."""
-    from kafka_meta.testing.conformance.tag_rule import children  # the tree walk lives beside the tag rule
+    """The names of every struct type reachable in a construct tree (the root's is its message's name), a nullable
+    struct's (``Marked``) among them: its own name is its inner struct's."""
+    from kafka_meta.testing.conformance.tag_rule import _struct, children  # the tree walk lives beside the tag rule
 
     out: set[str] = set()
     todo = [tree]
     while todo:
-        con = todo.pop()
+        con = _struct(todo.pop())
         shape = getattr(con, "shape", None)
         if shape is not None:
             if shape.name in out:
