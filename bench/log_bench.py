@@ -30,14 +30,14 @@ SEGMENT_BYTES = 64 << 20  # roll segments at this size, as a broker does at log.
 
 def real_batches(magics: tuple[int, ...] = (0, 1, 2)) -> list[tuple[bytes, int]]:
     """(entry bytes, number of offsets it spans) of every intact entry of the fixtures with these magics."""
-    from kafka_meta.log import Damage, read_segment
+    from kafka_meta.log import SegmentDamage, read_segment
     from kafka_meta.log.events import Batch
 
     out = []
     for path in sorted(FIXTURES.rglob("*.log")):
         data = path.read_bytes()
         events = list(read_segment(data))
-        damaged = {e.position for e in events if isinstance(e, Damage)}
+        damaged = {e.position for e in events if isinstance(e, SegmentDamage)}
         for e in events:
             if isinstance(e, Batch) and e.position not in damaged and e.magic in magics:
                 span = e.last_offset - e.base_offset + 1 if e.magic == 2 else e.count

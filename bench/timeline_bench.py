@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from kafka_meta.analysis.assemble import build_timeline
-from kafka_meta.analysis.report import Report
+from kafka_meta.analysis.report import AnalysisReport
 from kafka_meta.capture import read_capture
 from kafka_meta.report.html import render_html
 from kafka_meta.report.terminal import terminal_text
@@ -64,8 +64,8 @@ def main() -> int:
     print(f"{COPIES}x the traffic ({len(many)} exchanges): timeline {many_ms:8.1f} ms   "
           f"{COPIES}x one pass {COPIES * build_ms:8.1f} ms   ratio {many_ms / (COPIES * build_ms):.2f}x")
     timeline = build_timeline(exchanges)
-    text_ms = timed(lambda: terminal_text(Report(timeline=timeline)))
-    html_ms = timed(lambda: render_html(Report(timeline=timeline)), number=1)
+    text_ms = timed(lambda: terminal_text(AnalysisReport(timeline=timeline)))
+    html_ms = timed(lambda: render_html(AnalysisReport(timeline=timeline)), number=1)
     print(f"terminal report {text_ms:8.1f} ms   ratio to the timeline {text_ms / build_ms:.2f}x   "
           f"HTML page {html_ms:8.1f} ms   ratio {html_ms / build_ms:.2f}x")
     return 0

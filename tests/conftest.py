@@ -66,6 +66,17 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "kafka: runs Kafka's own code from the lab (a JVM; with the kafka_broker fixture, a real broker)"
     )
+    config.addinivalue_line(
+        "markers", "spark: runs Spark (local mode, a JVM); given to every test that uses the spark fixture"
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Every test that uses the ``spark`` fixture (directly or through another fixture) is marked ``spark``, so
+    the quick loop (README: ``-m "not kafka and not spark"``) leaves out every JVM without a list to keep."""
+    for item in items:
+        if "spark" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.spark)
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from kafka_meta.evolution import compare_specs
-from kafka_meta.evolution.findings import Finding
+from kafka_meta.evolution.findings import EvolutionFinding
 from kafka_meta.spec import load_spec_text
 
 
@@ -21,19 +21,19 @@ def field(name: str, ftype: str = "int32", versions: str = "0+", **extra: Any) -
     return {"name": name, "type": ftype, "versions": versions, **extra}
 
 
-def findings(old, new, tagged_only=()) -> list[Finding]:
-    return sorted(set(compare_specs(old, new, tagged_only)), key=Finding.sort_key)
+def findings(old, new, tagged_only=()) -> list[EvolutionFinding]:
+    return sorted(set(compare_specs(old, new, tagged_only)), key=EvolutionFinding.sort_key)
 
 
-def by_rule(found: list[Finding], rule: str) -> list[Finding]:
+def by_rule(found: list[EvolutionFinding], rule: str) -> list[EvolutionFinding]:
     return [f for f in found if f.rule == rule]
 
 
-def rules(found: list[Finding]) -> list[str]:
+def rules(found: list[EvolutionFinding]) -> list[str]:
     return sorted({f.rule for f in found})
 
 
-def one(found: list[Finding], rule: str) -> Finding:
+def one(found: list[EvolutionFinding], rule: str) -> EvolutionFinding:
     hits = by_rule(found, rule)
     assert len(hits) == 1, (rule, found)
     return hits[0]

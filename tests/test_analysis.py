@@ -10,7 +10,7 @@ import pytest
 import kafka_meta as km
 from kafka_meta.analysis import analyze_groups, newest_records, render_text
 from kafka_meta.analysis.groups import ownership_conflicts
-from kafka_meta.analysis.report import Report
+from kafka_meta.analysis.report import AnalysisReport
 from kafka_meta.offsets import decode_record, encode_record, new_record
 
 CAPTURE = Path(__file__).resolve().parents[1] / "fixtures" / "captures" / "capture.jsonl"
@@ -58,7 +58,7 @@ def test_undecodable_member_bytes_are_reported():
     record = decode_record(*encode_record(new_record(2, {"group": "g"}, value)))
     facts = analyze_groups([record])["g"]
     assert facts.member_errors and facts.member_errors[0].startswith("m: subscription:")
-    report = Report(groups={"g": facts})
+    report = AnalysisReport(groups={"g": facts})
     assert "needs attention: g" in render_text(report)
 
 
@@ -67,7 +67,7 @@ def test_the_summary_says_what_it_could_not_decode_and_where_its_outputs_are(tmp
     so, a damaged version field is left to the reason; the summary ends with where each output is."""
     from collections import Counter
 
-    report = Report(output=str(tmp_path))
+    report = AnalysisReport(output=str(tmp_path))
     report.blobs = Counter({"ConsumerProtocolAssignment": 3})
     report.blob_versions = {"ConsumerProtocolAssignment": Counter({3: 1})}
     report.exchanges = {"ApiVersions": Counter({"-": 4}), "JoinGroup": Counter({"g": 2})}

@@ -49,9 +49,11 @@ def run(capsys, argv: list[str]) -> tuple[int, str, str]:
     return code, out, err
 
 
-# (argv with {placeholders}, exit status, what the one line must say)
+# (argv with {placeholders}, exit status, what the one line must say): 2 when the command line is wrong (an
+# unknown type, bad hex, a path that does not exist or is a directory where a file is read), 1 when what an
+# input holds could not be read (empty, binary, of no known kind) -- README.md, "Exit status"
 CASES = {
-    "decode-unknown-type": (["decode", "Nope", "--hex", "00"], 1, "unknown type 'Nope'"),
+    "decode-unknown-type": (["decode", "Nope", "--hex", "00"], 2, "unknown type 'Nope'"),
     "decode-bad-hex": (["decode", "ConsumerProtocolSubscription", "--hex", "zz"], 2, "not valid hex"),
     "decode-bad-base64": (["decode", "ConsumerProtocolSubscription", "--base64", "!!"], 2, "not valid base64"),
     "decode-missing-file": (["decode", "ConsumerProtocolSubscription", "--file", "{missing}"], 2,
@@ -65,7 +67,7 @@ CASES = {
     "decode-input-missing": (["decode", "ConsumerProtocolSubscription", "--input", "{missing}"], 2,
                              "{missing}: no such file"),
     "decode-input-dir": (["decode", "ConsumerProtocolSubscription", "--input", "{dir}"], 2, "is a directory"),
-    "decode-input-binary": (["decode", "ConsumerProtocolSubscription", "--input", "{random.bin}"], 2,
+    "decode-input-binary": (["decode", "ConsumerProtocolSubscription", "--input", "{random.bin}"], 1,
                             "{random.bin}: binary data at byte 0"),
     "decode-input-empty": (["decode", "ConsumerProtocolSubscription", "--input", "{empty}"], 1,
                            "{empty}: no blobs to decode"),
@@ -74,16 +76,16 @@ CASES = {
     "decode-no-type": (["decode"], 2, "required: type"),
     "unknown-verb": (["frobnicate"], 2, "invalid choice: 'frobnicate'"),
     "unknown-flag": (["types", "--frob"], 2, "unrecognized arguments: --frob"),
-    "encode-unknown-type": (["encode", "Nope"], 1, "unknown type 'Nope'"),
+    "encode-unknown-type": (["encode", "Nope"], 2, "unknown type 'Nope'"),
     "offsets-missing": (["offsets", "{missing}"], 2, "{missing}: no such file or directory"),
-    "offsets-dir": (["offsets", "{dir}"], 2, "{dir}: a directory with nothing to read in it"),
-    "offsets-binary": (["offsets", "{random.bin}"], 2, "{random.bin}: neither a packet capture"),
-    "offsets-empty": (["offsets", "{empty}"], 2, "{empty}: empty: nothing to read"),
-    "offsets-text": (["offsets", "{text.jsonl}"], 2, "{text.jsonl}: text, but not JSON Lines"),
+    "offsets-dir": (["offsets", "{dir}"], 1, "{dir}: a directory with nothing to read in it"),
+    "offsets-binary": (["offsets", "{random.bin}"], 1, "{random.bin}: neither a packet capture"),
+    "offsets-empty": (["offsets", "{empty}"], 1, "{empty}: empty: nothing to read"),
+    "offsets-text": (["offsets", "{text.jsonl}"], 1, "{text.jsonl}: text, but not JSON Lines"),
     "offsets-bad-type": (["offsets", "{text.jsonl}", "--type", "Bogus"], 2, "unknown record type 'Bogus'"),
     "explain-missing": (["explain", "{missing}"], 2, "{missing}: no such file or directory"),
-    "explain-dir": (["explain", "{dir}"], 2, "{dir}: a directory with nothing to read in it"),
-    "explain-binary": (["explain", "{random.bin}"], 2, "{random.bin}: neither a packet capture"),
+    "explain-dir": (["explain", "{dir}"], 1, "{dir}: a directory with nothing to read in it"),
+    "explain-binary": (["explain", "{random.bin}"], 1, "{random.bin}: neither a packet capture"),
     "golden-verify-missing": (["golden", "verify", "{missing}"], 2, "{missing}: no such directory"),
     "golden-verify-file": (["golden", "verify", "{random.bin}"], 2, "{random.bin}: not a directory"),
     "golden-add-bad-name": (["golden", "add", "ConsumerProtocolSubscription", "--name", "../x", "--hex", V1,
@@ -92,23 +94,23 @@ CASES = {
                                  "{missing}", "--dir", "{dir}"], 2, "--file {missing}: no such file"),
     "golden-add-dir-is-file": (["golden", "add", "ConsumerProtocolSubscription", "--name", "x", "--hex", V1,
                                 "--dir", "{random.bin}"], 2, "--dir {random.bin}: not a directory"),
-    "compat-unknown-type": (["compat", "Nope"], 1, "unknown type 'Nope'"),
+    "compat-unknown-type": (["compat", "Nope"], 2, "unknown type 'Nope'"),
     "compat-verify-missing": (["compat", "ConsumerProtocolSubscription", "--verify", "{missing}"], 2,
                               "{missing}: no such directory"),
     "evolution-missing": (["evolution", "{missing}", "{dir}"], 2, "{missing}: no such file or directory"),
-    "evolution-binary": (["evolution", "{random.bin}", "{random.bin}"], 2, "{random.bin}: binary data at byte 0"),
-    "evolution-no-specs": (["evolution", "{dir}", "{dir}"], 2, "{dir}: no .json spec files"),
-    "specs-binary-in-dir": (["--specs", "{specs}", "types"], 2, "Bad.json: binary data at byte 0"),
+    "evolution-binary": (["evolution", "{random.bin}", "{random.bin}"], 1, "{random.bin}: binary data at byte 0"),
+    "evolution-no-specs": (["evolution", "{dir}", "{dir}"], 1, "{dir}: no .json spec files"),
+    "specs-binary-in-dir": (["--specs", "{specs}", "types"], 1, "Bad.json: binary data at byte 0"),
     "specs-missing": (["--specs", "{missing}", "types"], 2, "{missing}: no such file or directory"),
     "simulate-unknown-release": (["simulate", "--from", "9.9", "--to", "3.9"], 2, "9.9 is not one of them"),
     "analyze-missing": (["analyze", "{missing}", "--output", "{out}"], 2, "{missing}: no such file or directory"),
-    "analyze-dir-empty": (["analyze", "{dir}", "--output", "{out}"], 2,
+    "analyze-dir-empty": (["analyze", "{dir}", "--output", "{out}"], 1,
                           "{dir}: a directory with nothing to read in it"),
-    "analyze-random": (["analyze", "{random.bin}", "--output", "{out}"], 2, "{random.bin}: neither a packet capture"),
-    "analyze-empty": (["analyze", "{empty}", "--output", "{out}"], 2, "{empty}: empty"),
-    "analyze-not-parquet": (["analyze", "{random.parquet}", "--output", "{out}"], 2,
+    "analyze-random": (["analyze", "{random.bin}", "--output", "{out}"], 1, "{random.bin}: neither a packet capture"),
+    "analyze-empty": (["analyze", "{empty}", "--output", "{out}"], 1, "{empty}: empty"),
+    "analyze-not-parquet": (["analyze", "{random.parquet}", "--output", "{out}"], 1,
                             "{random.parquet}: neither a packet capture"),  # by content, not by name
-    "analyze-no-json-objects": (["analyze", "{text.jsonl}", "--output", "{out}"], 2,
+    "analyze-no-json-objects": (["analyze", "{text.jsonl}", "--output", "{out}"], 1,
                                 "{text.jsonl}: text, but not JSON Lines: its first line is not a JSON object"),
     "analyze-bad-format": (["analyze", str(SAMPLE), "--format", "xml"], 2, "invalid choice: 'xml'"),
     "analyze-output-is-file": (["analyze", str(SAMPLE), "--output", "{random.bin}"], 2,
@@ -140,7 +142,7 @@ def test_a_bad_line_is_reported_and_the_rest_read(capsys, monkeypatch, tmp_path)
     dump.write_bytes(f'"{V1}"\n{{"hex": 12\n'.encode() + b"\x88\x89zz\n" + f'"{V1}"\n'.encode())
     code, out, err = run(capsys, ["decode", "ConsumerProtocolSubscription", "--input", str(dump)])
     assert code == 1
-    assert [line.split(":")[0] for line in err.splitlines()[:2]] == ["line 2", "line 3"]
+    assert [line.split(": ")[0] for line in err.splitlines()[:2]] == [f"{dump} line 2", f"{dump} line 3"]
     assert err.splitlines()[-1] == "decoded 2, failed 2"
     assert len(out.splitlines()) == 4 and "Traceback" not in err
 
@@ -150,7 +152,7 @@ def test_invalid_json_for_encode_is_one_line_with_the_field(capsys, monkeypatch)
 
     monkeypatch.setattr(sys, "stdin", io.StringIO('{"topics": [1, "b"], "ownedPartitions": [{"topic": 3}]}'))
     code, _, err = run(capsys, ["encode", "ConsumerProtocolSubscription"])
-    assert code == 2 and len(err.splitlines()) == 1
+    assert code == 1 and len(err.splitlines()) == 1  # the JSON on stdin is the input: it could not be read
     assert "topics[0]: Input should be a valid string (and 1 more)" in err
 
 
@@ -161,7 +163,7 @@ def test_the_installed_command_prints_no_traceback(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     result = subprocess.run([sys.executable, "-m", "kafka_meta.cli.main", "offsets", str(rand)],
                             capture_output=True, text=True, env=env, check=False)
-    assert result.returncode == 2
+    assert result.returncode == 1  # the file is there, and holds nothing readable
     assert result.stderr.startswith(f"kafka-meta offsets: {rand}: neither a packet capture (pcap or pcapng, maybe "
                                     "gzipped), a Parquet file, a Kafka log segment nor JSON Lines (it starts with 88")
     assert len(result.stderr.splitlines()) == 1
@@ -170,32 +172,35 @@ def test_the_installed_command_prints_no_traceback(tmp_path):
 # The analyze job checks that need Spark's reading (a directory's lines), run on the shared session.
 
 def test_analyze_rows_of_neither_shape_is_one_line(spark, tmp_path, capsys):
+    """Rows that are no row the project knows are said in one line, as every verb counts them (kafka_meta.inputs:
+    the row rule), and the job reports the rest."""
     import argparse
+    import json
 
+    from kafka_meta.inputs.items import NEITHER
     from kafka_meta.spark.job import execute
 
     (tmp_path / "in").mkdir()
     (tmp_path / "in" / "part.jsonl").write_text('{"a": 1}\n{"b": 2}\n')
     args = argparse.Namespace(input=str(tmp_path / "in"), format="auto", output=str(tmp_path / "out"),
                               master=None, bootstrap_servers=None)
-    assert execute(args, spark) == 2
+    assert execute(args, spark) == 1  # the inputs are there: what they hold is no row the job reads
     err = capsys.readouterr().err
-    part = tmp_path / "in" / "part.jsonl"
-    assert err.splitlines()[-1] == (f"kafka-meta analyze: input {part}: no line has a 'key' (a __consumer_offsets "
-                                    "record) or a 'type' (a captured payload); the lines have a, b")
+    assert "Traceback" not in err and "kafka-meta analyze:" not in err
+    assert json.loads((tmp_path / "out" / "report.json").read_text())["problems"] == [f"2 input line(s) are {NEITHER}"]
 
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    for name, table, says in (("shapeless", pa.table({"x": [1]}), "no row has a 'key' "),
-                              ("no-bytes", pa.table({"type": ["ConsumerProtocolSubscription"]}),
-                               "rows with a 'type' need their bytes in a 'blob' (or 'value') column")):
+    # a row with a 'type' but no bytes is no payload (its bytes are in 'hex', 'base64' or 'blob')
+    for name, table in (("shapeless", pa.table({"x": [1]})),
+                        ("no-bytes", pa.table({"type": ["ConsumerProtocolSubscription"]}))):
         pq.write_table(table, tmp_path / f"{name}.parquet")
         args.input = str(tmp_path / f"{name}.parquet")
-        assert execute(args, spark) == 2
-        assert capsys.readouterr().err.splitlines()[-1] == f"kafka-meta analyze: input {args.input}: {says}" + (
-            "(a __consumer_offsets record) or a 'type' (a captured payload); the rows have x"
-            if name == "shapeless" else "")
+        assert execute(args, spark) == 1
+        capsys.readouterr()
+        assert json.loads((tmp_path / "out" / "report.json").read_text())["problems"] == [
+            f"1 input row(s) are {NEITHER}"]
 
 
 # The Spark functions: wrong arguments said on the driver where the call is.

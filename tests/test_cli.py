@@ -77,7 +77,7 @@ def test_decode_jsonl_reports_bad_lines_and_goes_on(capsys, monkeypatch, tmp_pat
     assert code == 1
     assert [r["line"] for r in rows] == [1, 2, 3, 5, 6]
     assert rows[0]["version"] == 3 and rows[2]["id"] == "b" and rows[3]["data"]["topics"] == ["foo"]
-    assert rows[1] == {"line": 2, "id": "a", "_error": "not valid hex"}
+    assert rows[1] == {"line": 2, "id": "a", "_error": "not valid hex (a character that is not a hex digit)"}
     assert "2-byte version" in rows[4]["_error"]
     assert "decoded 3, failed 2" in err
 
@@ -109,12 +109,12 @@ def test_decode_prints_kafkas_json_and_every_field_keeps_what_reencoding_needs(c
 def test_encode_refuses_json_that_does_not_fit(capsys, monkeypatch):
     code, _, err = run(capsys, monkeypatch, ["encode", "ConsumerProtocolSubscription"],
                        stdin=json.dumps({"topics": "nope"}).encode())
-    assert code == 2 and "does not fit" in err
+    assert code == 1 and "does not fit" in err  # the message on stdin is the input: it could not be read
 
 
 def test_unknown_type(capsys, monkeypatch):
     code, _, err = run(capsys, monkeypatch, ["decode", "Nope", "--hex", "00"])
-    assert code == 1 and "unknown type 'Nope'" in err
+    assert code == 2 and "unknown type 'Nope'" in err  # the command line names no type: a usage error
 
 
 def test_console_script_is_installed():

@@ -34,7 +34,7 @@ from lab_recordings import committed_params, fresh_recording, metadata_segments,
 
 import kafka_meta as km
 from kafka_meta.cli.main import main
-from kafka_meta.log import Batch, Damage, read_batches, read_log
+from kafka_meta.log import Batch, SegmentDamage, read_batches, read_log
 from kafka_meta.metadata_log import topic_names
 from kafka_meta.spec import load_spec_text
 from kafka_meta.spec.jsonc import loads
@@ -296,7 +296,7 @@ def batch_fields(batch: Batch) -> dict[str, Any]:
 def crc_damage(item: Any, theirs: dict[str, Any]) -> bool:
     """Rule: where DumpLogSegments prints a batch with `isvalid: false` (its CRC does not match), kafka_meta
     reports CRC damage at the same position, and reads on after it, as Kafka's consumers refuse such a batch."""
-    return isinstance(item, Damage) and item.kind == "crc" and item.position == theirs["position"] \
+    return isinstance(item, SegmentDamage) and item.kind == "crc" and item.position == theirs["position"] \
         and not theirs["isvalid"]
 
 
@@ -304,7 +304,7 @@ def cut_at_the_end(item: Any, dumped) -> bool:
     """The batch a copy cut off at the end of the segment (see `compared`): DumpLogSegments counts its bytes as
     invalid trailing bytes, kafka_meta reports damage where they start."""
     start = Path(dumped.file).stat().st_size - dumped.invalid_trailing_bytes
-    return dumped.invalid_trailing_bytes > 0 and isinstance(item, Damage) and item.position == start
+    return dumped.invalid_trailing_bytes > 0 and isinstance(item, SegmentDamage) and item.position == start
 
 
 def check_batches(dumplog, segments: list[Path], decoder: str) -> None:
@@ -316,7 +316,7 @@ def check_batches(dumplog, segments: list[Path], decoder: str) -> None:
             checked += 1
             if crc_damage(item, theirs):
                 continue
-            if isinstance(item, Damage):
+            if isinstance(item, SegmentDamage):
                 mismatches.append(f"{segment}: kafka_meta found damage Kafka did not: {item.describe()}")
                 continue
             batch, our_records = item

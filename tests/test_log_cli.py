@@ -74,7 +74,7 @@ def test_bad_inputs(capsys, tmp_path):
     code, _, err = run(capsys, ["log", str(tmp_path)])
     assert code == 1 and "nothing to read" in err and "Traceback" not in err
     code, _, err = run(capsys, ["log", str(tmp_path / "nope.log")])
-    assert code == 1 and "no such file" in err
+    assert code == 2 and "no such file" in err  # a path that does not exist: the command line's mistake
     for name in ("00000000000000000000.log", "empty.pcap"):  # no content, no kind: whatever the name says
         empty = tmp_path / name
         empty.write_bytes(b"")

@@ -9,7 +9,7 @@ import struct
 import pytest
 from log_support import LOGS, copy_partition, entries, kafka_python_batch, recrc
 
-from kafka_meta.log import Damage, Record, read_log
+from kafka_meta.log import Record, SegmentDamage, read_log
 from kafka_meta.log.segment import read_segment
 
 SEGMENT = LOGS / "__consumer_offsets-0" / "00000000000000000000.log"  # 5 batches, 20 records, every codec
@@ -19,8 +19,8 @@ def records(data: bytes, **options) -> list[Record]:
     return [e for e in read_segment(data, **options) if isinstance(e, Record)]
 
 
-def damage(data: bytes, **options) -> list[Damage]:
-    return [e for e in read_segment(data, **options) if isinstance(e, Damage)]
+def damage(data: bytes, **options) -> list[SegmentDamage]:
+    return [e for e in read_segment(data, **options) if isinstance(e, SegmentDamage)]
 
 
 def test_crc_mismatch_loses_only_its_batch():
@@ -99,7 +99,7 @@ def test_random_bytes_never_raise(seed):
         real = SEGMENT.read_bytes()
         data = data[:len(data) // 2] + real + data[len(data) // 2:]
     events = list(read_segment(data))
-    assert all(isinstance(e, (Damage, Record)) or e.magic in (0, 1, 2) for e in events)
+    assert all(isinstance(e, (SegmentDamage, Record)) or e.magic in (0, 1, 2) for e in events)
     if seed % 2:
         assert len([e for e in events if isinstance(e, Record)]) >= 20
 

@@ -16,7 +16,7 @@ import pytest
 from kafka.record import MemoryRecords
 from kafka.record.memory_records import MemoryRecordsBuilder
 
-from kafka_meta.log import Batch, Damage, Record
+from kafka_meta.log import Batch, Record, SegmentDamage
 from kafka_meta.log.segment import read_segment
 
 PAYLOADS = [(b"key-%d" % i, b"value-%d" % i * (i + 1)) for i in range(4)]
@@ -52,9 +52,9 @@ def recrc_messages(data: bytearray) -> None:
         pos += 12 + size
 
 
-def events(data: bytes, **options) -> tuple[list[Record], list[Damage]]:
+def events(data: bytes, **options) -> tuple[list[Record], list[SegmentDamage]]:
     found = list(read_segment(data, **options))
-    return [e for e in found if isinstance(e, Record)], [e for e in found if isinstance(e, Damage)]
+    return [e for e in found if isinstance(e, Record)], [e for e in found if isinstance(e, SegmentDamage)]
 
 
 @pytest.mark.parametrize("magic", [0, 1])

@@ -9,7 +9,7 @@ import pytest
 from kafka.record import MemoryRecords
 from log_support import LOGS, SAMPLE, SEGMENTS, sample_pairs
 
-from kafka_meta.log import Batch, Damage, LogError, LogSummary, Record, find_segments, read_events, read_log
+from kafka_meta.log import Batch, LogError, LogSummary, Record, SegmentDamage, find_segments, read_events, read_log
 from kafka_meta.log.compression import lz4_frame
 from kafka_meta.log.segment import read_segment
 from kafka_meta.offsets import decode_record
@@ -40,7 +40,7 @@ def test_every_record_agrees_with_kafka_python(path):
     ours = [(r.offset, r.timestamp, r.timestamp_type, r.key, r.value, r.headers)
             for r in events if isinstance(r, Record)]
     assert ours == expected and len(ours) > 0
-    damage = [d for d in events if isinstance(d, Damage)]
+    damage = [d for d in events if isinstance(d, SegmentDamage)]
     assert [d.first_offset for d in damage] == rejected
     assert all(d.kind == "crc" for d in damage)
 

@@ -14,7 +14,7 @@ import pytest
 from pcap_exchanges import CAPTURES, capture_exchanges
 
 from kafka_meta.analysis.assemble import build_timeline
-from kafka_meta.analysis.report import Report
+from kafka_meta.analysis.report import AnalysisReport
 from kafka_meta.report.html import render_html
 from kafka_meta.report.terminal import render_terminal, terminal_text
 
@@ -32,7 +32,7 @@ def timeline():
 
 
 def test_terminal_report_reads_as_a_diagnosis(timeline):
-    text = terminal_text(Report(timeline=timeline))
+    text = terminal_text(AnalysisReport(timeline=timeline))
     assert not ANSI.search(text)
     lines = text.splitlines()
     assert lines[0].startswith(f"Rebalance timeline: {len(timeline.groups)} group(s)")
@@ -52,11 +52,12 @@ def test_terminal_report_reads_as_a_diagnosis(timeline):
 
 def test_terminal_colour_only_on_a_terminal(timeline):
     coloured = io.StringIO()
-    render_terminal(Report(timeline=timeline), file=coloured, width=160, color=True)
+    render_terminal(AnalysisReport(timeline=timeline), file=coloured, width=160, color=True)
     assert ANSI.search(coloured.getvalue())
-    assert ANSI.sub("", coloured.getvalue()).splitlines()[0] == terminal_text(Report(timeline=timeline)).splitlines()[0]
+    plain = terminal_text(AnalysisReport(timeline=timeline))
+    assert ANSI.sub("", coloured.getvalue()).splitlines()[0] == plain.splitlines()[0]
     piped = io.StringIO()
-    render_terminal(Report(timeline=timeline), file=piped)  # rich decides: a StringIO is no terminal
+    render_terminal(AnalysisReport(timeline=timeline), file=piped)  # rich decides: a StringIO is no terminal
     assert not ANSI.search(piped.getvalue())
 
 
@@ -66,7 +67,7 @@ def test_html_is_self_contained_and_escaped(timeline):
             for m in r.members:
                 if m.member_id == "orders-1":
                     m.client_id = "<script>alert(1)</script>"
-    page = render_html(Report(timeline=timeline))
+    page = render_html(AnalysisReport(timeline=timeline))
     assert "<script>alert(1)</script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert not re.search(r"<script[^>]+src=", page) and "cdn.plot.ly" not in page.replace("cdn.plot.ly/", "")
     assert page.count("Plotly.newPlot") == sum(1 for g in timeline.groups if g.rounds or g.findings)
@@ -83,7 +84,7 @@ def run(*args: str) -> subprocess.CompletedProcess:
 def test_cli_json_and_html(tmp_path):
     out = tmp_path / "r.html"
     done = run("report", str(SAMPLE), "--format", "json", "-o", str(out))
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 1, done.stderr  # the sample's damaged payloads could not be read: listed, and 1
     doc = json.loads(done.stdout)
     assert next(iter(doc["groups"])) in ("audit", "word-count")
     assert [r["generation"] for r in doc["groups"]["orders"]["rounds"]] == [7]
@@ -93,17 +94,17 @@ def test_cli_json_and_html(tmp_path):
 
 def test_cli_reports_bad_input_and_carries_on(tmp_path):
     bad = tmp_path / "bad.jsonl"
-    bad.write_text('{"key": "zz", "value": null}\nnot json\n' + SAMPLE.read_text().splitlines()[0] + "\n")
+    bad.write_text('{"key": "!!", "value": null}\nnot json\n' + SAMPLE.read_text().splitlines()[0] + "\n")
     damaged = run("report", str(bad))
-    assert damaged.returncode == 0, damaged.stderr  # read, its bad lines reported: every input was read
-    assert "bad.jsonl line 2: not JSON" in damaged.stdout
-    assert "bad.jsonl line 1: neither hex nor base64" in damaged.stdout
+    assert damaged.returncode == 1, damaged.stderr  # read around its bad lines, which are listed: 1
+    assert f"{bad} line 2: not JSON" in damaged.stdout
+    assert f"{bad} line 1: neither hex nor base64" in damaged.stdout
     assert "orders" in damaged.stdout  # the good line still makes its group
     done = run("report", str(bad), str(tmp_path / "missing.jsonl"))
-    assert done.returncode == 1  # the exit status says whether every input could be read, whatever the others
-    assert "missing.jsonl: no such file" in done.stdout and "orders" in done.stdout
+    assert done.returncode == 2  # a path that does not exist: the command line's mistake, said before reading
+    assert "missing.jsonl: no such file" in done.stderr and done.stdout == ""
     nothing = run("report", str(tmp_path / "missing.jsonl"))
-    assert nothing.returncode == 1 and "every group rebalanced cleanly" not in nothing.stdout
+    assert nothing.returncode == 2 and "every group rebalanced cleanly" not in nothing.stdout
     empty = tmp_path / "empty.log"
     empty.write_bytes(b"")
     said = run("report", str(empty))
@@ -113,7 +114,7 @@ def test_cli_reports_bad_input_and_carries_on(tmp_path):
 
 def test_cli_reads_broker_log_segments():
     done = run("report", str(ROOT / "fixtures" / "log" / "kafka-logs"), "--format", "json")
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 1, done.stderr  # the fixture's damaged batches are read around, and listed
     doc = json.loads(done.stdout)
     # the fixture holds the same records in four partitions: each generation is still one round
     billing = doc["groups"]["billing"]
@@ -142,7 +143,7 @@ def test_cli_reports_damaged_captures_with_their_place(tmp_path):
     garbage = tmp_path / "garbage.pcapng"
     garbage.write_bytes(b"\x0a\x0d\x0d\x0a" + b"\xff" * 60)  # a pcapng magic, then nonsense
     done = run("report", str(cut), str(garbage), str(SAMPLE))
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 1, done.stderr
     unreadable = done.stdout.split("Unreadable input", 1)[1]
     assert "cut.pcap: container: packet 27, byte 2920: file ends inside a packet record" in unreadable
     assert "garbage.pcapng" in unreadable and "Traceback" not in done.stdout + done.stderr
@@ -175,7 +176,7 @@ def test_html_escapes_what_clients_send_everywhere_it_appears(timeline):
     original = member.member_id
     try:
         member.member_id = hostile
-        page = render_html(Report(timeline=timeline))
+        page = render_html(AnalysisReport(timeline=timeline))
     finally:
         member.member_id = original
     assert "<img src=x onerror=alert(2)>" not in page
@@ -183,23 +184,23 @@ def test_html_escapes_what_clients_send_everywhere_it_appears(timeline):
 
 
 def test_html_gives_no_clean_bill_of_health_when_input_was_unreadable():
-    unreadable = build_timeline([], [{"key": "not hex", "value": None, "_file": "broken.jsonl", "_line": 1}])
+    unreadable = build_timeline([], [{"key": "not hex!", "value": None, "_file": "broken.jsonl", "_line": 1}])
     assert unreadable.errors and not unreadable.findings
-    page = render_html(Report(timeline=unreadable))
+    page = render_html(AnalysisReport(timeline=unreadable))
     assert "rebalanced cleanly" not in page and "no clean bill of health" in page
     assert "broken.jsonl" in page
-    assert "rebalanced cleanly" in render_html(Report(timeline=build_timeline([], [])))
+    assert "rebalanced cleanly" in render_html(AnalysisReport(timeline=build_timeline([], [])))
 
 
 def test_every_face_renders_the_one_report():
-    """One Report for the terminal, the HTML page, the text summary and JSON: each says what was read, what
+    """One report for the terminal, the HTML page, the text summary and JSON: each says what was read, what
     could not be read at all and what damage was read around."""
     from kafka_meta.analysis.inventory import take_inputs
     from kafka_meta.analysis.report import render_text
 
     rows = [json.loads(line) for line in SAMPLE.read_text().splitlines() if line.strip()]
     records = [r | {"_file": "capture.jsonl", "_line": n} for n, r in enumerate(rows, 1) if "key" in r]
-    report = take_inputs(Report(timeline=build_timeline([], records), unreadable=["gone.pcap: no such file"],
+    report = take_inputs(AnalysisReport(timeline=build_timeline([], records), unreadable=["gone.pcap: no such file"],
                                 damage=["seg.log, byte 61: CRC-32C mismatch"]), records)
     assert report.records["OffsetCommit"] > 0 and not report.read_everything
     text, page, summary, doc = terminal_text(report), render_html(report), render_text(report), report.to_json()

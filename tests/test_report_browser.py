@@ -1,6 +1,7 @@
 """The HTML report in a real browser: headless Chromium opens the report made from the bundled captures and
 sample, offline, runs its scripts, and must draw every chart without a console message. The screenshot it
-takes is the one docs/timeline.md shows (docs/images/report.png), so the picture stays true to the code."""
+takes is the one docs/timeline.md shows (docs/images/timeline.png), so the picture stays true to the code. (The
+README's picture, docs/images/report.png, is the quick start's: docs/images/make_report_png.py draws it.)"""
 
 from __future__ import annotations
 
@@ -14,12 +15,12 @@ import pytest
 from pcap_exchanges import CAPTURES, capture_exchanges
 
 from kafka_meta.analysis.assemble import build_timeline
-from kafka_meta.analysis.report import Report
+from kafka_meta.analysis.report import AnalysisReport
 from kafka_meta.report.html import write_html
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "fixtures" / "captures" / "capture.jsonl"
-SCREENSHOT = ROOT / "docs" / "images" / "report.png"
+SCREENSHOT = ROOT / "docs" / "images" / "timeline.png"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars",
@@ -48,7 +49,7 @@ def test_report_renders_its_charts_without_console_errors(tmp_path):
     rows = [r for r in map(json.loads, SAMPLE.read_text().splitlines()) if "key" in r]
     exchanges = [e for path in CAPTURES.values() for e in capture_exchanges(path)]
     timeline = build_timeline(exchanges, rows)
-    page = write_html(Report(timeline=timeline), tmp_path / "report.html")
+    page = write_html(AnalysisReport(timeline=timeline), tmp_path / "report.html")
     charts = sum(1 for g in timeline.groups if g.rounds or g.findings)
 
     dom, console = browse(page, tmp_path / "profile", "--dump-dom")

@@ -187,7 +187,7 @@ def analyze(spark, inputs: list[str], output: Path, capsys) -> tuple[int, str, s
 
 def test_analyze_counts_a_malformed_json_line_and_writes_the_report(spark, tmp_path, capsys):
     code, out, err = analyze(spark, [str(jsonl_sample(tmp_path))], tmp_path / "out", capsys)
-    assert code == 0, err
+    assert code == 1, err  # the line that is not JSON could not be read: listed, and 1
     report = json.loads((tmp_path / "out" / "report.json").read_text())
     assert report["errors"] == 0 and report["problems"] == ["1 input line(s) are not JSON objects"]
     assert "1 input line(s) are not JSON objects" in out
@@ -211,7 +211,7 @@ def test_analyze_reads_segments_damaged_from_byte_0_beside_captures(spark, tmp_p
     damage = [r["_error"] for r in read_log(directory) if r["_error"]]
     assert len(damage) == 2 and all(", byte 0: " in d for d in damage)
     code, out, err = analyze(spark, [str(directory)], tmp_path / "out", capsys)
-    assert code == 0, err
+    assert code == 1, err  # the damaged segments are read around and listed: 1
     report = json.loads((tmp_path / "out" / "report.json").read_text())
     exchanges = read([str(CAPTURE)]).exchanges
     assert sum(sum(groups.values()) for groups in report["exchanges"].values()) == len(exchanges)  # captures read
@@ -268,7 +268,7 @@ def test_json_lines_keep_the_producer_id_and_a_bad_payload_names_its_input(spark
     offsets = read_inputs(spark, [str(path)]).offsets
     assert "producerId" in offsets.columns and offsets.first().producerId == 7
     code, _, err = analyze(spark, [str(path)], tmp_path / "out", capsys)
-    assert code == 0, err
+    assert code == 1, err  # the payload that does not decode: 1
     report = json.loads((tmp_path / "out" / "report.json").read_text())
     assert report["blobErrors"] == 1
     assert any(s.startswith(f"{path}: ConsumerProtocolSubscription payload: ") for s in report["errorSamples"])

@@ -17,7 +17,7 @@ import kafka_meta as km
 from kafka_meta.analysis.assemble import build_timeline
 from kafka_meta.analysis.findings import Thresholds
 from kafka_meta.analysis.generations import build_generations
-from kafka_meta.analysis.report import Report
+from kafka_meta.analysis.report import AnalysisReport
 from kafka_meta.analysis.rounds import build_timelines
 from kafka_meta.offsets import encode_record, new_record
 from kafka_meta.protocol import decode_member_metadata
@@ -161,7 +161,7 @@ def test_offsets_findings_and_trouble_order():
     assert stuck.member == "word-count-1" and "word-count-2" in stuck.summary
     troubles = [g.trouble for g in timeline.groups]
     assert troubles == sorted(troubles, reverse=True) and timeline.groups[-1].findings == []
-    doc = Report(timeline=timeline).to_json()
+    doc = AnalysisReport(timeline=timeline).to_json()
     assert set(doc["groups"]["orders"]) >= {"rounds", "findings"} and doc["findings"]
     json.dumps(doc)  # plain JSON all the way down
 
@@ -171,7 +171,7 @@ def test_damaged_offsets_rows_are_reported_with_their_position():
     rows[0] = dict(rows[0], key="0002", _line=1)  # a GroupMetadata key cut after its type
     rows[1] = dict(rows[1], value="not bytes", _line=2)
     groups, errors = build_generations(rows, "dump.jsonl")
-    assert len(errors) == 2 and errors[0].startswith("dump.jsonl offset 0 (line 1): ") and "byte" in errors[0]
+    assert len(errors) == 2 and errors[0].startswith("dump.jsonl line 1 (offset 0): ") and "byte" in errors[0]
     assert "orders" not in groups or not groups["orders"].rounds  # the rest is still read
     assert groups["word-count"].rounds
 
@@ -280,8 +280,8 @@ def test_exchanges_of_any_shape_never_break_the_timeline(coop_exchanges, data):
         if parent is not None:
             parent[key] = copy.deepcopy(data.draw(JUNK))  # the samples are shared objects
     timeline = build_timeline(exchanges)
-    terminal_text(Report(timeline=timeline))
-    json.dumps(Report(timeline=timeline).to_json(), default=str)
+    terminal_text(AnalysisReport(timeline=timeline))
+    json.dumps(AnalysisReport(timeline=timeline).to_json(), default=str)
 
 
 @settings(max_examples=80, deadline=None)
@@ -296,7 +296,7 @@ def test_offsets_rows_of_any_shape_are_reported_not_raised(data):
         rows[i] = dict(rows[i], **{field: data.draw(st.sampled_from([cut, None, 7, -1, "zz", [], {}, True]))})
     timeline = build_timeline(offsets_rows=rows)
     assert all(" line " in e or " offset " in e for e in timeline.errors)  # each error says where
-    terminal_text(Report(timeline=timeline))
+    terminal_text(AnalysisReport(timeline=timeline))
 
 
 GOLDEN = Path(__file__).resolve().parents[1] / "fixtures" / "golden" / "SubscriptionInfo"

@@ -8,8 +8,20 @@ decoded them.
 from kafka_meta.analysis.assemble import Timeline, build_timeline
 from kafka_meta.analysis.findings import Finding, Thresholds
 from kafka_meta.analysis.groups import GroupFacts, analyze_groups, newest_records
-from kafka_meta.analysis.report import Report, render_text
+from kafka_meta.analysis.report import AnalysisReport, render_text
 from kafka_meta.analysis.timeline import GroupTimeline, MemberRound, Round
 
-__all__ = ["Finding", "GroupFacts", "GroupTimeline", "MemberRound", "Report", "Round", "Thresholds", "Timeline",
-           "analyze_groups", "build_timeline", "newest_records", "render_text"]
+__all__ = [
+           "AnalysisReport",
+           "Finding",
+           "GroupFacts",
+           "GroupTimeline",
+           "MemberRound",
+           "Round",
+           "Thresholds",
+           "Timeline",
+           "analyze_groups",
+           "build_timeline",
+           "newest_records",
+           "render_text",
+]

@@ -1,5 +1,5 @@
 """One timeline from every source: captured exchanges and ``__consumer_offsets`` rows, merged per group,
-with the findings, groups sorted by trouble. The report (:class:`~kafka_meta.analysis.report.Report`) carries it
+with the findings, groups sorted by trouble. The report (:class:`~kafka_meta.analysis.report.AnalysisReport`) carries it
 to every face.
 
 A generation seen both in a capture and in the log is one round: the capture's (it knows who joined when,

@@ -26,12 +26,9 @@ The reading is incremental (:class:`OffsetsTimeline`: one row at a time, the tim
 
 from __future__ import annotations
 
-import base64
-import binascii
 import copy
 import datetime as dt
 import math
-import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Protocol
@@ -43,6 +40,7 @@ from kafka_meta.analysis.groups import GroupFacts, _classic
 from kafka_meta.analysis.moves import moves
 from kafka_meta.analysis.streams_rounds import streams_account
 from kafka_meta.errors import KafkaMetaError
+from kafka_meta.inputs.payload_text import text_bytes
 from kafka_meta.log import holds_offsets
 from kafka_meta.log.rows import OffsetsRow
 from kafka_meta.metadata_log import topic_names as cluster_topic_names
@@ -50,7 +48,6 @@ from kafka_meta.offsets.reader import decode_record
 from kafka_meta.offsets.records import ControlRecord, CoordinatorRecord, OffsetsRecord
 
 METADATA_TOPIC = "__cluster_metadata"
-HEX = re.compile(r"^(?:[0-9a-fA-F]{2})*$")
 COMMITS = (0, 1)
 GROUP_METADATA = 2
 PARTITION_METADATA = 4
@@ -69,12 +66,7 @@ def record_bytes(value: Any) -> bytes | None:
     if value is None or isinstance(value, bytes | bytearray | memoryview):
         return None if value is None else bytes(value)
     if isinstance(value, str):
-        if HEX.match(value):
-            return bytes.fromhex(value)
-        try:
-            return base64.b64decode(value, validate=True)
-        except binascii.Error as e:
-            raise ValueError("neither hex nor base64") from e
+        return text_bytes(value)  # the readers' one rule (kafka_meta.inputs.payload_text); its error is a ValueError
     raise ValueError(f"bytes expected, not {type(value).__name__}")
 
 

@@ -2,29 +2,29 @@
 tombstones, unknown types and errors; each group's current state from the newest record of each key; captured
 exchanges per API and group; captured payloads per type and version.
 
-``kafka-meta report`` fills its :class:`~kafka_meta.analysis.report.Report` here, the analyze job fills the
+``kafka-meta report`` fills its :class:`~kafka_meta.analysis.report.AnalysisReport` here, the analyze job fills the
 same fields with Spark aggregations (:mod:`kafka_meta.spark.job`), so both verbs print one document.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from kafka_meta.analysis.generations import COMMITS, holds_offsets_row, read_offsets_row, record_bytes
 from kafka_meta.analysis.groups import GROUP_RECORD_TYPES, add_committed, analyze_groups
-from kafka_meta.analysis.report import ERROR_SAMPLES, Report
+from kafka_meta.analysis.report import ERROR_SAMPLES, AnalysisReport
 from kafka_meta.api import decode, types
 from kafka_meta.errors import KafkaMetaError
+from kafka_meta.inputs.payload_text import text_bytes
 from kafka_meta.offsets.reader import decode_record
 from kafka_meta.offsets.records import ControlRecord, CoordinatorRecord, OffsetsRecord, UnknownRecord
 
 
-def take_inputs(report: Report, offsets: Iterable[Mapping[str, Any]] = (),
-                exchanges: Iterable[Mapping[str, Any]] = (), payloads: Iterable[Mapping[str, Any]] = ()) -> Report:
+def take_inputs(report: AnalysisReport, offsets: Iterable[Mapping[str, Any]] = (),
+                exchanges: Iterable[Mapping[str, Any]] = (),
+                payloads: Iterable[Mapping[str, Any]] = ()) -> AnalysisReport:
     """Count every kind of row into ``report`` (returned, for chaining)."""
     count_records(report, offsets)
     count_exchanges(report, exchanges)
@@ -32,16 +32,19 @@ def take_inputs(report: Report, offsets: Iterable[Mapping[str, Any]] = (),
     return report
 
 
-def _sample(report: Report, text: str) -> None:
+def _sample(report: AnalysisReport, text: str) -> None:
     if len(report.error_samples) < ERROR_SAMPLES:
         report.error_samples.append(text)
 
 
 def _place(row: Mapping[str, Any]) -> str:
+    """Where a row was read, as every bad line is said: ``FILE line N`` for a line (its offset after it, when the
+    line gives one), else ``FILE offset N`` (a log segment's record), else the file."""
     where = row.get("_file") or row.get("_source") or "?"
-    if row.get("offset") is not None:
-        return f"{where} offset {row['offset']}"
-    return f"{where} line {row['_line']}" if row.get("_line") is not None else str(where)
+    offset = row.get("offset")
+    if row.get("_line") is not None:
+        return f"{where} line {row['_line']}" + (f" (offset {offset})" if offset is not None else "")
+    return f"{where} offset {offset}" if offset is not None else str(where)
 
 
 class RecordInventory:
@@ -50,7 +53,7 @@ class RecordInventory:
     record over: the timeline's reading (its :class:`~kafka_meta.analysis.generations.RecordObserver`), so
     ``kafka-meta report`` decodes every row once, or :func:`count_records` alone."""
 
-    def __init__(self, report: Report) -> None:
+    def __init__(self, report: AnalysisReport) -> None:
         self.report = report
         self.newest: dict[bytes, tuple[tuple[int, int], bytes | None]] = {}
 
@@ -67,7 +70,7 @@ class RecordInventory:
         self.report.errors += 1
         _sample(self.report, f"{_place(row)}: {error}")
 
-    def finish(self) -> Report:
+    def finish(self) -> AnalysisReport:
         """The groups' state from the newest records, into the report (returned)."""
         report = self.report
         group_records: list[OffsetsRecord] = []
@@ -87,7 +90,7 @@ class RecordInventory:
         return report
 
 
-def count_records(report: Report, rows: Iterable[Mapping[str, Any]]) -> None:
+def count_records(report: AnalysisReport, rows: Iterable[Mapping[str, Any]]) -> None:
     """Count ``rows`` into ``report`` by :class:`RecordInventory`, decoding each (without its nest: the counts
     and the newest records need none)."""
     inventory = RecordInventory(report)
@@ -105,7 +108,7 @@ def count_records(report: Report, rows: Iterable[Mapping[str, Any]]) -> None:
     inventory.finish()
 
 
-def _count(report: Report, record: OffsetsRecord) -> None:
+def _count(report: AnalysisReport, record: OffsetsRecord) -> None:
     if isinstance(record, UnknownRecord):
         report.unknown_types[record.record_type if record.record_type is not None else -1] += 1
     elif isinstance(record, CoordinatorRecord):
@@ -116,7 +119,7 @@ def _count(report: Report, record: OffsetsRecord) -> None:
         report.records[f"control {record.marker}"] += 1  # a transaction marker, counted as the analyze job does
 
 
-def count_exchanges(report: Report, exchanges: Iterable[Mapping[str, Any]]) -> None:
+def count_exchanges(report: AnalysisReport, exchanges: Iterable[Mapping[str, Any]]) -> None:
     """Captured exchanges per API and group; those with something undecodable counted and sampled."""
     for e in exchanges:
         api = e.get("apiName") or "(unreadable)"
@@ -129,23 +132,16 @@ def count_exchanges(report: Report, exchanges: Iterable[Mapping[str, Any]]) -> N
 
 def payload_bytes(row: Mapping[str, Any]) -> bytes:
     """A payload's bytes, from whichever of its fields carries them (``hex``, ``base64`` or ``blob``)."""
-    if row.get("hex") is not None:
-        try:
-            return bytes.fromhex(str(row["hex"]))
-        except ValueError as e:
-            raise ValueError("hex: not hexadecimal") from e
-    if row.get("base64") is not None:
-        try:
-            return base64.b64decode(str(row["base64"]), validate=True)
-        except binascii.Error as e:
-            raise ValueError("base64: not base64") from e
+    for field, encoding in (("hex", "hex"), ("base64", "base64")):  # the readers' rule (inputs.payload_text)
+        if row.get(field) is not None:
+            return text_bytes(str(row[field]), encoding, field)
     data = record_bytes(row.get("blob"))
     if data is None:
         raise ValueError("no bytes")
     return data
 
 
-def count_payloads(report: Report, payloads: Iterable[Mapping[str, Any]]) -> None:
+def count_payloads(report: AnalysisReport, payloads: Iterable[Mapping[str, Any]]) -> None:
     """Captured payloads per type and version; unknown types and undecodable bytes are errors."""
     known = set(types())
     for row in payloads:

@@ -3,7 +3,7 @@ findings, and what could not be read.
 
 ``kafka-meta analyze`` fills it with Spark, ``kafka-meta report`` without (:mod:`kafka_meta.analysis.inventory`);
 the faces render this one type: the terminal and the HTML page (:mod:`kafka_meta.report`), the text summary
-(:func:`render_text`) and JSON (:meth:`Report.to_json`, report.json and ``report --format json``).
+(:func:`render_text`) and JSON (:meth:`AnalysisReport.to_json`, report.json and ``report --format json``).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ ERROR_SAMPLES = 5  # undecodable things quoted in the report; the rest are count
 
 
 @dataclass
-class Report:
+class AnalysisReport:
     records: Counter[str] = field(default_factory=Counter)  # per record type name
     tombstones: int = 0
     unknown_types: Counter[int] = field(default_factory=Counter)
@@ -56,8 +56,12 @@ class Report:
 
     @property
     def read_everything(self) -> bool:
-        """Whether every input could be read at all (damage inside an input is reported, not this)."""
-        return not self.unreadable
+        """Whether everything given was read: every input (none unreadable), all of it (no damage read around,
+        none the timeline could not read), every record and every captured payload decoded. Both verbs that
+        fill a report end with this (``report`` and ``analyze``: exit status 1 when it is false). A captured
+        exchange whose body was read only leniently is not in it: the exchange was read, its ``_error`` says
+        how (``exchange_errors``)."""
+        return not (self.unreadable or self.read_around or self.errors or self.blob_errors)
 
     def to_json(self) -> dict[str, Any]:
         groups: dict[str, dict[str, Any]] = {name: _group_json(g) for name, g in self.groups.items()}
@@ -148,7 +152,7 @@ def _group_lines(g: GroupFacts) -> list[str]:
     return lines
 
 
-def render_text(report: Report) -> str:
+def render_text(report: AnalysisReport) -> str:
     total = sum(report.records.values())
     lines = [f"__consumer_offsets records: {total}"]
     if report.records:
@@ -196,7 +200,7 @@ def render_text(report: Report) -> str:
     return "\n".join(lines)
 
 
-def output_lines(report: Report) -> list[str]:
+def output_lines(report: AnalysisReport) -> list[str]:
     """Where each output is, last, so the summary ends with what to open next."""
     if not report.output:
         return []

@@ -126,13 +126,15 @@ class Evidence:
     ts: float | None = None
 
     def __str__(self) -> str:
-        where = self.file.rsplit("/", 1)[-1] if self.file else "input"
+        """The place as every message names it: the file as given (two inputs may share a file name), then the
+        packet, or the line (``FILE line N``, the form of every bad line; its offset after it), or the offset."""
+        where = self.file or "input"
         if self.frame is not None:
             return f"{where} packet {self.frame}"
-        if self.offset is not None:
-            return f"{where} offset {self.offset}" + (f" (line {self.line})" if self.line is not None else "")
         if self.line is not None:
-            return f"{where} line {self.line}"
+            return f"{where} line {self.line}" + (f" (offset {self.offset})" if self.offset is not None else "")
+        if self.offset is not None:
+            return f"{where} offset {self.offset}"
         return where
 
     def to_json(self) -> EvidenceJson:

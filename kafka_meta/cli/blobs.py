@@ -1,51 +1,42 @@
-"""Reading blobs from the command line: hex, base64, raw files, stdin, and JSON Lines of them."""
+"""Reading blobs from the command line: hex, base64, raw files, stdin, and JSON Lines of them. How text
+becomes bytes is the rule every reader applies (:mod:`kafka_meta.inputs.payload_text`); this module reads the
+command line's forms of it."""
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-_HEX = re.compile(r"^(?:[0-9a-fA-F]{2})*$")
-_B64 = re.compile(r"^[A-Za-z0-9+/_-]*={0,2}$")
+from kafka_meta.inputs.payload_text import PayloadTextError, text_bytes
 
 
 class BlobError(ValueError):
-    """Input that is neither hex nor base64."""
+    """Input that is not bytes (text that is neither hex nor base64, said why), or that the command refuses."""
 
 
 def from_hex(text: str) -> bytes:
-    cleaned = re.sub(r"\s+", "", text)
-    if cleaned.lower().startswith("0x"):
-        cleaned = cleaned[2:]
-    try:
-        return bytes.fromhex(cleaned)
-    except ValueError:
-        raise BlobError("not valid hex") from None
+    """Hex text (whitespace and a ``0x`` allowed), by the one rule for text (kafka_meta.inputs.payload_text)."""
+    return _read(text, "hex")
 
 
 def from_base64(text: str) -> bytes:
-    cleaned = re.sub(r"\s+", "", text)
-    try:
-        if "-" in cleaned or "_" in cleaned:
-            return base64.urlsafe_b64decode(cleaned + "=" * (-len(cleaned) % 4))
-        return base64.b64decode(cleaned + "=" * (-len(cleaned) % 4), validate=True)
-    except (binascii.Error, ValueError):
-        raise BlobError("not valid base64") from None
+    """Base64 text, standard or URL-safe, padded or not."""
+    return _read(text, "base64")
 
 
 def from_text(text: str) -> bytes:
-    """Hex when the text is hex (an even number of hex digits), otherwise base64."""
-    cleaned = re.sub(r"\s+", "", text)
-    if cleaned.lower().startswith("0x") or _HEX.match(cleaned):
-        return from_hex(cleaned)
-    if _B64.match(cleaned):
-        return from_base64(cleaned)
-    raise BlobError("neither hex nor base64")
+    """Hex when the text is hex (an even number of hex digits, maybe after 0x), otherwise base64."""
+    return _read(text, "auto")
+
+
+def _read(text: str, encoding: str) -> bytes:
+    try:
+        return text_bytes(text, encoding)
+    except PayloadTextError as e:
+        raise BlobError(str(e)) from None
 
 
 def from_stdin_bytes(raw: bytes) -> bytes:

@@ -25,7 +25,7 @@ from typing import Any, TextIO
 from kafka_meta.cli.output import emit_json, emit_json_text, json_text
 from kafka_meta.counts import add_counts
 from kafka_meta.errors import KafkaMetaError
-from kafka_meta.log import Damage, LogSummary, Record, Segment, SegmentReader, holds_offsets
+from kafka_meta.log import LogSummary, Record, Segment, SegmentDamage, SegmentReader, holds_offsets
 from kafka_meta.log.compression import Inflater
 from kafka_meta.log.files import segment_bytes
 from kafka_meta.metadata_log import UnknownMetadataRecord, decode_metadata_record, metadata_record_json
@@ -136,7 +136,7 @@ class SegmentPrinter:
                             emit_json(plain(segment, event))
                     if self.tick is not None:
                         self.tick(summary, segment)
-                elif isinstance(event, Damage):
+                elif isinstance(event, SegmentDamage):
                     dump.notes.append(event.describe(segment.path))
                     emit_json({**where(segment, event.first_offset), "_error": event.describe(segment.path)})
         summary.segments += 1

@@ -6,6 +6,8 @@ import json
 import sys
 from typing import Any
 
+from kafka_meta.cli.status import USAGE
+
 # json.dumps(obj, ensure_ascii=False), built once; what is printed is built from decoded bytes, never cyclic
 _ENCODE = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
 
@@ -25,7 +27,9 @@ def json_text(obj: Any) -> str:
     return _ENCODE(obj)
 
 
-def fail(message: str, code: int = 2) -> int:
+def fail(message: str, code: int = USAGE) -> int:
+    """Say what went wrong in one line and give the exit status (kafka_meta.cli.status): by default a usage
+    error, the commonest kind a verb finds itself; a verb passes PROBLEM for an input it could not read."""
     print(f"kafka-meta: {message}", file=sys.stderr)
     return code
 

@@ -4,7 +4,16 @@ specs, by name and by position, with a rule id, a level (breaking / risky / info
 """
 
 from kafka_meta.evolution.check import compare_pair, compare_paths, compare_sets, compare_specs, transitive
-from kafka_meta.evolution.findings import Finding, Level, Report, Severity
+from kafka_meta.evolution.findings import EvolutionFinding, EvolutionReport, Level, Severity
 
-__all__ = ["Finding", "Level", "Report", "Severity", "compare_pair", "compare_paths", "compare_sets",
-           "compare_specs", "transitive"]
+__all__ = [
+           "EvolutionFinding",
+           "EvolutionReport",
+           "Level",
+           "Severity",
+           "compare_pair",
+           "compare_paths",
+           "compare_sets",
+           "compare_specs",
+           "transitive",
+]

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from kafka_meta.evolution.context import Comparison
-from kafka_meta.evolution.findings import Finding, Level, Report, Severity, finding
+from kafka_meta.evolution.findings import EvolutionFinding, EvolutionReport, Level, Severity, finding
 from kafka_meta.evolution.records import Record, is_old_convention_value, key_version_pairs, split_records
 from kafka_meta.evolution.rules import run_rules
 from kafka_meta.evolution.wire import compatible, message_layout
@@ -27,7 +27,7 @@ def _tagged_only(spec: MessageSpec, patterns: Sequence[str]) -> bool:
 
 
 def compare_pair(old: MessageSpec, new: MessageSpec, subject: str | None = None, tagged_only: bool = False,
-                 versions: list[tuple[int, int]] | None = None) -> list[Finding]:
+                 versions: list[tuple[int, int]] | None = None) -> list[EvolutionFinding]:
     """Every finding between two specs of one message."""
     renumbered = versions is not None
     cmp = Comparison(old, new, versions if versions is not None else _identity(old, new), subject or new.name,
@@ -39,10 +39,10 @@ def compare_pair(old: MessageSpec, new: MessageSpec, subject: str | None = None,
     return out
 
 
-def compare_specs(old: MessageSpec, new: MessageSpec, tagged_only: Sequence[str] = ()) -> list[Finding]:
+def compare_specs(old: MessageSpec, new: MessageSpec, tagged_only: Sequence[str] = ()) -> list[EvolutionFinding]:
     """Two spec files of one message; recognises a coordinator key or value that moved to the apiKey
     convention."""
-    out: list[Finding] = []
+    out: list[EvolutionFinding] = []
     key_pairs = key_version_pairs(old, new)
     if key_pairs is not None:
         out.append(_convention(f"record {new.api_key} key", old, new))
@@ -54,20 +54,20 @@ def compare_specs(old: MessageSpec, new: MessageSpec, tagged_only: Sequence[str]
     return out + compare_pair(old, new, subject, coordinator_value or _tagged_only(new, tagged_only))
 
 
-def _convention(subject: str, old: MessageSpec, new: MessageSpec) -> Finding:
+def _convention(subject: str, old: MessageSpec, new: MessageSpec) -> EvolutionFinding:
     return finding("coordinator-convention", Level.INFO, WIRE, subject, new.name,
                    f"{old.name} moved from \"type\": \"{old.type}\" (validVersions {old.valid_versions}) to \"type\": "
                    f"\"{new.type}\" with apiKey {new.api_key} (validVersions {new.valid_versions}); the record type "
                    "still leads the key on the wire, so the bytes are unchanged")
 
 
-def _not_compared(subject: str, name: str) -> Finding:
+def _not_compared(subject: str, name: str) -> EvolutionFinding:
     return finding("not-compared", Level.INFO, WIRE, subject, name,
                    f"{name} is not in the new snapshot, which holds only changed files: assumed unchanged")
 
 
-def _records(old: dict[int, Record], new: dict[int, Record], partial: bool = False) -> list[Finding]:
-    out: list[Finding] = []
+def _records(old: dict[int, Record], new: dict[int, Record], partial: bool = False) -> list[EvolutionFinding]:
+    out: list[EvolutionFinding] = []
     for number in sorted(set(old) | set(new)):
         a, b = old.get(number), new.get(number)
         subject = f"record {number}"
@@ -96,11 +96,11 @@ def _records(old: dict[int, Record], new: dict[int, Record], partial: bool = Fal
     return out
 
 
-def _record(a: Record, b: Record) -> list[Finding]:
+def _record(a: Record, b: Record) -> list[EvolutionFinding]:
     """One record type in both sets: the switch of convention, the key (at its record type's version),
     the value (always tagged-only)."""
     number = a.number
-    out: list[Finding] = []
+    out: list[EvolutionFinding] = []
     if not a.coordinator_convention and b.coordinator_convention:
         spec = b.key or b.value
         assert spec is not None
@@ -128,8 +128,8 @@ def _record(a: Record, b: Record) -> list[Finding]:
 
 
 def _messages(old: list[MessageSpec], new: list[MessageSpec], tagged_only: Sequence[str],
-              partial: bool = False) -> list[Finding]:
-    out: list[Finding] = []
+              partial: bool = False) -> list[EvolutionFinding]:
+    out: list[EvolutionFinding] = []
     new_by_name = {s.name: s for s in new}
     new_by_key = {(s.type, s.api_key): s for s in new if s.api_key is not None}
     matched: set[str] = set()
@@ -155,7 +155,7 @@ def _messages(old: list[MessageSpec], new: list[MessageSpec], tagged_only: Seque
 
 
 def compare_sets(old: list[MessageSpec], new: list[MessageSpec], tagged_only: Sequence[str] = (),
-                 partial: bool = False) -> list[Finding]:
+                 partial: bool = False) -> list[EvolutionFinding]:
     """Two sets of specs (directories): messages matched by name (or apiKey), records by record type.
     ``partial``: the new set holds only what changed, so what it lacks is not compared."""
     old_records, old_rest = split_records(old)
@@ -173,9 +173,10 @@ def load(path: Path, exclude: Path | None = None) -> list[MessageSpec]:
     return load_specs(path)
 
 
-def compare_paths(old: str | Path, new: str | Path, tagged_only: Sequence[str] = (), partial: bool = False) -> Report:
+def compare_paths(old: str | Path, new: str | Path, tagged_only: Sequence[str] = (),
+                  partial: bool = False) -> EvolutionReport:
     """Two spec files (compared as one message, whatever their names) or two directories."""
-    report = Report(str(old), str(new))
+    report = EvolutionReport(str(old), str(new))
     old_p, new_p = Path(old), Path(new)
     if old_p.is_file() and new_p.is_file():
         report.add(compare_specs(load(old_p)[0], load(new_p)[0], tagged_only))
@@ -184,7 +185,8 @@ def compare_paths(old: str | Path, new: str | Path, tagged_only: Sequence[str] =
     return report
 
 
-def transitive(paths: Iterable[str | Path], tagged_only: Sequence[str] = (), partial: bool = False) -> list[Report]:
+def transitive(paths: Iterable[str | Path], tagged_only: Sequence[str] = (),
+               partial: bool = False) -> list[EvolutionReport]:
     """Every snapshot against every later one (oldest first)."""
     items = list(paths)
     return [compare_paths(a, b, tagged_only, partial) for i, a in enumerate(items) for b in items[i + 1:]]

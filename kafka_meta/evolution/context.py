@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from kafka_meta.evolution.findings import Finding, Level, Severity, finding
+from kafka_meta.evolution.findings import EvolutionFinding, Level, Severity, finding
 from kafka_meta.evolution.pairing import FieldPair, VersionPair, pair_fields, walk
 from kafka_meta.spec.model import MessageSpec
 
@@ -39,5 +39,5 @@ class Comparison:
         return olds if olds == news else f"{olds} (now {news})"
 
     def finding(self, rule: str, level: Level, affects: Severity | tuple[Severity, ...], path: str, message: str,
-                pairs: list[VersionPair] | None = None) -> Finding:
+                pairs: list[VersionPair] | None = None) -> EvolutionFinding:
         return finding(rule, level, affects, self.subject, path, message, self.vlabel(pairs) if pairs else "")

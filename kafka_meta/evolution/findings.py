@@ -27,7 +27,7 @@ _LEVEL_RANK = {Level.BREAKING: 0, Level.RISKY: 1, Level.INFO: 2}
 
 
 @dataclass(frozen=True)
-class Finding:
+class EvolutionFinding:
     rule: str
     level: Level
     affects: tuple[Severity, ...]
@@ -55,27 +55,28 @@ class Finding:
 
 
 def finding(rule: str, level: Level, affects: Iterable[Severity] | Severity, subject: str, path: str, message: str,
-            versions: str = "") -> Finding:
+            versions: str = "") -> EvolutionFinding:
     items = (affects,) if isinstance(affects, Severity) else tuple(affects)
-    return Finding(rule, level, tuple(sorted(set(items), key=_RANK.__getitem__)), subject, path, message, versions)
+    ranked = tuple(sorted(set(items), key=_RANK.__getitem__))
+    return EvolutionFinding(rule, level, ranked, subject, path, message, versions)
 
 
 @dataclass
-class Report:
+class EvolutionReport:
     """Every finding of one comparison (``old`` -> ``new``), in a stable order."""
 
     old: str
     new: str
-    findings: list[Finding] = field(default_factory=list)
+    findings: list[EvolutionFinding] = field(default_factory=list)
 
-    def add(self, items: Iterable[Finding]) -> None:
+    def add(self, items: Iterable[EvolutionFinding]) -> None:
         self.findings.extend(items)
 
-    def sorted(self) -> list[Finding]:
+    def sorted(self) -> list[EvolutionFinding]:
         unique = dict.fromkeys(self.findings)  # the same finding reached twice is reported once
-        return sorted(unique, key=Finding.sort_key)
+        return sorted(unique, key=EvolutionFinding.sort_key)
 
-    def breaking(self, severities: Iterable[Severity] | None = None) -> list[Finding]:
+    def breaking(self, severities: Iterable[Severity] | None = None) -> list[EvolutionFinding]:
         wanted = set(severities) if severities is not None else set(Severity)
         return [f for f in self.sorted() if f.breaking and wanted & set(f.affects)]
 

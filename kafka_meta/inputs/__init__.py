@@ -4,6 +4,9 @@ JSON Lines, Parquet, packet captures, Kafka log segments, and directories holdin
 One module per kind (:mod:`~kafka_meta.inputs.capture`, :mod:`~kafka_meta.inputs.parquet`,
 :mod:`~kafka_meta.inputs.segment`, :mod:`~kafka_meta.inputs.jsonl`), each its recognition and its reader,
 listed in :mod:`kafka_meta.inputs.kinds`; :mod:`~kafka_meta.inputs.detect` finds the sources of an input.
+Two rules are stated here once for every face: which kind a row of fields is
+(:func:`~kafka_meta.inputs.items.sort_row`) and how the hex or base64 text of its bytes becomes bytes
+(:mod:`~kafka_meta.inputs.payload_text`); :mod:`kafka_meta.spark.row_rules` is their column form.
 
 >>> from kafka_meta.inputs import read                                  # doctest: +SKIP
 >>> inputs = read(["fixtures/captures/pcap", "fixtures/log/kafka-logs"])  # doctest: +SKIP

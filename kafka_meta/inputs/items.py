@@ -1,6 +1,13 @@
 """What reading an input gives, whatever its kind: the sources found, the rows read, the damage read around
 and the inputs that could not be read at all; and the one rule that tells a row's kind by its fields, which
-every kind holding rows of several kinds (JSON Lines, Parquet) applies alike."""
+every kind holding rows of several kinds (JSON Lines, Parquet) applies alike.
+
+The rule (:func:`sort_row`) is stated as data, :data:`ROW_KINDS` and :data:`BYTES_FIELDS`, so that the Spark
+face applies the same rule to columns (:mod:`kafka_meta.spark.row_rules`): a field counts when it is there
+and not null (Spark's readers cannot tell a missing field from a null one, and a Parquet file's rows all
+have every column), the kinds are tried in order, and a row's bytes fields must read as bytes by the one
+rule for text (:mod:`kafka_meta.inputs.payload_text`), else the row is damage naming the field and why.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +15,29 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from kafka_meta.inputs.payload_text import PayloadTextError, text_bytes
+
 PAYLOAD_KEYS = ("hex", "base64", "blob")
 
 RowKind = Literal["exchange", "record", "payload", "member"]
+
+# each kind, in the order tried: the fields a row of it has (all of them), and of which one at least
+ROW_KINDS: tuple[tuple[RowKind, tuple[str, ...], tuple[str, ...]], ...] = (
+    ("exchange", ("apiKey",), ()),
+    ("record", ("key",), ()),
+    ("payload", ("type",), PAYLOAD_KEYS),
+    ("member", ("subscription",), ()),
+)
+# the fields holding bytes, by kind, and how their text is read. A payload's bytes are in the first of its
+# fields that is there (the others are not read); a record's and a member's in every one of them
+BYTES_FIELDS: dict[RowKind, tuple[tuple[str, str], ...]] = {
+    "exchange": (),
+    "record": (("key", "auto"), ("value", "auto")),
+    "payload": (("hex", "hex"), ("base64", "base64"), ("blob", "auto")),
+    "member": (("subscription", "auto"), ("assignment", "auto")),
+}
+FIRST_ONLY: frozenset[RowKind] = frozenset({"payload"})
+NEITHER = "neither an exchange, a __consumer_offsets record, a payload nor a member"
 
 
 @dataclass(frozen=True)
@@ -54,16 +81,43 @@ class Damage:
 Item = Row | Damage | Unreadable
 
 
-def sort_row(data: Any, file: str, line: int) -> Row | None:
-    """The kind of one row of fields, told by the fields it has; None when it is no row the project knows."""
+def row_kind(data: Any) -> RowKind | None:
+    """The kind of one row of fields by :data:`ROW_KINDS`; None when it is no row the project knows."""
     if not isinstance(data, dict):
         return None
-    if "apiKey" in data:
-        return Row("exchange", data)
-    if "key" in data:
-        return Row("record", data | {"_file": file, "_line": line})
-    if "type" in data and any(k in data for k in PAYLOAD_KEYS):
-        return Row("payload", data | {"_file": file, "_line": line})
-    if "subscription" in data:
-        return Row("member", data | {"_file": file, "_line": line})
+    for kind, every, some in ROW_KINDS:
+        if all(data.get(f) is not None for f in every) and (not some or any(data.get(f) is not None for f in some)):
+            return kind
     return None
+
+
+def bytes_problem(kind: RowKind, data: dict[str, Any]) -> str | None:
+    """Why a row of ``kind`` cannot be read (a bytes field whose text is not bytes), or None. Bytes already
+    (Parquet's binary columns) are bytes."""
+    for field, encoding in BYTES_FIELDS[kind]:
+        value = data.get(field)
+        if value is None:
+            continue
+        if not isinstance(value, bytes | bytearray | memoryview):
+            try:
+                text_bytes(value, encoding, field)
+            except PayloadTextError as e:
+                return str(e)
+        if kind in FIRST_ONLY:
+            return None
+    return None
+
+
+def sort_row(data: Any, file: str, line: int, unit: str = "line") -> Row | Damage | None:
+    """One row of fields as the project reads it: its kind (:func:`row_kind`), or damage naming its place
+    (``FILE line N``; ``unit`` says what N counts) when its bytes cannot be read; None when it is no row the
+    project knows."""
+    kind = row_kind(data)
+    if kind is None:
+        return None
+    problem = bytes_problem(kind, data)
+    if problem is not None:
+        return Damage(f"{file} {unit} {line}: {problem}")
+    if kind == "exchange":
+        return Row("exchange", data)
+    return Row(kind, data | {"_file": file, "_line": line})

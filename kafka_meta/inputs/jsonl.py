@@ -1,6 +1,8 @@
 """JSON Lines: text whose first non-blank line is a JSON object; each line sorted by its fields into an
-exchange, a record, a payload or a member. A line that is not JSON is damage naming its line number, and the
-lines that are JSON but no row the project knows are counted in one line."""
+exchange, a record, a payload or a member. A bad line (not JSON, or JSON but no row the project knows) is
+damage said where it is met, as every bad line is said, ``FILE line N: what``, so the messages of a file come
+in the order of its lines, between the rows read around them. A file of many bad lines says the first
+:data:`LISTED` of them and, at its end, how many more there were and where they ran."""
 
 from __future__ import annotations
 
@@ -11,6 +13,9 @@ from pathlib import Path
 from kafka_meta.inputs.items import Damage, Item, Source, Unreadable, sort_row
 from kafka_meta.inputs.kind import Kind
 from kafka_meta.sniff import SNIFF_BYTES, binary_offset
+
+LISTED = 100  # bad lines of one file said one by one; the rest are counted in one line at the file's end
+NEITHER = "neither an exchange, a __consumer_offsets record, a payload nor a member"
 
 
 def recognise(path: Path, head: bytes) -> bool:
@@ -42,25 +47,47 @@ def read(source: Source) -> Iterator[Item]:
 
 def read_lines(stream: Iterable[str], name: str) -> Iterator[Item]:
     """The rows of lines from a file or an open stream (standard input), ``name`` naming it."""
-    neither, first = 0, 0
+    bad = Unlisted(name)
     for n, line in enumerate(stream, 1):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         try:
             data = json.loads(line)
         except json.JSONDecodeError as e:
-            yield Damage(f"{name} line {n}: not JSON ({e.msg})")
+            yield from bad.line(n, f"not JSON ({e.msg})")
             continue
         row = sort_row(data, name, n)
         if row is None:
-            neither += 1
-            first = first or n
+            yield from bad.line(n, NEITHER)
         else:
             yield row
-    if neither:
-        more = f" (nor are {neither - 1} more lines)" if neither > 1 else ""
-        yield Damage(f"{name} line {first}: neither an exchange, a __consumer_offsets record, a payload nor a "
-                     f"member{more}")
+    yield from bad.summary()
+
+
+class Unlisted:
+    """A file's bad lines: each said as it is met, up to :data:`LISTED`; the rest counted and said once, at the
+    file's end, in the place of the first of them (``FILE line N: and M more bad lines not listed ...``)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.listed = 0
+        self.more = 0
+        self.first = self.last = 0
+
+    def line(self, n: int, what: str) -> Iterator[Damage]:
+        if self.listed < LISTED:
+            self.listed += 1
+            yield Damage(f"{self.name} line {n}: {what}")
+            return
+        self.more += 1
+        self.first = self.first or n
+        self.last = n
+
+    def summary(self) -> Iterator[Damage]:
+        if self.more:
+            lines = "line" if self.more == 1 else "lines"
+            yield Damage(f"{self.name} line {self.first}: and {self.more} more bad {lines} not listed (after the "
+                         f"first {LISTED}), the last at line {self.last}")
 
 
 KIND = Kind("jsonl", "JSON Lines", recognise, read)

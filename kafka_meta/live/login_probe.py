@@ -153,10 +153,11 @@ def _log_in(sock: socket.socket, bootstrap: str, host: str, settings: dict[str, 
     request: bytes | None = login.first()
     while request is not None:
         sock.sendall(request)
-        request = login.answer(_frame(sock))
+        request = login.answer(read_frame(sock))
 
 
-def _frame(sock: socket.socket) -> bytes:
+def read_frame(sock: socket.socket) -> bytes:
+    """One whole answer off the socket, its size checked against the largest a broker sends."""
     (size,) = struct.unpack(">i", _exactly(sock, 4))
     if not 0 <= size <= LARGEST_ANSWER:
         raise NotKafka(f"an answer of {size} bytes")

@@ -1,5 +1,5 @@
 """The live timeline as the project's one report document, for the offline HTML page ``--html`` keeps
-rewriting: the same :class:`~kafka_meta.analysis.report.Report` ``kafka-meta report`` renders, findings
+rewriting: the same :class:`~kafka_meta.analysis.report.AnalysisReport` ``kafka-meta report`` renders, findings
 included."""
 
 from __future__ import annotations
@@ -9,18 +9,18 @@ from pathlib import Path
 
 from kafka_meta.analysis.assemble import Timeline
 from kafka_meta.analysis.findings import Thresholds, find
-from kafka_meta.analysis.report import Report
+from kafka_meta.analysis.report import AnalysisReport
 from kafka_meta.live.core import LiveTimeline
 
 
-def live_report(core: LiveTimeline, thresholds: Thresholds | None = None) -> Report:
+def live_report(core: LiveTimeline, thresholds: Thresholds | None = None) -> AnalysisReport:
     """The report of what the watch has read so far."""
     timeline = Timeline(thresholds=thresholds or Thresholds(), errors=list(core.offsets.log.errors))
     groups = list(core.timelines().values())
     for tl in groups:
         tl.findings = find(tl, timeline.thresholds)
     timeline.groups = sorted(groups, key=lambda g: (-g.trouble, g.group))
-    return Report(records=core.records.copy(), timeline=timeline)
+    return AnalysisReport(records=core.records.copy(), timeline=timeline)
 
 
 def write_live_html(core: LiveTimeline, path: str | Path, title: str) -> None:

@@ -3,8 +3,9 @@ outputs; until its duration runs out or it is interrupted, through the cluster g
 
 The cluster not answering is not the end of a watch: the outputs say so, the source is closed and opened again
 every few seconds, and reading goes on at the core's positions (each partition's next offset), so what was read
-before is not read twice. Only the first connection has a deadline: a watch that never reached the cluster
-ends with an error naming the address.
+before is not read twice. Only the first connection has a deadline (``--connect-timeout``): a watch that never
+reached the cluster ends with the one line every verb that connects ends with then
+(:func:`kafka_meta.live.reach.unreachable`: the address, how long it was tried, why), exit status 1.
 """
 
 from __future__ import annotations
@@ -14,10 +15,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from kafka_meta.errors import KafkaMetaError
 from kafka_meta.live.client import KafkaSource, Record, Unreachable
 from kafka_meta.live.core import LiveTimeline
 from kafka_meta.live.events import END, Event, GroupDescription
+from kafka_meta.live.reach import UnreachableAtStart, unreachable
+
+__all__ = ["Output", "Source", "UnreachableAtStart", "WatchOptions", "first_source", "kafka_source", "watch"]
 
 POLL_S = 0.5
 RETRY_S = 2.0  # between attempts to reach a cluster that went away
@@ -48,10 +51,6 @@ class WatchOptions:
     describe_every_s: float = 2.0
 
 
-class UnreachableAtStart(KafkaMetaError):
-    """The cluster never answered within the first connection's deadline."""
-
-
 def kafka_source(options: WatchOptions, timeout_s: float) -> Source:
     return KafkaSource(options.bootstrap, options.settings, timeout_s)
 
@@ -65,8 +64,7 @@ def first_source(options: WatchOptions, open_source: Callable[[WatchOptions, flo
             return open_source(options, max(1.0, min(left, RECONNECT_TIMEOUT_S * 2)))
         except Unreachable as e:
             if time.monotonic() + RETRY_S >= deadline:
-                raise UnreachableAtStart(f"cannot reach the Kafka cluster at {options.bootstrap} within "
-                                         f"{options.connect_timeout_s:g} s ({e})") from None
+                raise unreachable(options.bootstrap, options.connect_timeout_s, str(e)) from None
             time.sleep(RETRY_S)
 
 

@@ -5,7 +5,7 @@ broker writes, with their damage reported and read around rather than fatal.
 ...     row["offset"], row["key"], row["control"], row["_error"]
 
 The core (``segment.SegmentReader``) takes bytes and yields :class:`Batch`, :class:`Record` and
-:class:`Damage` events; ``files`` finds and maps segments; ``rows`` shapes events like Spark's Kafka source.
+:class:`SegmentDamage` events; ``files`` finds and maps segments; ``rows`` shapes events like Spark's Kafka source.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from kafka_meta.log.compression import DEFAULT_LIMIT, Inflater
-from kafka_meta.log.events import Batch, Damage, Record
+from kafka_meta.log.events import Batch, Record, SegmentDamage
 from kafka_meta.log.files import OTHER_INTERNAL_TOPICS, LogError, Segment, find_segments, holds_offsets, segment_bytes
 from kafka_meta.log.rows import COLUMNS, segment_rows
 from kafka_meta.log.segment import Read, SegmentReader, read_segment
@@ -26,11 +26,11 @@ __all__ = [
     "DEFAULT_LIMIT",
     "OTHER_INTERNAL_TOPICS",
     "Batch",
-    "Damage",
     "LogError",
     "LogSummary",
     "Record",
     "Segment",
+    "SegmentDamage",
     "SegmentReader",
     "find_segments",
     "holds_offsets",
@@ -43,7 +43,7 @@ __all__ = [
 
 
 def read_batches(path: str | os.PathLike[str], *, limit: int = DEFAULT_LIMIT, from_offset: int | None = None
-                 ) -> Iterator[tuple[Segment, tuple[Batch, list[Record]] | Damage]]:
+                 ) -> Iterator[tuple[Segment, tuple[Batch, list[Record]] | SegmentDamage]]:
     """(segment, (batch, its records)) or (segment, damage) for every entry under ``path``, in partition and
     offset order: the bulk form, one step per batch."""
     for segment, items in _segments(path, limit, from_offset):
@@ -52,7 +52,7 @@ def read_batches(path: str | os.PathLike[str], *, limit: int = DEFAULT_LIMIT, fr
 
 
 def read_events(path: str | os.PathLike[str], *, limit: int = DEFAULT_LIMIT,
-                from_offset: int | None = None) -> Iterator[tuple[Segment, Batch | Record | Damage]]:
+                from_offset: int | None = None) -> Iterator[tuple[Segment, Batch | Record | SegmentDamage]]:
     """(segment, event) for every segment under ``path``, in partition and offset order: each batch, then
     its records; damage where it is found."""
     for segment, item in read_batches(path, limit=limit, from_offset=from_offset):

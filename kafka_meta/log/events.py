@@ -1,7 +1,7 @@
 """What reading a segment yields: a batch (its header), its records, or damage found between them.
 
 A reader of a segment emits, in file order, a :class:`Batch` followed by its :class:`Record` s, and a
-:class:`Damage` wherever bytes could not be read; reading then goes on with the next readable batch.
+:class:`SegmentDamage` wherever bytes could not be read; reading then goes on with the next readable batch.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ class Record:
 
 
 @dataclass(slots=True)
-class Damage:
+class SegmentDamage:
     """Bytes that could not be read: where, which offsets they held (as far as known), and why.
 
     ``size`` is how many bytes were passed over before reading resumed (0 when nothing was skipped: a

@@ -20,7 +20,7 @@ import datetime as dt
 from collections.abc import Iterable, Iterator
 from typing import TypedDict
 
-from kafka_meta.log.events import Batch, Damage, Record
+from kafka_meta.log.events import Batch, Record, SegmentDamage
 from kafka_meta.log.files import Segment
 from kafka_meta.log.segment import Read
 
@@ -86,7 +86,7 @@ def record_row(segment: Segment, record: Record, producer_id: int = -1) -> Recor
             "control": record.control, "producerId": producer_id, "_error": None}
 
 
-def damage_row(segment: Segment, damage: Damage) -> RecordRow:
+def damage_row(segment: Segment, damage: SegmentDamage) -> RecordRow:
     return {"topic": segment.topic, "partition": segment.partition, "offset": damage.first_offset,
             "timestamp": None, "timestampType": None, "key": None, "value": None, "headers": [],
             "control": False, "producerId": -1, "_error": damage.describe(segment.path)}

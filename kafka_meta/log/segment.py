@@ -2,7 +2,7 @@
 
 Every entry of a segment, whatever its magic, starts with an int64 offset and an int32 length, and has
 its magic byte at position 16, so one loop walks them all. An entry that fails its checks is reported
-as :class:`Damage` and reading resumes at the next entry that passes them (found by scanning forward
+as :class:`SegmentDamage` and reading resumes at the next entry that passes them (found by scanning forward
 for a plausible header whose CRC is right), so one bad batch loses only itself.
 
 The loop yields a batch together with its records (a list), not record by record: a generator resumes
@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from kafka_meta.log import legacy, v2
 from kafka_meta.log.checksums import crc32c
 from kafka_meta.log.compression import NONE, DecompressionError, Inflater
-from kafka_meta.log.events import CREATE_TIME, LOG_APPEND_TIME, Batch, Damage, Record
+from kafka_meta.log.events import CREATE_TIME, LOG_APPEND_TIME, Batch, Record, SegmentDamage
 
 ENTRY_HEAD = struct.Struct(">qi")  # offset, length: the first 12 bytes of every entry
 MIN_LENGTH = {0: legacy.MIN_SIZE[0], 1: legacy.MIN_SIZE[1], 2: v2.HEADER_SIZE - 12}
@@ -29,8 +29,8 @@ LENGTH = struct.Struct(">i")
 
 MAGIC_BYTE = re.compile(rb"[\x00-\x02]")
 
-Event = Batch | Record | Damage
-Read = tuple[Batch, list[Record]] | Damage  # what the batch-level reader yields
+Event = Batch | Record | SegmentDamage
+Read = tuple[Batch, list[Record]] | SegmentDamage  # what the batch-level reader yields
 
 
 def _valid_at(data: bytes | memoryview, pos: int, end: int) -> bool:
@@ -83,7 +83,7 @@ class SegmentReader:
                 yield item
 
     def batches(self, data: bytes | memoryview) -> Iterator[Read]:
-        """(batch, its records) for each readable entry, :class:`Damage` for each unreadable stretch."""
+        """(batch, its records) for each readable entry, :class:`SegmentDamage` for each unreadable stretch."""
         pos, end = 0, len(data)
         start = self.from_offset
         unpack_header = v2.HEADER.unpack_from
@@ -116,10 +116,10 @@ class SegmentReader:
                     except DecompressionError as e:
                         kind = "too-big" if e.too_big else "decompression"
                         hint = " (raise the limit to read it)" if e.too_big else ""
-                        yield Damage(pos, f"{batch.codec_name} batch: {e}{hint}", kind, base_offset, last)
+                        yield SegmentDamage(pos, f"{batch.codec_name} batch: {e}{hint}", kind, base_offset, last)
                     except v2.RecordsError as e:
                         yield batch, self._wanted(e.records)
-                        yield Damage(pos, str(e), "records", base_offset, last)
+                        yield SegmentDamage(pos, str(e), "records", base_offset, last)
                     else:
                         yield batch, found if start is None else self._wanted(found)
                     pos = following
@@ -145,7 +145,7 @@ class SegmentReader:
         left = end - pos
         if left < 17:
             if any(data[pos:end]):
-                yield Damage(pos, f"{left} bytes at the end, too few for an entry header", "cut-off", size=left)
+                yield SegmentDamage(pos, f"{left} bytes at the end, too few for an entry header", "cut-off", size=left)
             return end
         base_offset, length = ENTRY_HEAD.unpack_from(data, pos)
         magic = data[pos + 16]
@@ -167,7 +167,7 @@ class SegmentReader:
             resume = following
         else:
             resume = resync(data, pos + 1, end)
-        yield Damage(pos, reason, kind, claimed, last, resume - pos)
+        yield SegmentDamage(pos, reason, kind, claimed, last, resume - pos)
         return resume
 
     @staticmethod
@@ -201,13 +201,13 @@ class SegmentReader:
         return batch, self._wanted(found)
 
     @staticmethod
-    def _legacy_damage(data: bytes | memoryview, pos: int, error: Exception) -> Damage:
-        """Damage for an intact (CRC-checked) legacy message that could not be read."""
+    def _legacy_damage(data: bytes | memoryview, pos: int, error: Exception) -> SegmentDamage:
+        """The damage of an intact (CRC-checked) legacy message that could not be read."""
         last = struct.unpack_from(">q", data, pos)[0]
         if isinstance(error, DecompressionError):
             kind = "too-big" if error.too_big else "decompression"
-            return Damage(pos, f"magic {data[pos + 16]} wrapper: {error}", kind, None, last)
-        return Damage(pos, f"magic {data[pos + 16]} message: {error}", "records", None, last)
+            return SegmentDamage(pos, f"magic {data[pos + 16]} wrapper: {error}", kind, None, last)
+        return SegmentDamage(pos, f"magic {data[pos + 16]} message: {error}", "records", None, last)
 
     def _wanted(self, found: list[Record]) -> list[Record]:
         start = self.from_offset

@@ -6,7 +6,7 @@ import struct
 from collections import Counter
 from dataclasses import dataclass, field
 
-from kafka_meta.log.events import Batch, Damage, Record
+from kafka_meta.log.events import Batch, Record, SegmentDamage
 
 MARKERS = {0: "abort", 1: "commit"}  # the type in a control record's key (version int16, type int16)
 
@@ -30,7 +30,7 @@ class LogSummary:
     markers: Counter = field(default_factory=Counter)
     damage: int = 0
 
-    def add(self, event: Batch | Record | Damage) -> None:
+    def add(self, event: Batch | Record | SegmentDamage) -> None:
         if isinstance(event, Record):
             if event.control:
                 self.markers[marker(event)] += 1

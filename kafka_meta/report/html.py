@@ -17,7 +17,7 @@ import plotly.offline
 from markupsafe import Markup
 
 from kafka_meta.analysis.codes import error_name
-from kafka_meta.analysis.report import Report
+from kafka_meta.analysis.report import AnalysisReport
 from kafka_meta.analysis.timeline import GroupTimeline, MemberRound, Round, tp_labels
 from kafka_meta.report.charts import group_figure
 from kafka_meta.report.terminal import clock, seconds, short
@@ -79,7 +79,7 @@ def _chart(g: GroupTimeline, index: int) -> Markup:
                                           config={"displaylogo": False, "responsive": True}))
 
 
-def render_html(report: Report, title: str = "Rebalance timeline") -> str:
+def render_html(report: AnalysisReport, title: str = "Rebalance timeline") -> str:
     timeline = report.story
     findings = timeline.ranked_findings
     groups = timeline.groups
@@ -97,7 +97,7 @@ def render_html(report: Report, title: str = "Rebalance timeline") -> str:
         moved=lambda r: short(tp_labels(r.moved), 8))
 
 
-def write_html(report: Report, path: str | Path, title: str = "Rebalance timeline") -> Path:
+def write_html(report: AnalysisReport, path: str | Path, title: str = "Rebalance timeline") -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(render_html(report, title), encoding="utf-8")

@@ -16,7 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from kafka_meta.analysis.codes import error_name
-from kafka_meta.analysis.report import Report
+from kafka_meta.analysis.report import AnalysisReport
 from kafka_meta.analysis.timeline import GroupTimeline, Round
 
 SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
@@ -40,7 +40,7 @@ def short(items: list[str], limit: int = MAX_LIST) -> str:
     return ", ".join(items[:limit]) + f" (+{len(items) - limit})"
 
 
-def _findings(console: Console, report: Report) -> None:
+def _findings(console: Console, report: AnalysisReport) -> None:
     findings = report.story.ranked_findings
     if not findings:
         if report.problems:  # no clean bill of health for what could not be read
@@ -107,7 +107,7 @@ def _group(console: Console, g: GroupTimeline) -> None:
             console.print(Text(f"  gen {r.generation}: {line}", style="dim"))
 
 
-def _inventory(report: Report) -> str | None:
+def _inventory(report: AnalysisReport) -> str | None:
     """What was read, in one line: the counts the report's JSON gives in full."""
     parts = []
     if report.records or report.errors or report.unknown_types:
@@ -121,7 +121,7 @@ def _inventory(report: Report) -> str | None:
     return "Read: " + ", ".join(parts) if parts else None
 
 
-def render_terminal(report: Report, file: IO[str] | None = None, width: int | None = None,
+def render_terminal(report: AnalysisReport, file: IO[str] | None = None, width: int | None = None,
                     color: bool | None = None) -> None:
     """Print the report. ``color=None`` lets rich decide from the stream (a terminal gets colour)."""
     console = Console(file=file, width=width, highlight=False, soft_wrap=False,
@@ -149,7 +149,7 @@ def render_terminal(report: Report, file: IO[str] | None = None, width: int | No
             console.print(f"  ... {len(problems) - 10} more (--format json lists every one)")
 
 
-def terminal_text(report: Report, width: int = PIPE_WIDTH) -> str:
+def terminal_text(report: AnalysisReport, width: int = PIPE_WIDTH) -> str:
     """The report as plain text (no colour), e.g. for report.txt."""
     out = io.StringIO()
     render_terminal(report, file=out, width=width, color=False)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from kafka_meta.simulate.coordinator import Succession
 from kafka_meta.simulate.engine import Simulation
-from kafka_meta.simulate.report import Report, render_table
+from kafka_meta.simulate.report import SimulationReport, render_table
 from kafka_meta.simulate.scenario import (
     CONSUMER,
     KEEP,
@@ -23,7 +23,7 @@ from kafka_meta.simulate.scenario import (
 )
 
 
-def simulate(scenario: Scenario) -> Report:
+def simulate(scenario: Scenario) -> SimulationReport:
     """Run a scenario and report its rounds, failures, invariant violations and convergence."""
     if scenario.kind == CONSUMER:
         from kafka_meta.simulate.consumer import ConsumerBehaviour
@@ -36,5 +36,19 @@ def simulate(scenario: Scenario) -> Report:
     return Simulation(scenario, behaviour).run()
 
 
-__all__ = ["CONSUMER", "KEEP", "STREAMS", "Bounce", "Join", "Leave", "MemberSetup", "Report", "Resubscribe", "Scenario",
-           "Succession", "render_table", "rolling_upgrade", "simulate"]
+__all__ = [
+    "CONSUMER",
+    "KEEP",
+    "STREAMS",
+    "Bounce",
+    "Join",
+    "Leave",
+    "MemberSetup",
+    "Resubscribe",
+    "Scenario",
+    "SimulationReport",
+    "Succession",
+    "render_table",
+    "rolling_upgrade",
+    "simulate",
+]

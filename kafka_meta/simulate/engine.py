@@ -28,7 +28,7 @@ from kafka_meta.negotiation.releases import Release
 from kafka_meta.negotiation.static_membership import decide_restart
 from kafka_meta.negotiation.streams_versions import StreamsCode, streams_code
 from kafka_meta.simulate.coordinator import Coordinator
-from kafka_meta.simulate.report import MemberRow, Report, Round, partitions_text
+from kafka_meta.simulate.report import MemberRow, Round, SimulationReport, partitions_text
 from kafka_meta.simulate.scenario import Bounce, Join, Leave, MemberSetup, Resubscribe, Scenario, Step
 
 
@@ -128,7 +128,7 @@ class Simulation:
         self.coordinator = Coordinator(succession=scenario.succession)
         self.selected_protocol: str | None = None              # the group protocol of the current generation
         self.last_assignment: dict[str, bytes] = {}            # per member: what the coordinator stores for it
-        self.report = Report(scenario.kind, succession=scenario.succession.value,
+        self.report = SimulationReport(scenario.kind, succession=scenario.succession.value,
                              topics=len(scenario.topic_partitions))
 
     # -- membership ------------------------------------------------------------------------------------------
@@ -169,7 +169,7 @@ class Simulation:
         return True
 
     # -- the rebalance loop ----------------------------------------------------------------------------------
-    def run(self) -> Report:
+    def run(self) -> SimulationReport:
         for member in self.members.values():
             self._start(member)
         self._settle("start")

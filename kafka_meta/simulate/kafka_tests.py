@@ -68,7 +68,7 @@ from dataclasses import dataclass, field
 from kafka_meta.negotiation.rebalance_protocol import FIRST_COOPERATIVE_RELEASE
 from kafka_meta.negotiation.releases import Release
 from kafka_meta.negotiation.streams_versions import streams_code
-from kafka_meta.simulate.report import Report, Round
+from kafka_meta.simulate.report import Round, SimulationReport
 from kafka_meta.simulate.scenario import STREAMS, Bounce, MemberSetup, Scenario
 
 INSTANCES = ("processor1", "processor2", "processor3")
@@ -239,7 +239,7 @@ class BounceReport:
 @dataclass
 class CaseReport:
     case: Case
-    report: Report
+    report: SimulationReport
     bounces: list[BounceReport]
     problems: list[str]
 

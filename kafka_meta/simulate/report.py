@@ -37,7 +37,7 @@ class Round:
 
 
 @dataclass
-class Report:
+class SimulationReport:
     kind: str
     succession: str = "oldest"      # the coordinator's leader succession rule (coordinator.Succession)
     rounds: list[Round] = field(default_factory=list)
@@ -76,7 +76,7 @@ class Report:
         return [row.sent for r in self.rounds for row in r.rows if row.member == member]
 
 
-def render_table(report: Report) -> str:
+def render_table(report: SimulationReport) -> str:
     """The rounds as a plain-text table, then the verdict."""
     header = ("round", "gen", "trigger", "assignor", "member", "release", "proto", "sent", "received", "action",
               "owns", "callbacks")

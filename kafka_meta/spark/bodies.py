@@ -35,18 +35,23 @@ from typing import Any
 import pyarrow as pa
 
 import kafka_meta as km
+from kafka_meta.inputs.struct_bodies import (  # noqa: F401 - body_value: rows back to values, read by both faces
+    ERROR,
+    NESTED_NAMES,
+    RAW,
+    TYPE,
+    UNKNOWN_TAGGED,
+    VERSION,
+    body_value,
+)
 from kafka_meta.models.values import kafka_uuid_text
 from kafka_meta.protocol import APIS, BODIES
 from kafka_meta.protocol.member_metadata import ASSIGNMENT, PLACES, SUBSCRIPTION, USER_DATA_TYPES
 from kafka_meta.spark.schema import choice_name, spark_type, struct_type
 
-RAW = "_raw"
-TYPE, VERSION, ERROR = "_type", "_version", "_error"
-UNKNOWN_TAGGED = "_unknownTaggedFields"
 # the fields member metadata (and its user data) has besides the decoded message's
 NESTED_FIELDS = [pa.field(TYPE, pa.string()), pa.field(VERSION, pa.int32()), pa.field(ERROR, pa.string()),
                  pa.field(RAW, pa.binary())]
-NESTED_NAMES = frozenset(f.name for f in NESTED_FIELDS)
 KINDS = ("Request", "Response")
 
 NESTED = PLACES  # where the protocol layer nests member metadata, and whether it is an assignment
@@ -347,36 +352,3 @@ class BodyRows:
 def body_rows(kind: str) -> BodyRows:
     """One converter per side and process (compiled on first use; executors build their own)."""
     return BodyRows(kind)
-
-
-# --- rows -> decoded values ------------------------------------------------------------------------
-
-
-def body_value(row: dict[str, Any] | None) -> dict[str, Any] | None:
-    """A body column's value (``Row.asDict(recursive=True)``) back in the protocol layer's form: the set api's
-    fields (a null field left out, as a field its version lacks), ``{"_raw": bytes}`` for a raw body,
-    member metadata as its decoded dict or its bytes, user data merged back from its type's field,
-    unknown tagged fields as ``(tag, bytes)`` pairs. Derived views are not restored."""
-    if row is None:
-        return None
-    for name, value in row.items():
-        if name != RAW and value is not None:
-            return _plain(value)
-    return {RAW: _plain(row.get(RAW))}
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, dict):
-        if NESTED_NAMES.issubset(value) and value[TYPE] is None and value[ERROR] is None:
-            return _plain(value[RAW])
-        out = {k: _plain(v) for k, v in value.items() if v is not None}
-        if isinstance(out.get(TYPE), str) and isinstance(out.get(choice_name(out[TYPE])), dict):
-            out.update(out.pop(choice_name(out[TYPE])))
-        if UNKNOWN_TAGGED in out:
-            out[UNKNOWN_TAGGED] = [(u["tag"], u["data"]) for u in out[UNKNOWN_TAGGED]]
-        return out
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    if isinstance(value, (bytearray, memoryview)):
-        return bytes(value)
-    return value

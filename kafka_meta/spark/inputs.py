@@ -2,21 +2,26 @@
 (:mod:`kafka_meta.inputs`: JSON Lines, Parquet, packet captures, broker log segments, directories holding any
 of them, each file recognised by its content), plus a Kafka topic through Spark's Kafka source.
 
-Three kinds of rows come out, in any mix:
+Rows of three kinds come out, in any mix, each file's rows sorted by the rule every verb sorts them by
+(:func:`kafka_meta.inputs.items.sort_row`, as columns: :mod:`kafka_meta.spark.row_inputs`):
 
 * ``__consumer_offsets`` records: ``key`` and ``value`` (binary in Parquet and Kafka; hex or base64 text in
-  JSON Lines, ``value`` null for a tombstone), with ``topic``/``partition``/``offset``/``timestamp`` kept
-  when present, ``control`` marking records of control batches and ``producerId`` those of transactions;
+  JSON Lines, read by :mod:`kafka_meta.inputs.payload_text`'s rule, ``value`` null for a tombstone), with
+  ``topic``/``partition``/``offset``/``timestamp`` kept when present, ``control`` marking records of control
+  batches and ``producerId`` those of transactions; a record whose text is not bytes keeps its row, with
+  its ``_error``;
 * captured payloads (JoinGroup/SyncGroup metadata, files of blobs): ``type`` (a kafka_meta type name) and
-  the bytes in ``blob`` (Parquet) or ``hex``/``base64`` (JSON Lines), with any other columns kept
-  (``group``, ``member``...);
-* exchanges of packet captures: the rows of the ``kafka-meta-capture`` data source.
+  the bytes in ``blob`` (from ``hex``, ``base64`` or ``blob``), with the columns naming it kept (``group``,
+  ``member``...);
+* captured exchanges: the rows of the ``kafka-meta-capture`` data source, or the same columns read from
+  JSON Lines (what ``kafka-meta capture`` prints: bodies as JSON text) or Parquet (what this job writes).
 
-Which inputs are what is decided before Spark starts (:func:`plan`), by the registry's recognition of each
-file's content (:func:`kafka_meta.inputs.classify`, the one every verb uses), so an input that cannot be read
-is said in one line, and the others are still read. Each kind the registry knows then has one Spark reader
-here (:data:`READERS`, by the kind's name), whose frames compose with ``decode_offsets`` and
-``from_kafka_meta`` and write to Parquet as they are.
+Members (``subscription`` rows) are no input of the job: those whose bytes do not read are said, as every
+verb says them. Which inputs are what is decided before Spark starts (:func:`plan`), by the registry's
+recognition of each file's content (:func:`kafka_meta.inputs.classify`, the one every verb uses), so an
+input that cannot be read is said in one line, and the others are still read. Each kind the registry knows
+then has one Spark reader here (:data:`READERS`, by the kind's name), whose frames compose with
+``decode_offsets`` and ``from_kafka_meta`` and write to Parquet as they are.
 """
 
 from __future__ import annotations
@@ -29,20 +34,10 @@ from kafka_meta.errors import InputError
 from kafka_meta.inputs import BY_NAME, CAPTURE, JSONL, PARQUET, SEGMENT, Unreadable, classify
 from kafka_meta.log import OTHER_INTERNAL_TOPICS, LogError
 from kafka_meta.metadata_log.reader import METADATA_TOPIC
+from kafka_meta.spark.input_frames import PROVENANCE, Inputs
+from kafka_meta.spark.row_inputs import read_jsonl, read_parquet
 
-HEX = "^([0-9a-fA-F]{2})*$"
-PROVENANCE = ("topic", "partition", "offset", "timestamp")
 FORMATS = ("auto", *BY_NAME, "kafka")  # --format: each kind of the registry, or a Kafka topic
-
-
-@dataclass
-class Inputs:
-    offsets: Any = None  # DataFrame: key, value (binary), provenance columns, control
-    blobs: Any = None  # DataFrame: type, blob (binary), other columns
-    exchanges: Any = None  # DataFrame: the kafka-meta-capture data source's rows
-    topics: Any = None  # DataFrame: the __cluster_metadata records of a log directory that name topics
-    bad_lines: int = 0  # JSON Lines lines that are not JSON objects
-    unreadable: list[Unreadable] = field(default_factory=list)  # inputs that could not be read at all
 
 
 @dataclass
@@ -79,71 +74,6 @@ def plan(names: list[str], fmt: str = "auto") -> tuple[list[Planned], list[Unrea
                 by_kind.setdefault(source.kind, []).append(str(source.path))
             planned.append(Planned(name, by_kind=by_kind))
     return planned, unreadable
-
-
-def _text_bytes(column: Any) -> Any:
-    """Hex text when it is hex, base64 otherwise; null stays null."""
-    from pyspark.sql import functions as F
-
-    return F.when(column.isNull(), None).when(column.rlike(HEX), F.unhex(column)).otherwise(F.unbase64(column))
-
-
-def _split(df: Any, key_bytes: Any, value_bytes: Any, blob_bytes: Any) -> Inputs:
-    from pyspark.sql import functions as F
-
-    columns = set(df.columns)
-    inputs = Inputs()
-    if "key" in columns:
-        keep = [F.col(c) for c in (*PROVENANCE, "producerId") if c in columns]  # a transaction's commits too
-        control = F.col("control").cast("boolean") if "control" in columns else F.lit(False)
-        inputs.offsets = df.where(F.col("key").isNotNull()).select(
-            key_bytes.alias("key"), value_bytes.alias("value"), *keep, F.coalesce(control, F.lit(False)).alias(
-                "control"))
-    if "type" in columns:
-        others = [c for c in df.columns if c not in ("type", "hex", "base64", "blob", "key", "value", "control",
-                                                       "_corrupt_record")]
-        inputs.blobs = df.where(F.col("type").isNotNull()).select("type", blob_bytes.alias("blob"), *others)
-    return inputs
-
-
-def _check_shape(source: str, columns: set[str], what: str) -> None:
-    if not columns & {"key", "type"}:
-        raise InputError(f"input {source}: no {what[:-1]} has a 'key' (a __consumer_offsets record) or a 'type' (a "
-                         f"captured payload); the {what} have {', '.join(sorted(columns)) or 'no columns'}")
-
-
-def read_jsonl(spark: Any, paths: list[str]) -> Inputs:
-    from pyspark.sql import functions as F
-
-    source = ", ".join(paths)
-    # cached: Spark refuses a query of the raw read that refers to _corrupt_record alone (the bad lines)
-    df = spark.read.option("mode", "PERMISSIVE").json(paths).cache()
-    columns = set(df.columns)
-    if columns <= {"_corrupt_record"}:
-        raise InputError(f"input {source}: no line is a JSON object, so there is nothing to read as JSON Lines")
-    _check_shape(source, columns - {"_corrupt_record"}, "lines")
-
-    def text(name: str) -> Any:
-        return F.col(name).cast("string") if name in columns else F.lit(None).cast("string")
-
-    blob = F.coalesce(F.unhex(text("hex")), F.unbase64(text("base64")))
-    inputs = _split(df, _text_bytes(text("key")), _text_bytes(text("value")), blob)
-    if "_corrupt_record" in columns:
-        inputs.bad_lines = df.where(F.col("_corrupt_record").isNotNull()).count()
-    return inputs
-
-
-def read_parquet(spark: Any, paths: list[str]) -> Inputs:
-    from pyspark.sql import functions as F
-
-    source = ", ".join(paths)
-    df = spark.read.parquet(*paths)
-    _check_shape(source, set(df.columns), "rows")
-    if "type" in df.columns and not {"blob", "value"} & set(df.columns):
-        raise InputError(f"input {source}: rows with a 'type' need their bytes in a 'blob' (or 'value') column")
-    blob = F.col("blob") if "blob" in df.columns else F.col("value")
-    return _split(df, F.col("key") if "key" in df.columns else None, F.col("value") if "value" in df.columns
-                  else F.lit(None).cast("binary"), blob)
 
 
 def kafka_address(name: str, bootstrap_servers: str | None = None) -> tuple[str, str]:
@@ -268,11 +198,14 @@ def read_inputs(spark: Any, names: list[str], fmt: str = "auto", bootstrap_serve
                 inputs.offsets = inputs.offsets.withColumn("_source", F.lit(item.name))
             if inputs.blobs is not None and "_source" not in inputs.blobs.columns:  # a bad payload says its input
                 inputs.blobs = inputs.blobs.withColumn("_source", F.lit(item.name))
-            for kind in ("offsets", "blobs", "exchanges", "topics"):
+            for kind in ("offsets", "blobs", "exchanges", "topics", "damage"):
                 frame, more = getattr(merged, kind), getattr(inputs, kind)
                 if more is not None:
                     setattr(merged, kind, more if frame is None else _union(frame, more))
             merged.bad_lines += inputs.bad_lines
+            merged.neither_lines += inputs.neither_lines
+            merged.neither_rows += inputs.neither_rows
+            merged.unreadable += inputs.unreadable
     return merged
 
 
@@ -289,4 +222,36 @@ def _union(first: Any, second: Any) -> Any:
         first = first.withColumn("timestamp", F.timestamp_millis(F.col("timestamp").cast("long")))
     if isinstance(kind(second), NumericType) and isinstance(kind(first), TimestampType):
         second = second.withColumn("timestamp", F.timestamp_millis(F.col("timestamp").cast("long")))
+    first, second = _same_bodies(first, second)
     return first.unionByName(second, allowMissingColumns=True)
+
+
+def _same_bodies(first: Any, second: Any) -> tuple[Any, Any]:
+    """Exchanges of two inputs with their bodies in one form: the capture source's structs beside JSON Lines'
+    JSON text (``kafka-meta capture``'s output) become the text, as the source's ``bodies=json`` writes it."""
+    from pyspark.sql.types import StringType, StructType
+
+    def form(frame: Any) -> Any:
+        return type(frame.schema["request"].dataType) if "request" in frame.columns else None
+
+    if {form(first), form(second)} != {StringType, StructType}:
+        return first, second
+    return (json_bodies(first), second) if form(first) is StructType else (first, json_bodies(second))
+
+
+def json_bodies(exchanges: Any) -> Any:
+    """The capture source's rows with their body structs as JSON text (their protocol layer's values, as
+    ``kafka-meta capture`` prints them)."""
+    import json
+
+    from pyspark.sql import functions as F
+
+    from kafka_meta.capture.jsonable import json_default
+    from kafka_meta.spark.bodies import body_value
+
+    @F.udf("string")
+    def text(body: Any) -> str | None:
+        value = body_value(None if body is None else body.asDict(recursive=True))
+        return None if value is None else json.dumps(value, ensure_ascii=False, default=json_default)
+
+    return exchanges.withColumn("request", text("request")).withColumn("response", text("response"))

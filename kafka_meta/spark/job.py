@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from kafka_meta.analysis import Report, analyze_groups, render_text
+from kafka_meta.analysis import AnalysisReport, analyze_groups, render_text
 from kafka_meta.analysis.assemble import build_timeline
 from kafka_meta.analysis.generations import COMMITS
 from kafka_meta.analysis.groups import GROUP_RECORD_TYPES, add_committed
@@ -103,7 +103,7 @@ def log_inputs(planned: list[Planned]) -> list[LogInput] | None:
     return logs or None
 
 
-def analyze_offsets(offsets: Any, output: str, report: Report, progress: Progress, source: str | None = None,
+def analyze_offsets(offsets: Any, output: str, report: AnalysisReport, progress: Progress, source: str | None = None,
                     exchanges: list[dict[str, Any]] | None = None, names: dict[str, str] | None = None,
                     logs: list[LogInput] | None = None) -> None:
     """``offsets``: the records as :func:`read_inputs` gives them decoded, typed as commits (COMMIT_TYPES);
@@ -188,12 +188,34 @@ def read_topics(path: str) -> dict[str, str]:
     return dict(zip(table.column("id").to_pylist(), table.column("name").to_pylist(), strict=True))
 
 
-def analyze_blobs(blobs: Any, output: str, report: Report, progress: Progress) -> None:
+def report_rows(inputs: Inputs, report: AnalysisReport) -> None:
+    """What the row readers could not read, as damage (the readers without Spark's ``problems``): the lines
+    that are no JSON object and the rows that are no row the project knows, counted (Spark's readers give no
+    line numbers), and each row whose bytes do not read, with its file and why."""
+    from kafka_meta.spark.row_inputs import NEITHER_LINES, NEITHER_ROWS
+
+    if inputs.bad_lines:
+        report.damage.append(f"{inputs.bad_lines} input line(s) are not JSON objects")
+    if inputs.neither_lines:
+        report.damage.append(f"{inputs.neither_lines} {NEITHER_LINES}")
+    if inputs.neither_rows:
+        report.damage.append(f"{inputs.neither_rows} {NEITHER_ROWS}")
+    if inputs.damage is not None:
+        report.damage += listed(inputs.damage.select("_error"))
+
+
+def analyze_blobs(blobs: Any, output: str, report: AnalysisReport, progress: Progress) -> None:
+    """Captured payloads, decoded per type into ``payloads/<type>``; one whose text is not bytes (its
+    ``_error``, from the row reader) is damage, listed with its place, as the readers without Spark list it."""
     from pyspark.sql import functions as F
 
     from kafka_meta.api import types
     from kafka_meta.spark.functions import from_kafka_meta
 
+    if "_error" in blobs.columns:
+        unread = F.col("_error").isNotNull()
+        report.damage += listed(blobs.where(unread).select("_error"))
+        blobs = blobs.where(~unread).drop("_error")
     names = [r.type for r in blobs.select("type").distinct().collect()]
     known = set(types())
     for name in sorted(names):
@@ -221,7 +243,7 @@ def analyze_blobs(blobs: Any, output: str, report: Report, progress: Progress) -
         decoded.unpersist()
 
 
-def analyze_exchanges(exchanges: Any, output: str, report: Report, progress: Progress) -> None:
+def analyze_exchanges(exchanges: Any, output: str, report: AnalysisReport, progress: Progress) -> None:
     """Captured exchanges: written as Parquet, counted per api and group (the timeline report reads them)."""
     from pyspark.sql import functions as F
 
@@ -244,7 +266,7 @@ def analyze_exchanges(exchanges: Any, output: str, report: Report, progress: Pro
 
 def run(spark: Any, source: str | list[str], fmt: str = "auto", output: str = "kafka-meta-out",
         bootstrap_servers: str | None = None, progress: Progress | None = None,
-        captures: list[str] | None = None) -> Report:
+        captures: list[str] | None = None) -> AnalysisReport:
     """The job on one input or several (any mix of the kinds :mod:`kafka_meta.spark.inputs` reads)."""
     sources = [source] if isinstance(source, str) else list(source)
     source = ", ".join(sources)
@@ -254,7 +276,7 @@ def run(spark: Any, source: str | list[str], fmt: str = "auto", output: str = "k
     inputs: Inputs = read_inputs(spark, sources, fmt, bootstrap_servers, planned, decode=True,
                                  record_types=COMMIT_TYPES)
     logs = log_inputs(planned[0]) if direct_write(spark, output) else None
-    report = Report(output=output, unreadable=[str(u) for u in inputs.unreadable])
+    report = AnalysisReport(output=output, unreadable=[str(u) for u in inputs.unreadable])
     # a local output as the driver resolves it: the JVM's and the Python workers' working directories need
     # not be the driver's, and the report files beside the Parquet are written by the driver
     output = os.path.abspath(output) if is_local(output) else output
@@ -263,8 +285,7 @@ def run(spark: Any, source: str | list[str], fmt: str = "auto", output: str = "k
         progress.step(f"reading the group exchanges of {', '.join(captures)}")
         exchanges, problems = capture_exchanges(spark, captures)
         report.error_samples += problems[:ERROR_SAMPLES]
-    if inputs.bad_lines:  # Spark's JSON reader does not say which lines
-        report.damage.append(f"{inputs.bad_lines} input line(s) are not JSON objects")
+    report_rows(inputs, report)
     if inputs.exchanges is not None:
         inputs.exchanges = inputs.exchanges.cache()  # read once: for the timeline, then the Parquet and counts
         progress.step("collecting the group exchanges of the captures")
@@ -281,7 +302,7 @@ def run(spark: Any, source: str | list[str], fmt: str = "auto", output: str = "k
     return report
 
 
-def write_report(report: Report, output: str) -> None:
+def write_report(report: AnalysisReport, output: str) -> None:
     if "://" not in output:  # local output: keep the report beside the Parquet
         Path(output).mkdir(parents=True, exist_ok=True)
         if report.timeline is not None:  # first: the summary lists the outputs that exist
@@ -361,22 +382,22 @@ def execute(args: argparse.Namespace, session: Any = None) -> int:
     except KafkaMetaError as e:
         return fail(str(e), 2)
     if not planned and not captured:  # nothing at all to read: said before Spark starts
-        return fail("no input could be read: " + "; ".join(str(u) for u in unreadable + unreadable_captures), 2)
+        return fail("no input could be read: " + "; ".join(str(u) for u in unreadable + unreadable_captures), 1)
     try:
         spark = session or local_session("kafka-meta analyze", master=args.master, progress=True)
     except (PySparkException, Py4JError, OSError) as e:
-        return fail(f"Spark did not start (master {args.master or 'local[*]'}): {spark_failure(e)}", 2)
+        return fail(f"Spark did not start (master {args.master or 'local[*]'}): {spark_failure(e)}", 1)
     try:
         report = run(spark, sources, args.format, args.output, args.bootstrap_servers,
                      captures=[c for item in captured for paths in item.by_kind.values() for c in paths])
         report.unreadable += [str(u) for u in unreadable_captures]
         write_report(report, args.output)
-    except KafkaMetaError as e:
-        return fail(str(e), 2 if isinstance(e, InputError) else 1)
+    except KafkaMetaError as e:  # what an input holds: the command line was checked before Spark started
+        return fail(str(e), 1)
     except (PySparkException, Py4JError) as e:
         return fail(f"Spark failed reading or writing {', '.join(sources)}: {spark_failure(e)}", 1)
     print(render_text(report))
-    return 1 if report.unreadable else 0  # 1: an input could not be read (listed in the report)
+    return 0 if report.read_everything else 1  # 1: something could not be read (listed in the report)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -12,6 +12,13 @@ configuration under :data:`CONF_PREFIX` and :func:`client_properties` reads them
 topic in that session takes them (the batch job's, the stream's, and the Admin client that asks the cluster
 for the topic's partitions), however the job was started: ``spark-submit --conf
 spark.kafka_meta.kafka.security.protocol=SASL_SSL ...`` sets one the same way.
+
+So does how long the jobs' Kafka clients wait to reach the cluster (``--connect-timeout``, as ``watch``'s:
+:data:`CONNECT_TIMEOUT_CONF`, default 30 s): it bounds the connection set-up of every client and the blocking
+calls of the source's consumers (finding the offsets) and of the Admin client, whose one request (the topic's
+partitions) is the first the cluster is asked. Without it, an address where no broker answers is retried for
+over a minute and ends in a timeout named after the Admin client's internals. A setting the properties file
+gives itself wins: it is the more particular of the two.
 """
 
 from __future__ import annotations
@@ -24,6 +31,9 @@ from kafka_meta.java_properties import read_properties_file
 
 CONF_PREFIX = "spark.kafka_meta.kafka."
 SOURCE_OPTION_PREFIX = "kafka."  # how Spark's Kafka source takes a consumer setting
+CONNECT_TIMEOUT_CONF = "spark.kafka_meta.connectTimeoutMs"
+DEFAULT_CONNECT_TIMEOUT_S = 30.0  # as watch's
+SETUP_TIMEOUT_MS = 10_000  # Kafka's default first wait for a TCP connection (later ones back off up to the max)
 
 _NO_GROUP = "the topic is read by assignment, in no consumer group"
 _NO_COMMITS = "reading commits nothing (no group, no offsets written)"
@@ -73,3 +83,25 @@ def client_properties(spark: Any) -> dict[str, str]:
 def source_options(settings: dict[str, str]) -> dict[str, str]:
     """The settings as options of Spark's Kafka source."""
     return {SOURCE_OPTION_PREFIX + key: value for key, value in settings.items()}
+
+
+def use_connect_timeout(spark: Any, seconds: float) -> None:
+    """Make ``seconds`` how long every Kafka client of this session waits to reach the cluster."""
+    spark.conf.set(CONNECT_TIMEOUT_CONF, str(max(1, round(seconds * 1000))))
+
+
+def connect_timeout_ms(spark: Any) -> int:
+    """How long this session's Kafka clients wait to reach the cluster, in milliseconds."""
+    return int(spark.conf.get(CONNECT_TIMEOUT_CONF, str(round(DEFAULT_CONNECT_TIMEOUT_S * 1000))))
+
+
+def timeout_settings(timeout_ms: int, admin: bool = False) -> dict[str, str]:
+    """The Kafka client settings that bound a wait for the cluster to ``timeout_ms``: the TCP connection's set-up
+    and the blocking calls; for the Admin client (``admin``) its requests too, its one request being the first
+    answer awaited (a consumer's fetches keep Kafka's own request timeout, which a long read needs)."""
+    settings = {"socket.connection.setup.timeout.ms": str(min(timeout_ms, SETUP_TIMEOUT_MS)),
+                "socket.connection.setup.timeout.max.ms": str(timeout_ms),
+                "default.api.timeout.ms": str(timeout_ms)}
+    if admin:
+        settings["request.timeout.ms"] = str(timeout_ms)
+    return settings

@@ -1,9 +1,20 @@
-"""Spark sessions for kafka_meta: an embedded local one by default, any cluster through ``--master``."""
+"""Spark sessions for kafka_meta: an embedded local one by default, any cluster through ``--master``.
+
+Standard output is the result's alone (a report, JSON Lines): whatever Spark's JVM prints goes to standard
+error. PySpark starts that JVM (``spark-submit``) with the Python process's own standard output, and the
+JVM writes there before any logging setting applies: when ``spark.jars.packages`` is set (the Kafka
+connector, :mod:`kafka_meta.spark.connector`), Spark loads the Ivy settings file first, and Ivy announces it
+on ``System.out`` (``:: loading settings :: file = ...``); Spark points ``System.out`` at standard error only
+afterwards, for the resolution itself. No Spark or Ivy setting moves that line, so the JVM is started with
+standard error as its standard output (:func:`jvm_stdout_to_stderr`): an ordinary inherited descriptor.
+"""
 
 from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -37,10 +48,39 @@ def local_session(app_name: str = "kafka-meta", master: str | None = None, quiet
     builder = (builder.config("spark.sql.shuffle.partitions", "8")
                .config("spark.sql.session.timeZone", "UTC")
                .config("spark.ui.showConsoleProgress", "true" if progress else "false"))
-    session = builder.getOrCreate()
+    with jvm_stdout_to_stderr():  # the JVM, if this starts it, keeps stderr as its stdout
+        session = builder.getOrCreate()
     if quiet:
         session.sparkContext.setLogLevel("ERROR")
     return session
+
+
+@contextmanager
+def jvm_stdout_to_stderr() -> Iterator[None]:
+    """Within the block, file descriptor 1 is standard error: a process started meanwhile (PySpark's JVM)
+    inherits it as its standard output for good, while Python's own standard output is back as it was
+    once the block ends. Python's buffered output is flushed on both sides, so nothing of the result moves.
+    Without a descriptor 1 or 2 (a daemon), nothing is moved."""
+    if sys.stdout is not None:
+        sys.stdout.flush()
+    try:
+        saved: int | None = os.dup(1)
+    except OSError:
+        saved = None
+    if saved is not None:
+        try:
+            os.dup2(2, 1)
+        except OSError:
+            os.close(saved)
+            saved = None
+    try:
+        yield
+    finally:
+        if saved is not None:
+            if sys.stdout is not None:
+                sys.stdout.flush()  # anything written meanwhile went where the JVM's output goes
+            os.dup2(saved, 1)
+            os.close(saved)
 
 
 HEAP_SHARE = 4  # of the machine's memory, for the embedded Spark's one JVM (driver and executors in one)

@@ -11,6 +11,12 @@ but not in the log: read the output with Spark, ``spark.read.parquet(OUTPUT)``, 
 
 Runs as ``kafka-meta stream``, as ``python -m kafka_meta.spark.stream`` and as a file given to
 ``spark-submit`` (with ``--packages`` naming the connector: see docs/spark.md).
+
+Exit status, as every verb's (README.md, "Exit status"): 2 for a command line that is wrong (said by
+:func:`check_arguments` before a JVM starts), 1 when the cluster cannot be reached within
+``--connect-timeout`` or the query fails, 0 otherwise. ``kafka-meta stream`` also asks the cluster for its
+ApiVersions before Spark starts (:mod:`kafka_meta.live.reach`), so an address where no broker answers is said
+within the timeout without a JVM; run directly, the Kafka clients' own waits are bounded by the same timeout.
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ class StreamSettings:
     duration: float | None = None  # stop after this many seconds (None: until interrupted)
     max_offsets_per_trigger: int | None = None
     client_properties: dict[str, str] = field(default_factory=dict)  # Kafka client settings (--command-config)
+    connect_timeout_s: float = 30.0  # how long the Kafka clients wait for the cluster (--connect-timeout)
 
 
 @dataclass
@@ -49,11 +56,12 @@ class StreamSummary:
 
 def start_stream(spark: Any, settings: StreamSettings) -> Any:
     """The running query (a ``StreamingQuery``); stop it with ``query.stop()``."""
-    from kafka_meta.spark.kafka_settings import use_client_properties
+    from kafka_meta.spark.kafka_settings import use_client_properties, use_connect_timeout
     from kafka_meta.spark.kafka_source import stream_topic
     from kafka_meta.spark.offsets import decode_offsets
 
     use_client_properties(spark, settings.client_properties)
+    use_connect_timeout(spark, settings.connect_timeout_s)
     rows = stream_topic(spark, settings.bootstrap_servers, settings.topic, settings.max_offsets_per_trigger)
     writer = (decode_offsets(rows, control="control").writeStream.format("parquet").outputMode("append")
               .queryName(QUERY_NAME).option("path", settings.output)
@@ -152,12 +160,36 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="Java client properties (security.protocol, sasl.*, ssl.*) as Kafka's tools take them, "
                              "each passed to Spark's Kafka source as kafka.<property>")
     parser.add_argument("--master", help="Spark master URL (default: embedded local[*], or spark-submit's)")
+    parser.add_argument("--connect-timeout", type=float, default=30.0, metavar="S",
+                        help="how long to keep trying to reach the cluster at first (default 30)")
 
 
 def settings_of(args: argparse.Namespace, client_properties: dict[str, str] | None = None) -> StreamSettings:
     return StreamSettings(args.bootstrap_servers, args.output, args.checkpoint, args.topic, args.trigger_seconds,
                           args.available_now, args.duration, args.max_offsets_per_trigger,
-                          client_properties or {})
+                          client_properties or {}, getattr(args, "connect_timeout", 30.0))
+
+
+def check_arguments(args: argparse.Namespace) -> dict[str, str]:
+    """The command line's mistakes, said before a JVM starts for nothing (a KafkaMetaError: exit status 2); the
+    client settings of ``--command-config``."""
+    from kafka_meta.errors import InputError
+    from kafka_meta.spark.job import check_master
+    from kafka_meta.spark.kafka_settings import read_client_properties
+
+    for servers in args.bootstrap_servers.split(","):
+        host, _, port = servers.strip().rpartition(":")
+        if not host or not port.isdigit():
+            raise InputError(f"--bootstrap-server {args.bootstrap_servers!r}: expected HOST:PORT[,HOST:PORT...]")
+    positive = {"--trigger-seconds": args.trigger_seconds, "--duration": args.duration,
+                "--max-offsets-per-trigger": args.max_offsets_per_trigger,
+                "--connect-timeout": getattr(args, "connect_timeout", None)}
+    for option, value in positive.items():
+        if value is not None and value <= 0:
+            raise InputError(f"{option} must be positive")
+    check_master(args.master)
+    command_config = getattr(args, "command_config", None)
+    return read_client_properties(command_config) if command_config else {}
 
 
 def execute(args: argparse.Namespace, session: Any = None) -> int:
@@ -166,8 +198,7 @@ def execute(args: argparse.Namespace, session: Any = None) -> int:
     from pyspark.errors import PySparkException
 
     from kafka_meta.errors import KafkaMetaError
-    from kafka_meta.spark.job import check_master, spark_failure
-    from kafka_meta.spark.kafka_settings import read_client_properties
+    from kafka_meta.spark.job import spark_failure
     from kafka_meta.spark.session import local_session
 
     def fail(message: str, code: int) -> int:
@@ -175,19 +206,17 @@ def execute(args: argparse.Namespace, session: Any = None) -> int:
         return code
 
     try:  # said before a JVM starts for nothing
-        check_master(args.master)
-        command_config = getattr(args, "command_config", None)
-        client = read_client_properties(command_config) if command_config else {}
+        client = check_arguments(args)
     except KafkaMetaError as error:
         return fail(str(error), 2)
     try:
         spark = session or local_session("kafka-meta stream", master=args.master, kafka=True)
-    except (PySparkException, Py4JError, OSError) as error:
+    except (PySparkException, Py4JError, OSError) as error:  # the connector not fetched, the master not there
         return fail(f"Spark did not start with its Kafka connector (see Ivy's lines above): "
-                    f"{spark_failure(error)}", 2)
+                    f"{spark_failure(error)}", 1)
     try:
         summary = run_stream(spark, settings_of(args, client))
-    except KafkaMetaError as error:  # the cluster refused the login or did not answer
+    except KafkaMetaError as error:  # the cluster refused the login or did not answer in time
         return fail(str(error), 1)
     except KeyboardInterrupt:
         return fail("interrupted; the query was stopped and goes on from its checkpoint when started again", 130)

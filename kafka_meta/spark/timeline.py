@@ -24,7 +24,7 @@ from kafka_meta.analysis import timeline as model
 from kafka_meta.analysis.assemble import Timeline, build_timeline
 from kafka_meta.analysis.epochs import topic_id
 from kafka_meta.analysis.generations import COMMITS, GENERATION_RECORD_TYPES, TIMELINE_RECORD_TYPES, CommitCount
-from kafka_meta.analysis.report import Report
+from kafka_meta.analysis.report import AnalysisReport
 from kafka_meta.analysis.rounds import GROUP_APIS
 from kafka_meta.spark.bodies import body_value
 
@@ -339,7 +339,7 @@ def _changes_only(records: Any, order: list[str], per: list[str]) -> Any:
     return records if order else records.drop("_order")
 
 
-def write_report_html(report: Report, path: Any) -> bool:
+def write_report_html(report: AnalysisReport, path: Any) -> bool:
     """report.html beside report.json; False (and the JSON alone) when plotly is not installed."""
     try:
         from kafka_meta.report.html import write_html

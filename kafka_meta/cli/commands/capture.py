@@ -1,5 +1,11 @@
 """``kafka-meta capture``: the Kafka exchanges in packet captures (pcap / pcapng, plain or gzip), as JSON
-Lines on stdout; one summary line per file and the damage found on stderr."""
+Lines on stdout; one summary line per file and the damage found on stderr.
+
+Exit status (kafka_meta.cli.status): 1 when a file could not be read as a capture, when damage was read
+around (a capture cut off inside a packet or a frame), or when no file held a Kafka connection at all (a
+capture of other traffic, ``--port`` naming the wrong port): nothing of what the verb prints was there. An
+exchange whose body is read only leniently carries its ``_error`` in its line: the exchange itself was read.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +17,7 @@ from typing import Any
 
 from kafka_meta.capture import CaptureError, Problem, Summary, iter_capture
 from kafka_meta.capture.jsonable import json_line
+from kafka_meta.cli.status import OK, PROBLEM, USAGE, require_files
 from kafka_meta.protocol import APIS
 
 PROGRESS_FROM = 32 << 20  # files at least this big report progress
@@ -74,7 +81,8 @@ def run_capture(args: argparse.Namespace) -> int:
         apis = wanted_apis(args.api)
     except ValueError as exc:
         print(f"kafka-meta capture: {exc}", file=sys.stderr)
-        return 2
+        return USAGE
+    require_files(args.files)  # a capture is a file (or - for a pipe): a typo is said before anything is read
     ports = set(args.port) or None
     # the heap built so far (specs, generated codecs, models) lives as long as the process: frozen, the
     # cyclic collector's full passes no longer walk it for every few thousand short-lived exchange trees.
@@ -95,6 +103,7 @@ def run_capture(args: argparse.Namespace) -> int:
 def _read_all(args: argparse.Namespace, apis: set[int] | None, ports: set[int] | None) -> int:
     out = sys.stdout
     failed = False
+    connections = opened = 0
     for name in args.files:
         summary = Summary()
         printed = 0
@@ -104,6 +113,7 @@ def _read_all(args: argparse.Namespace, apis: set[int] | None, ports: set[int] |
             for item in iter_capture(name, ports, apis=apis, summary=summary, progress=Progress(name),
                                      shared_bodies=True):
                 if isinstance(item, Problem):
+                    failed = True  # damage read around: part of the file could not be read
                     if not args.quiet:
                         print(f"{name}: {item}", file=sys.stderr)
                     continue
@@ -117,13 +127,18 @@ def _read_all(args: argparse.Namespace, apis: set[int] | None, ports: set[int] |
             print(f"kafka-meta capture: {exc}", file=sys.stderr)
             failed = True
             continue
+        opened += 1
         seconds = time.perf_counter() - started
         print(f"{name}: {summary}; {printed} printed; {summary.bytes / 1e6:.1f} MB in {seconds:.2f} s",
               file=sys.stderr)
         if ports and not summary.connections and name != "-":
             print(f"{name}: {_ports_hint(name, ports)}", file=sys.stderr)
+        connections += summary.connections
         gc.collect()  # what the file left, before the next one
-    return 1 if failed else 0
+    if not connections and opened:  # read, but nothing of what this verb prints was there
+        print("kafka-meta capture: no Kafka connection in the input", file=sys.stderr)
+        return PROBLEM
+    return PROBLEM if failed else OK
 
 
 def _ports_hint(name: str, ports: set[int]) -> str:

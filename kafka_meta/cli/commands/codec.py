@@ -1,4 +1,9 @@
-"""``kafka-meta types | decode | encode``."""
+"""``kafka-meta types | decode | encode``.
+
+Exit status (kafka_meta.cli.status): a type name that names no type, bad hex or base64 in an option, a path
+that does not exist or is a directory are usage errors (2); bytes or JSON that do not read as the type, what
+standard input or a file holds (binary where text is expected, nothing at all, bad lines) are inputs that
+could not be read (1)."""
 
 from __future__ import annotations
 
@@ -14,7 +19,8 @@ import kafka_meta
 from kafka_meta.cli.blobs import BlobError, from_base64, from_hex, from_stdin_bytes, read_jsonl_blobs
 from kafka_meta.cli.files import existing_file, open_text
 from kafka_meta.cli.output import emit_json, fail, validation_summary
-from kafka_meta.errors import KafkaMetaError
+from kafka_meta.cli.status import PROBLEM, STDIN, USAGE
+from kafka_meta.errors import InputError, KafkaMetaError, UnknownTypeError
 
 
 def add_parsers(sub: Any) -> None:
@@ -62,8 +68,18 @@ def render(type_name: str, message: Any, views: bool, every_field: bool = False)
     return out
 
 
+def known_type(name: str) -> int:
+    """0 when ``name`` is a type; otherwise the usage error, said: the command line names no type."""
+    try:
+        kafka_meta.get_format(name)
+    except UnknownTypeError as e:
+        return fail(str(e), USAGE)
+    return 0
+
+
 def run_decode(args: argparse.Namespace) -> int:
-    kafka_meta.get_format(args.type)  # fail early on an unknown type
+    if known_type(args.type):
+        return USAGE
     if args.input:
         return _decode_lines(args)
     try:
@@ -83,8 +99,17 @@ def run_decode(args: argparse.Namespace) -> int:
 
 
 def _decode_lines(args: argparse.Namespace) -> int:
+    """Each line of ``--input`` decoded in turn; a bad line is said as ``FILE line N: what`` where it is met,
+    and its JSON line carries the same error."""
     ok = bad = 0
-    with open_text(args.input, "JSON Lines of hex or base64 blobs") as stream:
+    if args.input != STDIN:
+        existing_file(args.input)  # missing, or a directory: the command line's mistake (2)
+    try:
+        stream = open_text(args.input, "JSON Lines of hex or base64 blobs")
+    except InputError as e:  # the file is there, but holds binary data: an input that cannot be read
+        return fail(str(e), PROBLEM)
+    name = "<stdin>" if args.input == STDIN else args.input
+    with stream:
         for line in read_jsonl_blobs(stream):
             out: dict[str, Any] = {"line": line.number, **line.extra}
             if line.error is None:
@@ -95,33 +120,36 @@ def _decode_lines(args: argparse.Namespace) -> int:
                     line.error = str(e)
             if line.error is not None:
                 out["_error"] = line.error
-                print(f"line {line.number}: {line.error}", file=sys.stderr)
+                print(f"{name} line {line.number}: {line.error}", file=sys.stderr)
                 bad += 1
             else:
                 ok += 1
             emit_json(out)
     if ok + bad == 0:
-        return fail(f"{args.input}: no blobs to decode (the input is empty)", 1)
+        return fail(f"{name}: no blobs to decode (the input is empty)", PROBLEM)
     print(f"decoded {ok}, failed {bad}", file=sys.stderr)
-    return 1 if bad else 0
+    return PROBLEM if bad else 0
 
 
 def run_encode(args: argparse.Namespace) -> int:
-    cls = kafka_meta.model(args.type)  # fail early on an unknown type
+    """The message on stdin is the input: JSON that does not read, or does not fit the type, is 1."""
+    if known_type(args.type):
+        return USAGE
+    cls = kafka_meta.model(args.type)
     try:
         payload = json.loads(sys.stdin.read())
     except json.JSONDecodeError as e:
-        return fail(f"stdin is not JSON: {e}")
+        return fail(f"stdin is not JSON: {e}", PROBLEM)
     version = args.version
     if isinstance(payload, dict) and "data" in payload and set(payload) <= {"type", "version", "data"}:
         if payload.get("type") not in (None, args.type):
-            return fail(f"the JSON says type {payload['type']}, not {args.type}")
+            return fail(f"the JSON says type {payload['type']}, not {args.type}", PROBLEM)
         version = version if version is not None else payload.get("version")
         payload = payload["data"]
     try:
         message = cls.model_validate_json(json.dumps(payload))
     except ValidationError as e:
-        return fail(f"the JSON does not fit {args.type}: {validation_summary(e)}")
+        return fail(f"the JSON does not fit {args.type}: {validation_summary(e)}", PROBLEM)
     data = kafka_meta.encode(message, version)
     if args.base64:
         print(base64.b64encode(data).decode())

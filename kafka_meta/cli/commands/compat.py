@@ -1,4 +1,8 @@
-"""``kafka-meta compat TYPE``: the reader x writer compatibility matrix of a type."""
+"""``kafka-meta compat TYPE``: the reader x writer compatibility matrix of a type.
+
+Exit status (kafka_meta.cli.status): a name that is no type, and a ``--verify`` path that does not exist or is
+no directory, are usage errors (2); ``--verify`` finding a disagreement is a failed check (1), and so is a
+directory holding no golden case of the type at all: nothing was checked."""
 
 from __future__ import annotations
 
@@ -6,7 +10,9 @@ import argparse
 from typing import Any
 
 from kafka_meta.cli.files import existing_directory
-from kafka_meta.cli.output import emit_json
+from kafka_meta.cli.output import emit_json, fail
+from kafka_meta.cli.status import OK, PROBLEM, USAGE
+from kafka_meta.errors import UnknownTypeError
 
 
 def add_parsers(sub: Any) -> None:
@@ -23,10 +29,13 @@ def run_compat(args: argparse.Namespace) -> int:
     from kafka_meta.compat.render import text
 
     checks = None
-    if args.verify:
-        m, checks = verify(args.type, existing_directory(args.verify, "golden directory"))
-    else:
-        m = matrix(args.type)
+    try:
+        if args.verify:
+            m, checks = verify(args.type, existing_directory(args.verify, "golden directory"))
+        else:
+            m = matrix(args.type)
+    except UnknownTypeError as e:  # the command line names no type
+        return fail(str(e), USAGE)
     if args.format == "json":
         doc = m.to_json()
         if checks is not None:
@@ -35,4 +44,8 @@ def run_compat(args: argparse.Namespace) -> int:
         emit_json(doc, indent=2)
     else:
         print(text(m, checks))
-    return 1 if checks and any(c.disagreements for c in checks) else 0
+    if checks is None:
+        return OK
+    if not any(c.observations for c in checks):
+        return fail(f"no golden case of {args.type} under {args.verify}: nothing was checked", PROBLEM)
+    return PROBLEM if any(c.disagreements for c in checks) else OK

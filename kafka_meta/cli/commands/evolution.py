@@ -1,4 +1,8 @@
-"""``kafka-meta evolution OLD NEW``: breaking and risky changes between two versions of message specs."""
+"""``kafka-meta evolution OLD NEW``: breaking and risky changes between two versions of message specs.
+
+Exit status (kafka_meta.cli.status): a breaking change is a failed check (1); so is a snapshot that cannot be
+read (no spec files in a directory, binary data, a spec that breaks the dialect's rules). The wrong number of
+snapshots, or a path that does not exist, is a usage error (2)."""
 
 from __future__ import annotations
 
@@ -7,6 +11,8 @@ from typing import Any
 
 from kafka_meta.cli.files import spec_paths
 from kafka_meta.cli.output import emit_json, fail
+from kafka_meta.cli.status import OK, PROBLEM, require_paths
+from kafka_meta.errors import InputError
 
 
 def add_parsers(sub: Any) -> None:
@@ -38,8 +44,12 @@ def run_evolution(args: argparse.Namespace) -> int:
         return fail("give OLD and NEW (or --transitive with two or more snapshots)")
     if len(args.paths) < 2:
         return fail("--transitive needs at least two snapshots")
+    require_paths(args.paths, "specs")
     for i, path in enumerate(args.paths):
-        spec_paths(path, allow_empty=args.partial and i > 0)  # --partial: a later snapshot may hold nothing new
+        try:
+            spec_paths(path, allow_empty=args.partial and i > 0)  # --partial: a later snapshot may hold nothing new
+        except InputError as e:  # the path is there, but holds no spec, or binary data
+            return fail(str(e), PROBLEM)
     if args.transitive:
         reports = transitive(args.paths, args.tagged_only, args.partial)
     else:
@@ -50,4 +60,4 @@ def run_evolution(args: argparse.Namespace) -> int:
     else:
         print("\n\n".join(text(r, args.info) for r in reports))
     severities = [Severity(s) for s in args.fail_on] if args.fail_on else None
-    return 1 if any(r.breaking(severities) for r in reports) else 0
+    return PROBLEM if any(r.breaking(severities) for r in reports) else OK

@@ -1,4 +1,8 @@
-"""``kafka-meta golden verify DIR`` and ``kafka-meta golden add TYPE --version N --name CASE``."""
+"""``kafka-meta golden verify DIR`` and ``kafka-meta golden add TYPE --version N --name CASE``.
+
+Exit status (kafka_meta.cli.status): ``verify`` failing a case, or finding none, is a failed check (1); ``add``
+given bytes or JSON that do not read as the type is an input that could not be read (1); a name that is no
+type, a bad case name, a path that does not exist or is of the wrong kind are usage errors (2)."""
 
 from __future__ import annotations
 
@@ -11,6 +15,8 @@ from typing import Any
 from kafka_meta.cli.blobs import BlobError, from_base64, from_hex, from_stdin_bytes
 from kafka_meta.cli.files import existing_directory, existing_file
 from kafka_meta.cli.output import emit_json, fail
+from kafka_meta.cli.status import OK, PROBLEM, USAGE
+from kafka_meta.errors import UnknownTypeError
 from kafka_meta.golden import CaseBytes, add_from_bytes, add_from_json, subject_for, verify_directory
 from kafka_meta.golden.layout import LayoutError
 
@@ -64,8 +70,8 @@ def run_verify(args: argparse.Namespace) -> int:
         print(f"{len(report.results)} cases, {len(report.failed)} failed"
               + (f", {len(report.layout_problems)} layout problems" if report.layout_problems else ""))
     if not report.results and not report.layout_problems:
-        return fail(f"no golden cases under {args.directory}", 1)
-    return 0 if report.ok else 1
+        return fail(f"no golden cases under {args.directory}", PROBLEM)
+    return OK if report.ok else PROBLEM
 
 
 def _key_bytes(args: argparse.Namespace) -> bytes | None:
@@ -89,7 +95,10 @@ def _body_bytes(args: argparse.Namespace) -> bytes | None:
 
 
 def run_add(args: argparse.Namespace) -> int:
-    subject = subject_for(args.type)
+    try:
+        subject = subject_for(args.type)
+    except UnknownTypeError as e:  # the command line names no type
+        return fail(str(e), USAGE)
     metadata = {"note": args.note, "source": args.source, "decodeOnly": True if args.decode_only else None}
     try:
         body, key = _body_bytes(args), _key_bytes(args)
@@ -105,7 +114,8 @@ def run_add(args: argparse.Namespace) -> int:
             try:
                 payload = json.loads(sys.stdin.read())
             except json.JSONDecodeError as e:
-                return fail(f"stdin is not JSON (give the bytes with --hex, --base64 or --file instead): {e}")
+                return fail(f"stdin is not JSON (give the bytes with --hex, --base64 or --file instead): {e}",
+                            PROBLEM)
             case = add_from_json(root, subject, args.name, payload, args.version, **metadata)
     except LayoutError as e:
         return fail(str(e))

@@ -4,6 +4,10 @@ Decoding goes by the partition's topic: ``__cluster_metadata`` records are KRaft
 (``kafka_meta.metadata_log``); those of Kafka's other internal topics (``__transaction_state``,
 ``__share_group_state``...), which hold no group coordinator records, are printed undecoded; every other
 topic's are read as ``__consumer_offsets`` records (a copy of that topic may have been renamed).
+
+Exit status (kafka_meta.cli.status): 1 when anything was damaged or did not decode, when an input is no log
+segment (another kind, empty, of no known kind), or when no segment was found; 2 for a path that does not
+exist or an option out of range.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from typing import Any
 
 from kafka_meta.cli.log_dump import PARALLEL_FROM_BYTES, DumpOptions, jobs_for, print_segments
 from kafka_meta.cli.output import fail
+from kafka_meta.cli.status import OK, PROBLEM, require_paths
 from kafka_meta.inputs import BY_NAME, CAPTURE, EMPTY, JSONL, PARQUET, SEGMENT, classify
 from kafka_meta.log import (
     DEFAULT_LIMIT,
@@ -80,11 +85,12 @@ def run_log(args: argparse.Namespace) -> int:
         return fail("--max-batch-bytes must be positive")
     if args.jobs is not None and args.jobs < 1:
         return fail("--jobs must be at least 1")
+    require_paths(args.paths)
     segments, refused = segments_of(args.paths)
     for problem in refused:
         print(f"kafka-meta log: {problem}", file=sys.stderr)
     if not segments:
-        return 1
+        return PROBLEM
     options = DumpOptions(decode=args.decode, group=args.group, strict=args.strict, raw=args.raw,
                           from_offset=args.from_offset, max_batch_bytes=args.max_batch_bytes)
     found = print_segments(segments, options, jobs_for(segments, args.jobs))
@@ -96,4 +102,4 @@ def run_log(args: argparse.Namespace) -> int:
         if found.undecoded:
             topics = ", ".join(f"{n} of {topic}" for topic, n in sorted(found.undecoded.items()))
             print(f"not decoded (no group coordinator records there): {topics}", file=sys.stderr)
-    return 1 if refused or found.summary.damage or found.stats.errors or found.metadata.errors else 0
+    return PROBLEM if refused or found.summary.damage or found.stats.errors or found.metadata.errors else OK

@@ -1,15 +1,22 @@
-"""``kafka-meta explain`` and ``kafka-meta simulate``: the negotiation rules from the command line."""
+"""``kafka-meta explain`` and ``kafka-meta simulate``: the negotiation rules from the command line.
+
+Exit status (kafka_meta.cli.status): ``explain`` ends with 1 when some input, row or group could not be read
+or explained (damage read around included) or none held a group, ``simulate`` when the simulation finds a
+problem (a check that failed); options that do not go together or take no such value are usage errors (2).
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
 from kafka_meta.cli.output import emit_json, fail
+from kafka_meta.cli.status import OK, PROBLEM, require_paths
 
-PROBLEMS_FOUND = 3
+PROBLEMS_FOUND = PROBLEM  # the simulation found a problem: a check that failed
 MAX_MEMBERS = 100  # 100 members simulate in seconds; 1,000 would take tens of minutes
 
 
@@ -41,7 +48,7 @@ def add_parsers(sub: Any) -> None:
         description="Members start on --from and are bounced to --to. Streams: one rolling bounce, or two with "
                     "--upgrade-from (set in the first, removed in the second). Consumers: one round per "
                     "--assignors value (default: 'cooperative-sticky,range' then 'cooperative-sticky'), "
-                    "starting from 'range'. Exit status 3 when the simulation finds a problem.")
+                    "starting from 'range'. Exit status 1 when the simulation finds a problem.")
     p.add_argument("--from", dest="from_release", metavar="RELEASE")
     p.add_argument("--to", dest="to_release", metavar="RELEASE",
                    help="a release, or future code by its latest version (v12, latest+1)")
@@ -94,8 +101,8 @@ def run_explain(args: argparse.Namespace) -> int:
         return _explain_restart(args)
     if args.message:
         lines = explain_message(args.message)
-        if not lines:
-            return fail("no version message recognised in the text")
+        if not lines:  # the text given is the input, and holds nothing this verb reads
+            return fail("no version message recognised in the text", PROBLEM)
         if args.json:
             emit_json({"message": args.message, "explanation": lines})
         else:
@@ -107,11 +114,12 @@ def run_explain(args: argparse.Namespace) -> int:
         releases = _releases(args.release)
     except ValueError as e:
         return fail(str(e))
+    require_paths(args.inputs)
     groups, problems, unreadable, read = _captured_groups(args.inputs)
     if not groups:
         if not read and unreadable:
-            return 2  # nothing could be read, and each input has said why
-        return fail("no group with members found in the input", 1)
+            return PROBLEM  # nothing could be read, and each input has said why
+        return fail("no group with members found in the input", PROBLEM)
     for group in groups:
         try:
             explanation = explain_group(group, releases, args.leader_release)
@@ -124,37 +132,52 @@ def run_explain(args: argparse.Namespace) -> int:
                        "details": explanation.details, "data": explanation.data})
         else:
             print(explanation.text())
-    return 1 if problems or unreadable else 0
+    return PROBLEM if problems or unreadable else OK
 
 
 def _captured_groups(names: list[str]) -> tuple[list[Any], list[str], list[str], int]:
-    """The groups of the inputs (read the way every input is: kafka_meta.inputs), the rows that could not be
-    read as members or records, and the inputs that could not be read at all; each is said on stderr as it
-    is met, as is damage read around (a capture cut short), which alone does not fail the command; and how
-    many rows were read. Rows of
-    members, payloads and records keep their order (the last GroupMetadata record of a group wins); captured
-    exchanges give each group's newest generation."""
+    """The groups of the inputs (read the way every input is: kafka_meta.inputs); what could not be read
+    (damage read around, rows that are no members or records); the inputs that could not be read at all; and
+    how many rows were read. Each problem is said on stderr as it is met, in the order of the input: the rows
+    reach the group reader one at a time, and what it found wrong with a row is said before the next row's
+    damage. Rows of members, payloads and records keep their order (the last GroupMetadata record of a group
+    wins); captured exchanges give each group's newest generation."""
     from kafka_meta.cli.blobs import from_text
     from kafka_meta.inputs import Damage, Unreadable, rows
     from kafka_meta.negotiation.capture import groups_from_exchanges, read_groups
 
-    lines: list[dict[str, Any]] = []
     exchanges: list[dict[str, Any]] = []
-    problems: list[str] = []
+    problems: list[str] = []  # what the group reader found, then the damage, in the order met
     unreadable: list[str] = []
-    for item in rows(names):
-        if isinstance(item, Unreadable | Damage):
-            print(f"kafka-meta explain: {item}", file=sys.stderr)
+    said, read = 0, 0
+
+    def say_problems() -> None:
+        nonlocal said
+        for line in problems[said:]:
+            print(line, file=sys.stderr)
+        said = len(problems)
+
+    def member_rows() -> Iterator[dict[str, Any]]:
+        nonlocal read
+        for item in rows(names):
+            say_problems()  # the group reader's verdict on the row before this item
             if isinstance(item, Unreadable):
+                print(f"kafka-meta explain: {item}", file=sys.stderr)
                 unreadable.append(str(item))
-        elif item.kind == "exchange":
-            exchanges.append(item.data)
-        else:
-            lines.append(item.data)
-    groups = read_groups(lines, from_text, problems) + groups_from_exchanges(exchanges, from_text)
-    for line in problems:
-        print(f"kafka-meta explain: {line}", file=sys.stderr)
-    return groups, problems, unreadable, len(lines) + len(exchanges)
+            elif isinstance(item, Damage):
+                problems.append(str(item))
+            elif item.kind == "exchange":
+                exchanges.append(item.data)
+                read += 1
+            else:
+                read += 1
+                yield item.data
+        say_problems()
+
+    groups = read_groups(member_rows(), from_text, problems)
+    say_problems()
+    groups += groups_from_exchanges(exchanges, from_text)
+    return groups, problems, unreadable, read
 
 
 # -- simulate --------------------------------------------------------------------------------------------------
@@ -219,7 +242,7 @@ def run_simulate(args: argparse.Namespace) -> int:
         emit_json(report_json(report), indent=2)
     else:
         print(render_table(report))
-    return 0 if report.ok else PROBLEMS_FOUND
+    return OK if report.ok else PROBLEMS_FOUND
 
 
 def run_kafka_tests(args: argparse.Namespace) -> int:
@@ -238,7 +261,7 @@ def run_kafka_tests(args: argparse.Namespace) -> int:
         } for r in reports], indent=2)
     else:
         print(render(reports))
-    return 0 if all(r.passed for r in reports) else PROBLEMS_FOUND
+    return OK if all(r.passed for r in reports) else PROBLEMS_FOUND
 
 
 def report_json(report: Any) -> dict[str, Any]:

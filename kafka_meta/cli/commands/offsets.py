@@ -1,4 +1,9 @@
-"""``kafka-meta offsets``: decode a dump of ``__consumer_offsets`` records."""
+"""``kafka-meta offsets``: decode a dump of ``__consumer_offsets`` records.
+
+Exit status (kafka_meta.cli.status): 1 when an input could not be read at all, when damage was read around or
+a record did not decode (each said as ``FILE line N: what`` or ``FILE offset N: what``, where it is met), or
+when the inputs held no record; 2 for a path that does not exist or an unknown ``--type``.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +14,7 @@ from typing import Any
 
 from kafka_meta.cli.blobs import BlobError, from_base64, from_hex, from_text
 from kafka_meta.cli.output import emit_json, emit_json_text, fail, json_text
+from kafka_meta.cli.status import OK, PROBLEM, require_paths
 from kafka_meta.errors import KafkaMetaError
 from kafka_meta.inputs import Damage, Row, Unreadable, rows
 from kafka_meta.offsets import catalog
@@ -68,6 +74,7 @@ def run_offsets(args: argparse.Namespace) -> int:
         wanted = _wanted_types(args.type)
     except BlobError as e:
         return fail(str(e))
+    require_paths(args.files)
     stats = RecordStats()
     render = PlainRenderer(strict=args.strict, raw=args.raw)  # record_json(decode_record(...)) without models
     records = unreadable = 0
@@ -86,15 +93,15 @@ def run_offsets(args: argparse.Namespace) -> int:
             records += 1
             _one_record(item, args, wanted, stats, render)
     if unreadable and not records and not others:
-        return 2  # nothing could be read: each input said why
+        return PROBLEM  # nothing could be read: each input said why
     if others:
         print("skipped, not __consumer_offsets records: "
               + ", ".join(f"{n} {kind}{'s' if n > 1 else ''}" for kind, n in sorted(others.items())), file=sys.stderr)
     if not records:
         print("kafka-meta offsets: no __consumer_offsets records in the input", file=sys.stderr)
-        return 1
+        return PROBLEM
     print(stats.summary(), file=sys.stderr)
-    return 1 if stats.errors or unreadable else 0
+    return PROBLEM if stats.errors or unreadable else OK
 
 
 def _one_record(row: Row, args: argparse.Namespace, wanted: set[str] | None, stats: RecordStats,
@@ -113,8 +120,7 @@ def _one_record(row: Row, args: argparse.Namespace, wanted: set[str] | None, sta
             record = render(key, value, control)
     except (KafkaMetaError, BlobError) as e:
         stats.errors += 1
-        place = f"line {data['_line']}" if "_line" in data else f"{data.get('_file')} offset {data.get('offset')}"
-        print(f"{place}: {e}", file=sys.stderr)
+        print(f"{_place(data)}: {e}", file=sys.stderr)
         emit_json({**where, "_error": str(e)})
         return
     if found is not None:
@@ -129,3 +135,11 @@ def _one_record(row: Row, args: argparse.Namespace, wanted: set[str] | None, sta
     if args.group is not None and group_of_json(record) != args.group:
         return
     emit_json({**where, **record})
+
+
+def _place(data: dict[str, Any]) -> str:
+    """Where a record row was read, as every bad line is said: ``FILE line N`` (JSON Lines, ``<stdin>``; a
+    Parquet row by its number), else ``FILE offset N`` (a log segment's partition)."""
+    if "_line" in data:
+        return f"{data.get('_file')} line {data['_line']}"
+    return f"{data.get('_file')} offset {data.get('offset')}"

@@ -1,4 +1,9 @@
-"""``kafka-meta report``: the rebalance timeline of small inputs, without Spark (terminal, JSON, HTML)."""
+"""``kafka-meta report``: the rebalance timeline of small inputs, without Spark (terminal, JSON, HTML).
+
+Exit status (kafka_meta.cli.status), as ``analyze``'s: 1 unless everything was read
+(:attr:`~kafka_meta.analysis.report.AnalysisReport.read_everything`: no input unreadable, no damage read around, no
+record or payload that did not decode; each listed in the report); 2 for a path that does not exist or a
+threshold out of range."""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ import sys
 from typing import Any
 
 from kafka_meta.cli.output import fail
+from kafka_meta.cli.status import OK, PROBLEM, require_paths
 
 
 def add_parsers(sub: Any) -> None:
@@ -16,20 +22,20 @@ def add_parsers(sub: Any) -> None:
                                    "__consumer_offsets records, broker log segments and directories holding any "
                                    "of them (each file recognised by its content); print each group's rebalance "
                                    "rounds and the findings (groups with the most trouble first), and write a "
-                                   "self-contained HTML report with -o. Exit status 1 when an input could not be "
-                                   "read at all.")
+                                   "self-contained HTML report with -o. Exit status 1 when some input, record or "
+                                   "payload could not be read (each is listed in the report).")
     p.add_argument("inputs", nargs="+", metavar="INPUT",
                    help="a capture, JSON Lines, Parquet, a log segment, or a directory of any of them")
     p.add_argument("-o", "--output", help="write the HTML report here (one offline file)")
     p.add_argument("--format", choices=("text", "json"), default="text",
                    help="stdout: the terminal report (default) or the report as JSON (the document "
                         "analyze writes to report.json)")
-    p.add_argument("--storm-rounds", type=int, default=3, help="rounds that make a storm (default 3) ...")
-    p.add_argument("--storm-window", type=float, default=300.0, help="... within these seconds (default 300)")
+    p.add_argument("--storm-rounds", type=int, default=3, help="rounds that make a storm (default %(default)s) ...")
+    p.add_argument("--storm-window", type=float, default=300.0, help="... within these seconds (default %(default)g)")
     p.add_argument("--eager-pause", type=float, default=5.0,
-                   help="report eager rounds stopping the world longer than these seconds (default 5)")
+                   help="report eager rounds stopping the world longer than these seconds (default %(default)g)")
     p.add_argument("--stuck-rounds", type=int, default=2,
-                   help="mixed metadata versions across this many rounds: a stuck upgrade (default 2)")
+                   help="mixed metadata versions across this many rounds: a stuck upgrade (default %(default)s)")
     p.set_defaults(run=run_report)
 
 
@@ -41,15 +47,16 @@ def run_report(args: argparse.Namespace) -> int:
     from kafka_meta.analysis.assemble import build_timeline
     from kafka_meta.analysis.findings import Thresholds
     from kafka_meta.analysis.inventory import RecordInventory, take_inputs
-    from kafka_meta.analysis.report import Report
+    from kafka_meta.analysis.report import AnalysisReport
     from kafka_meta.inputs import read
 
     if args.storm_rounds < 2 or args.storm_window <= 0 or args.eager_pause < 0 or args.stuck_rounds < 1:
         return fail("thresholds must be positive (a storm needs at least 2 rounds)")
+    require_paths(args.inputs)
     inputs = read(args.inputs)
     thresholds = Thresholds(storm_rounds=args.storm_rounds, storm_window_s=args.storm_window,
                             eager_pause_ms=args.eager_pause * 1000, stuck_rounds=args.stuck_rounds)
-    report = Report(unreadable=[str(u) for u in inputs.unreadable], damage=inputs.problems)
+    report = AnalysisReport(unreadable=[str(u) for u in inputs.unreadable], damage=inputs.problems)
     inventory = RecordInventory(report)  # counted in the timeline's reading: every record is decoded once
     report.timeline = build_timeline(inputs.exchanges, inputs.offsets, thresholds, observer=inventory)
     take_inputs(inventory.finish(), exchanges=inputs.exchanges, payloads=inputs.payloads)
@@ -65,4 +72,4 @@ def run_report(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps(report.to_json(), indent=2, default=str) + "\n")
     else:
         render_terminal(report)
-    return 0 if report.read_everything else 1  # 1: some input could not be read at all (listed in the report)
+    return OK if report.read_everything else PROBLEM  # what could not be read is listed in the report

@@ -1,10 +1,15 @@
 """``kafka-meta stream``: a cluster's ``__consumer_offsets`` decoded continuously into Parquet (needs the
-``spark`` extra)."""
+``spark`` extra).
+
+Before Spark starts, the command line is checked (2 when it is wrong) and the cluster asked for its ApiVersions
+(:mod:`kafka_meta.live.reach`): one that does not answer within ``--connect-timeout`` ends the verb in one line
+naming the address and the timeout, exit status 1, as ``watch`` and ``analyze`` end."""
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
+import sys
 from typing import Any
 
 from kafka_meta.cli.output import fail
@@ -30,6 +35,15 @@ def add_parsers(sub: Any) -> None:
 
 
 def run_stream(args: argparse.Namespace) -> int:
-    from kafka_meta.spark.stream import execute
+    from kafka_meta.cli.status import USAGE
+    from kafka_meta.errors import KafkaMetaError
+    from kafka_meta.live.reach import check_reachable
+    from kafka_meta.spark.stream import check_arguments, execute
 
+    try:
+        client = check_arguments(args)
+    except KafkaMetaError as error:  # said as the job says it, before a JVM starts
+        print(f"kafka-meta stream: {error}", file=sys.stderr)
+        return USAGE
+    check_reachable(args.bootstrap_servers, args.connect_timeout, client.get("security.protocol", "PLAINTEXT"))
     return execute(args)

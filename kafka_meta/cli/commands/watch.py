@@ -1,4 +1,8 @@
-"""``kafka-meta watch``: the rebalance timeline of a running cluster, live (:mod:`kafka_meta.live`)."""
+"""``kafka-meta watch``: the rebalance timeline of a running cluster, live (:mod:`kafka_meta.live`).
+
+Exit status (kafka_meta.cli.status): 1 when the cluster does not answer within ``--connect-timeout`` or
+refuses the login, as ``analyze`` and ``stream`` end against a cluster they cannot reach; 2 for an address or
+a number that is none, or a ``--command-config`` setting the watch cannot take."""
 
 from __future__ import annotations
 
@@ -27,7 +31,7 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--format", choices=("text", "json"), default="text",
                    help="stdout: the live view (default) or JSON lines of events and snapshots")
     p.add_argument("--connect-timeout", type=float, default=30.0, metavar="S",
-                   help="how long to keep trying to reach the cluster at first (default 30)")
+                   help="how long to keep trying to reach the cluster at first (default %(default)g)")
     p.set_defaults(run=run_watch)
 
 
@@ -37,6 +41,8 @@ def run_watch(args: argparse.Namespace) -> int:
 
     if args.duration is not None and args.duration <= 0:
         return fail("--duration must be positive")
+    if args.connect_timeout <= 0:
+        return fail("--connect-timeout must be positive")
     host, _, port = args.bootstrap_server.rpartition(":")
     if not host or not port.isdigit():
         return fail(f"--bootstrap-server {args.bootstrap_server!r}: expected HOST:PORT")

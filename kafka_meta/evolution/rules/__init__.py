@@ -9,7 +9,7 @@ from collections.abc import Callable
 from types import ModuleType
 
 from kafka_meta.evolution.context import Comparison
-from kafka_meta.evolution.findings import Finding
+from kafka_meta.evolution.findings import EvolutionFinding
 
 
 def rule_modules() -> list[ModuleType]:
@@ -17,9 +17,9 @@ def rule_modules() -> list[ModuleType]:
             for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name)]
 
 
-def run_rules(comparison: Comparison) -> list[Finding]:
-    out: list[Finding] = []
+def run_rules(comparison: Comparison) -> list[EvolutionFinding]:
+    out: list[EvolutionFinding] = []
     for module in rule_modules():
-        check: Callable[[Comparison], list[Finding]] = module.check
+        check: Callable[[Comparison], list[EvolutionFinding]] = module.check
         out += check(comparison)
     return out

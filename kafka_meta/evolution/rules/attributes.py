@@ -13,7 +13,7 @@
 from __future__ import annotations
 
 from kafka_meta.evolution.context import Comparison
-from kafka_meta.evolution.findings import Finding, Level, Severity
+from kafka_meta.evolution.findings import EvolutionFinding, Level, Severity
 from kafka_meta.evolution.wire import flexible_at, is_tagged
 from kafka_meta.spec.model import FieldSpec
 
@@ -29,7 +29,7 @@ def _show(f: FieldSpec) -> str:
     return "(none: the type's empty value)" if f.default is None else repr(f.default)
 
 
-def check(cmp: Comparison) -> list[Finding]:
+def check(cmp: Comparison) -> list[EvolutionFinding]:
     out = []
     for p in cmp.all_pairs:
         old, new = p.old, p.new

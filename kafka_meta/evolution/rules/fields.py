@@ -17,7 +17,7 @@
 from __future__ import annotations
 
 from kafka_meta.evolution.context import Comparison
-from kafka_meta.evolution.findings import Finding, Level, Severity
+from kafka_meta.evolution.findings import EvolutionFinding, Level, Severity
 from kafka_meta.evolution.pairing import FieldPair, VersionPair
 from kafka_meta.evolution.wire import compact, flexible_at, is_tagged, slots
 from kafka_meta.spec.model import FieldSpec
@@ -25,7 +25,7 @@ from kafka_meta.spec.model import FieldSpec
 WIRE, JSON, PY = Severity.WIRE, Severity.JSON_NAMES, Severity.PYTHON_API
 
 
-def _removed(cmp: Comparison, p: FieldPair) -> list[Finding]:
+def _removed(cmp: Comparison, p: FieldPair) -> list[EvolutionFinding]:
     assert p.old is not None
     gone = [(vo, vn) for vo, vn in p.versions if p.old_present(vo) and not p.new_present(vn)]
     out = []
@@ -48,7 +48,7 @@ def _removed(cmp: Comparison, p: FieldPair) -> list[Finding]:
     return out
 
 
-def _added(cmp: Comparison, p: FieldPair) -> list[Finding]:
+def _added(cmp: Comparison, p: FieldPair) -> list[EvolutionFinding]:
     assert p.new is not None
     fresh = [(vo, vn) for vo, vn in p.versions if p.new_present(vn) and not p.old_present(vo)]
     out = []
@@ -68,7 +68,7 @@ def _added(cmp: Comparison, p: FieldPair) -> list[Finding]:
     return out
 
 
-def _renamed(cmp: Comparison, p: FieldPair) -> list[Finding]:
+def _renamed(cmp: Comparison, p: FieldPair) -> list[EvolutionFinding]:
     assert p.old is not None and p.new is not None
     affects = tuple(s for s, changed in ((JSON, p.old.json_name != p.new.json_name),
                                          (PY, p.old.py_name != p.new.py_name)) if changed)
@@ -93,7 +93,7 @@ def _type_change(old: FieldSpec, new: FieldSpec) -> str | None:
     return None
 
 
-def _types(cmp: Comparison, p: FieldPair) -> list[Finding]:
+def _types(cmp: Comparison, p: FieldPair) -> list[EvolutionFinding]:
     assert p.old is not None and p.new is not None
     out = []
     change = _type_change(p.old, p.new)
@@ -126,7 +126,7 @@ def _types(cmp: Comparison, p: FieldPair) -> list[Finding]:
 
 
 def _moves(cmp: Comparison, old_fields: list[FieldSpec], new_fields: list[FieldSpec],
-           siblings: list[FieldPair]) -> list[Finding]:
+           siblings: list[FieldPair]) -> list[EvolutionFinding]:
     """Fields inline in both specs whose relative order differs."""
     moved: dict[str, list[VersionPair]] = {}
     for vo, vn in siblings[0].versions:
@@ -159,8 +159,8 @@ def _groups(old_fields: list[FieldSpec], new_fields: list[FieldSpec],
     return out
 
 
-def check(cmp: Comparison) -> list[Finding]:
-    out: list[Finding] = []
+def check(cmp: Comparison) -> list[EvolutionFinding]:
+    out: list[EvolutionFinding] = []
     for p in cmp.all_pairs:
         if p.old is not None:
             out += _removed(cmp, p)

@@ -5,7 +5,7 @@ explained by name (what the field rules report in detail)."""
 from __future__ import annotations
 
 from kafka_meta.evolution.context import Comparison
-from kafka_meta.evolution.findings import Finding, Level, Severity
+from kafka_meta.evolution.findings import EvolutionFinding, Level, Severity
 from kafka_meta.evolution.pairing import VersionPair
 from kafka_meta.evolution.wire import compatible, encoding, flexible_at, message_layout, slots
 
@@ -38,7 +38,7 @@ def _explain(cmp: Comparison, vo: int, vn: int) -> str:
     return "; ".join(parts) or "nested struct layouts differ"
 
 
-def check(cmp: Comparison) -> list[Finding]:
+def check(cmp: Comparison) -> list[EvolutionFinding]:
     groups: dict[str, list[VersionPair]] = {}
     for vo, vn in cmp.versions:
         if compatible(message_layout(cmp.old, vo), message_layout(cmp.new, vn)):

@@ -5,10 +5,10 @@ writers may write null where old readers refuse it."""
 from __future__ import annotations
 
 from kafka_meta.evolution.context import Comparison
-from kafka_meta.evolution.findings import Finding, Level, Severity
+from kafka_meta.evolution.findings import EvolutionFinding, Level, Severity
 
 
-def check(cmp: Comparison) -> list[Finding]:
+def check(cmp: Comparison) -> list[EvolutionFinding]:
     out = []
     for p in cmp.all_pairs:
         if p.old is None or p.new is None:

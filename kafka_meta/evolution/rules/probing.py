@@ -8,13 +8,13 @@ Applies to messages that carry their version as their first field (named ``versi
 from __future__ import annotations
 
 from kafka_meta.evolution.context import Comparison
-from kafka_meta.evolution.findings import Finding, Level, Severity, version_ranges
+from kafka_meta.evolution.findings import EvolutionFinding, Level, Severity, version_ranges
 from kafka_meta.evolution.wire import encoding, flexible_at, slots
 
 PROBING_FIELDS = ("version", "latestsupportedversion")
 
 
-def check(cmp: Comparison) -> list[Finding]:
+def check(cmp: Comparison) -> list[EvolutionFinding]:
     old, new = cmp.old, cmp.new
     newest = old.valid_versions.high
     old_inline, _ = slots(old.fields, newest, flexible_at(old, newest))

@@ -7,11 +7,11 @@ read) breaks that. Applies to coordinator values, and to whatever ``--tagged-onl
 from __future__ import annotations
 
 from kafka_meta.evolution.context import Comparison
-from kafka_meta.evolution.findings import Finding, Level, Severity
+from kafka_meta.evolution.findings import EvolutionFinding, Level, Severity
 from kafka_meta.evolution.wire import flexible_at, is_tagged
 
 
-def check(cmp: Comparison) -> list[Finding]:
+def check(cmp: Comparison) -> list[EvolutionFinding]:
     if not cmp.tagged_only:
         return []
     out = []

@@ -11,7 +11,7 @@
 from __future__ import annotations
 
 from kafka_meta.evolution.context import Comparison
-from kafka_meta.evolution.findings import Finding, Level, Severity
+from kafka_meta.evolution.findings import EvolutionFinding, Level, Severity
 from kafka_meta.evolution.pairing import FieldPair
 from kafka_meta.evolution.wire import flexible_at, is_tagged
 from kafka_meta.spec.model import FieldSpec
@@ -27,7 +27,7 @@ def _siblings(pairs: list[FieldPair], parent: str) -> list[tuple[str, list[Field
     return out
 
 
-def _reuse(cmp: Comparison, parent: str, siblings: list[FieldPair]) -> list[Finding]:
+def _reuse(cmp: Comparison, parent: str, siblings: list[FieldPair]) -> list[EvolutionFinding]:
     old_tags: dict[int, FieldPair] = {p.old.tag: p for p in siblings if p.old is not None and p.old.tag is not None}
     new_tags: dict[int, FieldPair] = {p.new.tag: p for p in siblings if p.new is not None and p.new.tag is not None}
     out = []
@@ -43,7 +43,7 @@ def _reuse(cmp: Comparison, parent: str, siblings: list[FieldPair]) -> list[Find
     return out
 
 
-def _pair(cmp: Comparison, p: FieldPair) -> list[Finding]:
+def _pair(cmp: Comparison, p: FieldPair) -> list[EvolutionFinding]:
     assert p.old is not None and p.new is not None
     out = []
     shared = p.both()
@@ -72,8 +72,8 @@ def _pair(cmp: Comparison, p: FieldPair) -> list[Finding]:
     return out
 
 
-def check(cmp: Comparison) -> list[Finding]:
-    out: list[Finding] = []
+def check(cmp: Comparison) -> list[EvolutionFinding]:
+    out: list[EvolutionFinding] = []
     for parent, siblings in _siblings(cmp.pairs, cmp.new.name):
         out += _reuse(cmp, parent, siblings)
     for p in cmp.all_pairs:

@@ -10,11 +10,11 @@
 from __future__ import annotations
 
 from kafka_meta.evolution.context import Comparison
-from kafka_meta.evolution.findings import Finding, Level, Severity, version_ranges
+from kafka_meta.evolution.findings import EvolutionFinding, Level, Severity, version_ranges
 from kafka_meta.evolution.wire import flexible_at
 
 
-def check(cmp: Comparison) -> list[Finding]:
+def check(cmp: Comparison) -> list[EvolutionFinding]:
     out = []
     old, new = cmp.old, cmp.new
     names = f"{old.name} -> {new.name}: " if old.name != new.name else ""

@@ -27,7 +27,7 @@ import pyarrow as pa
 from pyspark.sql.datasource import DataSourceReader, InputPartition
 
 from kafka_meta.inputs import EMPTY, SEGMENT, classify
-from kafka_meta.log import DEFAULT_LIMIT, Damage, LogError, Record, Segment, SegmentReader, find_segments
+from kafka_meta.log import DEFAULT_LIMIT, LogError, Record, Segment, SegmentDamage, SegmentReader, find_segments
 from kafka_meta.log.compression import Inflater
 from kafka_meta.log.files import segment_bytes
 from kafka_meta.log.rows import transactional_producer
@@ -90,7 +90,7 @@ class Columns:
                 self.header_values += [v for _, v in r.headers]
             starts.append(total)
 
-    def add_damage(self, damage: Damage | str) -> None:
+    def add_damage(self, damage: SegmentDamage | str) -> None:
         """A damaged stretch of the segment, or (text) why the file named is no segment at all."""
         first, text = (None, damage) if isinstance(damage, str) else (damage.first_offset,
                                                                      damage.describe(self.segment.path))

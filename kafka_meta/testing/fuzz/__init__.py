@@ -9,7 +9,7 @@ captures (:mod:`.seeds`) and grown by atheris (coverage-guided, when installed) 
 (:mod:`.mutate`, deterministic, what the test suite runs). docs/fuzzing.md has the long runs.
 """
 
-from kafka_meta.testing.fuzz.check import Checker, Finding, Limits
+from kafka_meta.testing.fuzz.check import Checker, FuzzFinding, Limits
 from kafka_meta.testing.fuzz.targets import TARGETS, Target, available
 
-__all__ = ["TARGETS", "Checker", "Finding", "Limits", "Target", "available"]
+__all__ = ["TARGETS", "Checker", "FuzzFinding", "Limits", "Target", "available"]

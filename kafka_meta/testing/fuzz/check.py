@@ -40,7 +40,7 @@ class Limits:
 
 
 @dataclass
-class Finding:
+class FuzzFinding:
     """An input that broke a promise: ``kind`` is exception, slow, memory or leak."""
 
     target: str
@@ -73,7 +73,7 @@ class Stats:
 
 
 class Checker:
-    """Calls ``run(data)`` under the limits; keeps statistics; returns a Finding for a broken promise.
+    """Calls ``run(data)`` under the limits; keeps statistics; returns a FuzzFinding for a broken promise.
 
     Use as a context manager: tracemalloc is started once for all inputs (starting it per input would
     cost more than most decodes)."""
@@ -112,7 +112,7 @@ class Checker:
         seconds = time.perf_counter() - started
         return rejected, seconds, tracemalloc.get_traced_memory()[1] - before
 
-    def check(self, data: bytes) -> Finding | None:
+    def check(self, data: bytes) -> FuzzFinding | None:
         stats = self.stats
         stats.inputs += 1
         try:
@@ -123,7 +123,7 @@ class Checker:
         except Exception as e:  # noqa: BLE001 - an undocumented exception is exactly what is looked for
             frames = traceback.extract_tb(e.__traceback__)
             where = f" at {frames[-1].filename}:{frames[-1].lineno}" if frames else ""
-            return Finding(self.target, "exception", data, f"{type(e).__name__}: {e}{where}")
+            return FuzzFinding(self.target, "exception", data, f"{type(e).__name__}: {e}{where}")
         if rejected is None:
             stats.accepted += 1
         else:
@@ -135,7 +135,7 @@ class Checker:
         if seconds > stats.slowest[0]:
             stats.slowest = (seconds, len(data))
         if seconds > self.limits.seconds:
-            return Finding(self.target, "slow", data, f"{seconds * 1000:.1f} ms (limit "
+            return FuzzFinding(self.target, "slow", data, f"{seconds * 1000:.1f} ms (limit "
                                                       f"{self.limits.seconds * 1000:.0f} ms)")
         if stats.inputs % self.limits.retained_every == 0:
             leak = self._retained_growth(data)
@@ -143,11 +143,11 @@ class Checker:
                 return leak
         if peak > budget:
             limits = self.limits
-            return Finding(self.target, "memory", data, f"peak {peak} bytes, over {limits.memory_factor}x the "
+            return FuzzFinding(self.target, "memory", data, f"peak {peak} bytes, over {limits.memory_factor}x the "
                                                         f"input + {limits.memory_slack} bytes ({budget} bytes)")
         return None
 
-    def _retained_growth(self, data: bytes) -> Finding | None:
+    def _retained_growth(self, data: bytes) -> FuzzFinding | None:
         gc.collect()
         current = tracemalloc.get_traced_memory()[0]
         if self.baseline is None:
@@ -157,7 +157,7 @@ class Checker:
         if growth <= self.limits.retained:
             return None
         self.baseline = current  # report each further growth once
-        return Finding(self.target, "leak", data, f"memory kept between inputs grew by {growth >> 20} MiB over "
+        return FuzzFinding(self.target, "leak", data, f"memory kept between inputs grew by {growth >> 20} MiB over "
                                                   f"{self.stats.inputs} inputs")
 
     def _untraced_seconds(self, data: bytes) -> float:

@@ -13,15 +13,15 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from kafka_meta.testing.fuzz.check import Checker, Finding
+from kafka_meta.testing.fuzz.check import Checker, FuzzFinding
 from kafka_meta.testing.fuzz.mutate import Mutator
 
 SEED_SHARE = 3  # seeds take at most a third of a run: a short run still mutates
 
 
 def builtin(checker: Checker, seeds: list[bytes], runs: int, seed: int = 0,
-            on_finding: Callable[[Finding], None] | None = None) -> list[Finding]:
-    findings: list[Finding] = []
+            on_finding: Callable[[FuzzFinding], None] | None = None) -> list[FuzzFinding]:
+    findings: list[FuzzFinding] = []
     mutator = Mutator(seeds, seed)
     first = seeds if len(seeds) <= runs // SEED_SHARE else random.Random(seed).sample(seeds, runs // SEED_SHARE)
     with checker:
