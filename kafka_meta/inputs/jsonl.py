@@ -10,12 +10,11 @@ import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from kafka_meta.inputs.items import Damage, Item, Source, Unreadable, sort_row
+from kafka_meta.inputs.items import NEITHER, Damage, Item, Source, Unreadable, sort_row
 from kafka_meta.inputs.kind import Kind
 from kafka_meta.sniff import SNIFF_BYTES, binary_offset
 
 LISTED = 100  # bad lines of one file said one by one; the rest are counted in one line at the file's end
-NEITHER = "neither an exchange, a __consumer_offsets record, a payload nor a member"
 
 
 def recognise(path: Path, head: bytes) -> bool:

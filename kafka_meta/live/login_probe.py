@@ -23,7 +23,7 @@ import kafka_meta as km
 from kafka_meta.analysis import codes
 from kafka_meta.errors import DecodeError, KafkaMetaError
 from kafka_meta.live.wire_request import CodecRequest
-from kafka_meta.protocol.apis import response_header_version
+from kafka_meta.protocol.apis import api_name, response_header_version
 from kafka_meta.protocol.bodies import BODIES
 from kafka_meta.protocol.headers import read_response_header
 
@@ -58,7 +58,7 @@ class Login:
         :class:`LoginRefused` when the broker says no, :class:`NotKafka` for an answer that is not one."""
         assert self.sent is not None, "answer() before first()"
         key, version, correlation = self.sent
-        body = self._body(frame, key, version, correlation)
+        body = answer_body(frame, key, version, correlation)
         if key == SASL_HANDSHAKE:
             if body["errorCode"] == codes.UNSUPPORTED_SASL_MECHANISM:
                 raise LoginRefused(f"{self.bootstrap} refused the login: its listener does not enable SASL mechanism "
@@ -81,25 +81,31 @@ class Login:
 
     def _request(self, key: int, version: int, body: dict[str, Any]) -> bytes:
         correlation = 0 if self.sent is None else self.sent[2] + 1
-        request = CodecRequest(key, version, km.encode(body, version, type_name=_type(key, "Request")))
-        request.with_header(correlation, self.client_id)
         self.sent = (key, version, correlation)
-        return request.encode(header=True, framed=True)
+        return request_frame(key, version, body, correlation, self.client_id)
 
-    @staticmethod
-    def _body(frame: bytes, key: int, version: int, correlation: int) -> dict[str, Any]:
-        try:
-            header = read_response_header(frame, response_header_version(key, version))
-            if header.correlation_id != correlation:
-                raise NotKafka(f"the answer's correlation id {header.correlation_id} is not the request's "
-                               f"{correlation}")
-            return BODIES.decode(_type(key, "Response"), frame[header.body_offset:], version)
-        except DecodeError as e:
-            raise NotKafka(f"the answer to {_type(key, 'Request')} v{version} does not read: {e}") from None
+
+def request_frame(key: int, version: int, body: dict[str, Any], correlation: int, client_id: str) -> bytes:
+    """One request as it goes on the wire: its size, its header and ``body`` encoded at ``version``."""
+    request = CodecRequest(key, version, km.encode(body, version, type_name=_type(key, "Request")))
+    request.with_header(correlation, client_id)
+    return request.encode(header=True, framed=True)
+
+
+def answer_body(frame: bytes, key: int, version: int, correlation: int) -> dict[str, Any]:
+    """The body of the answer to the request ``(key, version, correlation)``; :class:`NotKafka` for a frame that
+    is not that answer (another service on the port, another request's answer, bytes that do not read)."""
+    try:
+        header = read_response_header(frame, response_header_version(key, version))
+        if header.correlation_id != correlation:
+            raise NotKafka(f"the answer's correlation id {header.correlation_id} is not the request's {correlation}")
+        return BODIES.decode(_type(key, "Response"), frame[header.body_offset:], version)
+    except DecodeError as e:
+        raise NotKafka(f"the answer to {_type(key, 'Request')} v{version} does not read: {e}") from None
 
 
 def _type(key: int, kind: str) -> str:
-    return ("SaslHandshake" if key == SASL_HANDSHAKE else "SaslAuthenticate") + kind
+    return api_name(key) + kind  # the message's type name: SaslHandshakeRequest, ApiVersionsResponse, ...
 
 
 def tls_context(settings: dict[str, Any]) -> ssl.SSLContext:

@@ -20,13 +20,9 @@ import socket
 import time
 from collections.abc import Callable
 
-import kafka_meta as km
-from kafka_meta.errors import DecodeError, InputError, KafkaMetaError
-from kafka_meta.live.login_probe import NotKafka, read_frame  # read_frame: a whole answer, its size checked
-from kafka_meta.live.wire_request import CodecRequest
-from kafka_meta.protocol.apis import API_VERSIONS, response_header_version
-from kafka_meta.protocol.bodies import BODIES
-from kafka_meta.protocol.headers import read_response_header
+from kafka_meta.errors import InputError, KafkaMetaError
+from kafka_meta.live.login_probe import NotKafka, answer_body, read_frame, request_frame
+from kafka_meta.protocol.apis import API_VERSIONS
 
 PROBE_VERSION = 0  # every broker answers v0 (a newer client's first request falls back to it)
 RETRY_S = 1.0  # between attempts, while the deadline allows
@@ -85,18 +81,8 @@ def ask_api_versions(host: str, port: int, timeout_s: float, plain: bool = True)
     with socket.create_connection((host, port), timeout=timeout_s) as sock:
         if not plain:
             return
-        request = CodecRequest(API_VERSIONS, PROBE_VERSION, km.encode({}, PROBE_VERSION,
-                                                                      type_name="ApiVersionsRequest"))
-        request.with_header(0, "kafka-meta")
-        sock.sendall(request.encode(header=True, framed=True))
-        frame = read_frame(sock)
-    try:
-        header = read_response_header(frame, response_header_version(API_VERSIONS, PROBE_VERSION))
-        if header.correlation_id != 0:
-            raise NotKafka(f"the answer's correlation id {header.correlation_id} is not the request's 0")
-        BODIES.decode("ApiVersionsResponse", frame[header.body_offset:], PROBE_VERSION)
-    except DecodeError as e:
-        raise NotKafka(f"the answer to ApiVersions does not read as Kafka's: {e}") from None
+        sock.sendall(request_frame(API_VERSIONS, PROBE_VERSION, {}, 0, "kafka-meta"))
+        answer_body(read_frame(sock), API_VERSIONS, PROBE_VERSION, 0)
 
 
 def _address(host: str, port: int) -> str:
