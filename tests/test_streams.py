@@ -9,6 +9,7 @@ import pytest
 
 import kafka_meta as km
 from kafka_meta.codec.probe import VersionProbe
+from kafka_meta.java_hash import JavaOrderError, topic_partition_hash
 from kafka_meta.streams import (
     StreamsAssignmentError,
     active_task_partitions,
@@ -230,6 +231,23 @@ def test_writing_v5_needs_every_topic_in_the_dictionary():
     assert [(e.index, e.topic) for e in complete.topic_dictionary] == [(0, "t"), (1, "u")]
     back = km.decode(ASG, km.encode(complete, 6))
     assert back.standby_partitions_by_host == message.standby_partitions_by_host
+
+
+def test_dictionary_order_a_java_tree_bucket_decides_is_a_fallback_or_refused_when_exact():
+    def bucket(topic: str, partition: int) -> int:  # HashMap's spread hash, at a table of 128
+        h = topic_partition_hash(topic, partition) & 0xFFFFFFFF
+        return (h ^ (h >> 16)) & 127
+
+    crowded = [(t, p) for p in range(200_000) for t in ("u", "t") if bucket(t, p) == 0][:64]
+    message = km.model(ASG)(partitions_by_host=[{"host": "h", "port": 1, "partitions": [
+        {"topic": t, "partition": p} for t, p in crowded]}])
+    first_seen = list(dict.fromkeys(t for t, _ in crowded))
+    fallback = with_topic_dictionary(message, 6)
+    assert [(e.index, e.topic) for e in fallback.topic_dictionary] == list(enumerate(first_seen))
+    with pytest.raises(JavaOrderError):
+        with_topic_dictionary(message, 6, exact=True)
+    assert with_topic_dictionary(km.model(ASG)(partitions_by_host=[{"host": "h", "port": 1, "partitions": [
+        {"topic": "t", "partition": 0}]}]), 6, exact=True).topic_dictionary[0].topic == "t"
 
 
 @pytest.mark.parametrize("count", [0x7FFFFFFF, 0x00100000])

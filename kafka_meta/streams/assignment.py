@@ -202,7 +202,8 @@ def assignment_format() -> DeclaredFormat:
     return DeclaredFormat(TYPE_NAME, FRAMING, VERSIONS, ROOT.at, MODELS, family="streams")
 
 
-def with_topic_dictionary(message: AssignmentInfo, version: int | None = None) -> AssignmentInfo:
+def with_topic_dictionary(message: AssignmentInfo, version: int | None = None, *,
+                          exact: bool = False) -> AssignmentInfo:
     """A copy whose topic dictionary names every topic of the host maps written at ``version`` (None: the
     newest; version 5 writes the active host map only, the standby one comes at 6), so it can be written at v5+.
 
@@ -211,7 +212,9 @@ def with_topic_dictionary(message: AssignmentInfo, version: int | None = None) -
     set, each new topic numbered (after the indices already used) in the order that set iterates, and the new
     entries in the order of a hash map of topic names. Entries already there are kept, first. Where Java's
     order cannot be reproduced (a hash bucket Java would turn into a tree), the new topics come in the order
-    they are first seen.
+    they are first seen; with ``exact`` it raises :class:`~kafka_meta.java_hash.JavaOrderError` instead, for a
+    caller that must know its bytes are Kafka's (a tree bucket's order can rest on identity hash codes, so even
+    Kafka's own writer need not repeat it).
     """
     copy = message.model_copy(deep=True)
     known = {entry.topic for entry in copy.topic_dictionary}
@@ -229,6 +232,8 @@ def with_topic_dictionary(message: AssignmentInfo, version: int | None = None) -
                 next_index += 1
         added = indices.items()
     except JavaOrderError:
+        if exact:
+            raise
         added = []
         for topic, _ in seen:
             if topic not in known and topic not in dict(added):

@@ -27,7 +27,9 @@ AssignmentInfo's topic dictionary comes from :func:`kafka_meta.streams.with_topi
 field the version lacks is left out (the project refuses to drop a set field silently, where Kafka's constructor
 drops it: docs/streams.md). Values Kafka's API cannot say are not drawn: a named topology ``""`` (Kafka's TaskId
 makes it none), a negative generation other than -1 (Kafka's Subscription keeps any as none), strings that are not
-Unicode text. Nor is a SubscriptionInfo without a process id: Kafka's constructor has no default for it.
+Unicode text. Nor is a SubscriptionInfo without a process id: Kafka's constructor has no default for it, nor an
+AssignmentInfo whose host maps fill a hash bucket Java turns into a tree (the helper's dictionary order there is its
+documented fallback, not Kafka's).
 """
 
 from __future__ import annotations
@@ -321,7 +323,19 @@ def draw_assignment_info(s: Sampler) -> Case:
     finish = None
     if arguments.get("partitions_by_host") or arguments.get("standby_partitions_by_host") or maybe(s, 0.1):
         finish = dictionary_for(version)  # the topic dictionary (v5+) is the public helper's
+        in_java_order(arguments, version)
     return Case(arguments, version, request, finish)
+
+
+def in_java_order(arguments: dict[str, Any], version: int) -> None:
+    """Raise :class:`JavaOrderError` (the case is drawn again) where the host maps' partitions fill a hash bucket
+    Java turns into a tree: the helper's dictionary order there is its fallback, not Kafka's (whose own order in
+    such a bucket can rest on identity hash codes). A value the model refuses is left to :func:`build`."""
+    try:
+        model = kafka_meta.model("AssignmentInfo")(**arguments)
+    except (KafkaMetaError, ValidationError):
+        return
+    with_topic_dictionary(model, version, exact=True)
 
 
 def dictionary_for(version: int) -> Callable[[Any], Any]:
