@@ -29,13 +29,6 @@ LOADED_NOT_CALLED = ("kafka_meta/inputs", "kafka_meta/log", "kafka_meta/capture"
                      "kafka_meta/sniff.py", "kafka_meta/golden")
 
 
-# docs/conformance.md holds no record of one whole run on the current code yet: a 100,000-per-type run takes about
-# 80 minutes of a quiet 2-core machine. Until it does, these two tests are expected to fail, strictly: the day the
-# record is written they pass, and the marker must go.
-NO_RECORD_YET = pytest.mark.xfail(strict=True, reason="docs/conformance.md has no '## The record' section yet: no "
-                                                      "100,000-per-type run on the current code")
-
-
 def record_section() -> str:
     text = DOC.read_text()
     start = text.index("\n## The record\n")
@@ -43,7 +36,6 @@ def record_section() -> str:
     return text[start:end if end != -1 else None]
 
 
-@NO_RECORD_YET
 def test_the_record_names_its_command_commit_and_last_line():
     section = record_section()
     assert re.search(r"^Commit: `[0-9a-f]{7,40}`", section, re.M), "the record names no commit"
@@ -52,7 +44,6 @@ def test_the_record_names_its_command_commit_and_last_line():
     assert last, "the record's last line, with 0 unexplained"
 
 
-@NO_RECORD_YET
 def test_the_record_ran_on_the_code_at_head():
     if shutil.which("git") is None or not (ROOT / ".git").exists():
         pytest.skip("no git history here to compare the record's commit with")
