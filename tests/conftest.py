@@ -69,11 +69,15 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "spark: runs Spark (local mode, a JVM); given to every test that uses the spark fixture"
     )
+    config.addinivalue_line(
+        "markers", "network: installs packages from the package index (pip), then runs tests in a process with them"
+    )
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Every test that uses the ``spark`` fixture (directly or through another fixture) is marked ``spark``, so
-    the quick loop (README: ``-m "not kafka and not spark"``) leaves out every JVM without a list to keep."""
+    the quick loop (README: ``-m "not kafka and not spark and not network"``) leaves out every JVM without a
+    list to keep."""
     for item in items:
         if "spark" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.spark)

@@ -77,7 +77,7 @@ def test_decode_jsonl_reports_bad_lines_and_goes_on(capsys, monkeypatch, tmp_pat
     assert code == 1
     assert [r["line"] for r in rows] == [1, 2, 3, 5, 6]
     assert rows[0]["version"] == 3 and rows[2]["id"] == "b" and rows[3]["data"]["topics"] == ["foo"]
-    assert rows[1] == {"line": 2, "id": "a", "_error": "not valid hex (a character that is not a hex digit)"}
+    assert rows[1] == {"line": 2, "id": "a", "_error": "not valid hex in 'hex' (a character that is not a hex digit)"}
     assert "2-byte version" in rows[4]["_error"]
     assert "decoded 3, failed 2" in err
 

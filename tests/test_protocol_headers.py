@@ -14,6 +14,7 @@ from kafka_meta.protocol import (
     looks_like_request,
     read_request_header,
     read_response_header,
+    request_header_bytes,
     request_header_version,
     response_header_version,
 )
@@ -50,6 +51,18 @@ def test_reads_a_real_header():
     assert (header.api_key, header.api_version, header.correlation_id, header.client_id) == (11, 5, 3,
                                                                                               "cfk-g-cfk-coop-0")
     assert header.header_version == 1 and header.body_offset == len(JOIN_HEADER)
+
+
+def test_the_written_header_is_a_real_clients_and_reads_back():
+    assert request_header_bytes(11, 5, 3, "cfk-g-cfk-coop-0") == JOIN_HEADER
+    for key, version in ((18, 0), (18, 3), (17, 1), (11, 9), (0, 13)):  # header v1 and v2 (flexible) alike
+        for client_id in ("kafka-meta", "", None):
+            written = request_header_bytes(key, version, 7, client_id)
+            header = read_request_header(written + b"body")
+            assert (header.api_key, header.api_version, header.correlation_id, header.client_id) == (
+                key, version, 7, client_id)
+            assert header.body_offset == len(written) and header.header_version == request_header_version(key,
+                                                                                                          version)
 
 
 def test_flexible_header_skips_tagged_fields():

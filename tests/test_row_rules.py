@@ -12,7 +12,7 @@ import pytest
 
 from kafka_meta.inputs import read
 from kafka_meta.inputs.items import BYTES_FIELDS, Damage, Row, row_kind, sort_row
-from kafka_meta.inputs.payload_text import ENCODINGS, PayloadTextError, problem, text_bytes
+from kafka_meta.payload_text import ENCODINGS, PayloadTextError, problem, text_bytes
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "fixtures" / "captures" / "capture.jsonl"

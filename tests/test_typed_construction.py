@@ -5,7 +5,6 @@ assigned to them later."""
 from __future__ import annotations
 
 import copy
-import pickle
 import uuid
 
 import pytest
@@ -14,7 +13,6 @@ from pydantic import ConfigDict, PrivateAttr, ValidationError
 import kafka_meta as km
 from kafka_meta.models.base import KafkaModel, Message
 from kafka_meta.models.factory import fast_maker, from_plain
-from kafka_meta.models.slots import EXTRA_SLOT, PRIVATE_SLOT, FieldNames, shared_field_names
 
 
 def i32(value: int) -> str:
@@ -69,9 +67,6 @@ def test_a_decoded_message_is_what_validating_its_plain_values_gives(type_name, 
         assert got.model_fields_set == want.model_fields_set == set(type(got).model_fields)
         assert got.__pydantic_extra__ is None
         assert (got.__pydantic_private__ is None) == (not type(got).__private_attributes__)
-    # the instances of one class share one fields set: every field is in it, so assigning changes nothing
-    for got in built:
-        assert got.model_fields_set is shared_field_names(type(got))
     assert km.encode(message) == data
 
 
@@ -122,26 +117,12 @@ def _two_decoded_partitions() -> tuple[KafkaModel, KafkaModel]:
     return first, second
 
 
-def test_the_shared_fields_set_cannot_carry_one_instances_change_to_another():
+def test_each_decoded_instance_has_a_fields_set_of_its_own():
     first, second = _two_decoded_partitions()
-    shared = first.model_fields_set
-    assert shared is second.model_fields_set and isinstance(shared, set) and shared == {"topic", "partitions"}
-    first.topic = "c"  # pydantic adds the name, which is already there
-    assert first.topic == "c" and second.topic == "b" and shared == {"topic", "partitions"}
-    shared.add("topic")
-    shared.update(["partitions"])
-    refusals = [lambda: shared.add("other"), lambda: shared.update({"other"}), lambda: shared.discard("topic"),
-                lambda: shared.remove("topic"), shared.pop, shared.clear, lambda: shared.difference_update({"topic"}),
-                lambda: shared.intersection_update(set()), lambda: shared.symmetric_difference_update({"x"})]
-    for refused in refusals:
-        with pytest.raises(TypeError, match="shared"):
-            refused()
-    changing = shared
-    with pytest.raises(TypeError, match="shared"):
-        changing |= {"other"}
-    with pytest.raises(TypeError, match="shared"):
-        changing -= {"topic"}
-    assert shared == {"topic", "partitions"} and second.model_fields_set == {"topic", "partitions"}
+    assert type(first.model_fields_set) is set and first.model_fields_set == {"topic", "partitions"}
+    assert first.model_fields_set is not second.model_fields_set
+    first.model_fields_set.discard("topic")
+    assert second.model_fields_set == {"topic", "partitions"}
 
 
 def test_copies_of_a_decoded_model_have_fields_sets_of_their_own():
@@ -151,29 +132,17 @@ def test_copies_of_a_decoded_model_have_fields_sets_of_their_own():
         assert type(own) is set and own == {"topic", "partitions"}
         own.discard("topic")
         assert first.model_fields_set == {"topic", "partitions"}
-    assert type(copy.copy(first.model_fields_set)) is set
-    assert type(pickle.loads(pickle.dumps(first.model_fields_set))) is set
-    assert isinstance(first.model_fields_set, FieldNames)
 
 
-def _slot_is_stored(slot: object, instance: object) -> bool:
-    try:
-        slot.__get__(instance, type(instance))  # type: ignore[attr-defined]
-    except AttributeError:
-        return False
-    return True
-
-
-def test_slots_that_would_hold_none_are_left_unset_and_read_as_none():
+def test_a_decoded_model_is_what_model_construct_makes_of_its_fields():
     first, _ = _two_decoded_partitions()
     message = km.decode("ConsumerProtocolSubscription", km.encode(km.model("ConsumerProtocolSubscription")(), 3))
-    assert not _slot_is_stored(EXTRA_SLOT, first) and not _slot_is_stored(PRIVATE_SLOT, first)
-    assert not _slot_is_stored(EXTRA_SLOT, message) and _slot_is_stored(PRIVATE_SLOT, message)
-    assert first.__pydantic_extra__ is None and first.__pydantic_private__ is None
+    constructed = type(first).model_construct(**first.__dict__)
+    for attribute in ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__"):
+        assert getattr(first, attribute) == getattr(constructed, attribute), attribute
     assert message.__pydantic_extra__ is None and message.version == 3
-    # what pydantic does with them, building, comparing, showing, copying and dumping, is unchanged
+    # what pydantic does with it, building, comparing, showing, copying and dumping, is as for any model
     built = type(first)(topic=first.topic, partitions=first.partitions)
-    assert _slot_is_stored(EXTRA_SLOT, built) and _slot_is_stored(PRIVATE_SLOT, built)
     assert first == built and repr(first) == repr(built) and first.model_dump() == built.model_dump()
     for copied in (copy.copy(first), copy.deepcopy(first), first.model_copy(update={"topic": "x"})):
         assert copied.__pydantic_extra__ is None and copied.__pydantic_private__ is None
@@ -185,14 +154,14 @@ def test_slots_that_would_hold_none_are_left_unset_and_read_as_none():
 
 
 class _WithExtra(KafkaModel):
-    """A user's model that keeps extra fields: its extra slot is always stored."""
+    """A user's model that keeps extra fields."""
 
     model_config = ConfigDict(extra="allow")
     count: int = 0
 
 
 class _PartitionWithNote(KafkaModel):
-    """A user's model with private state below a base whose private slot may be unset."""
+    """A user's model with private state below a base that has none."""
 
     _note: str = PrivateAttr(default="n")
     topic: str = ""
@@ -201,10 +170,10 @@ class _PartitionWithNote(KafkaModel):
 def test_models_that_keep_extra_or_private_state_store_it():
     kept = _WithExtra(count=1, colour="red")
     assert kept.__pydantic_extra__ == {"colour": "red"} and kept.colour == "red"
-    assert fast_maker(_WithExtra)({"count": 2}).__pydantic_extra__ is None
-    assert _slot_is_stored(EXTRA_SLOT, fast_maker(_WithExtra)({"count": 2}))
+    made_extra = fast_maker(_WithExtra)({"count": 2}).__pydantic_extra__
+    assert made_extra == {} == _WithExtra.model_construct().__pydantic_extra__
     noted = _PartitionWithNote(topic="t")
     noted._note = "m"
     assert noted._note == "m" and noted.__pydantic_private__ == {"_note": "m"}
     made = fast_maker(_PartitionWithNote)({"topic": "t"})
-    assert made._note == "n" and _slot_is_stored(PRIVATE_SLOT, made)
+    assert made._note == "n" and made.__pydantic_private__ == {"_note": "n"}

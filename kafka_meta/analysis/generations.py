@@ -40,12 +40,12 @@ from kafka_meta.analysis.groups import GroupFacts, _classic
 from kafka_meta.analysis.moves import moves
 from kafka_meta.analysis.streams_rounds import streams_account
 from kafka_meta.errors import KafkaMetaError
-from kafka_meta.inputs.payload_text import text_bytes
 from kafka_meta.log import holds_offsets
 from kafka_meta.log.rows import OffsetsRow
 from kafka_meta.metadata_log import topic_names as cluster_topic_names
 from kafka_meta.offsets.reader import decode_record
 from kafka_meta.offsets.records import ControlRecord, CoordinatorRecord, OffsetsRecord
+from kafka_meta.payload_text import text_bytes
 
 METADATA_TOPIC = "__cluster_metadata"
 COMMITS = (0, 1)
@@ -66,7 +66,7 @@ def record_bytes(value: Any) -> bytes | None:
     if value is None or isinstance(value, bytes | bytearray | memoryview):
         return None if value is None else bytes(value)
     if isinstance(value, str):
-        return text_bytes(value)  # the readers' one rule (kafka_meta.inputs.payload_text); its error is a ValueError
+        return text_bytes(value)  # the readers' one rule (kafka_meta.payload_text); its error is a ValueError
     raise ValueError(f"bytes expected, not {type(value).__name__}")
 
 

@@ -17,9 +17,9 @@ from kafka_meta.analysis.groups import GROUP_RECORD_TYPES, add_committed, analyz
 from kafka_meta.analysis.report import ERROR_SAMPLES, AnalysisReport
 from kafka_meta.api import decode, types
 from kafka_meta.errors import KafkaMetaError
-from kafka_meta.inputs.payload_text import text_bytes
 from kafka_meta.offsets.reader import decode_record
 from kafka_meta.offsets.records import ControlRecord, CoordinatorRecord, OffsetsRecord, UnknownRecord
+from kafka_meta.payload_text import text_bytes
 
 
 def take_inputs(report: AnalysisReport, offsets: Iterable[Mapping[str, Any]] = (),
@@ -132,7 +132,7 @@ def count_exchanges(report: AnalysisReport, exchanges: Iterable[Mapping[str, Any
 
 def payload_bytes(row: Mapping[str, Any]) -> bytes:
     """A payload's bytes, from whichever of its fields carries them (``hex``, ``base64`` or ``blob``)."""
-    for field, encoding in (("hex", "hex"), ("base64", "base64")):  # the readers' rule (inputs.payload_text)
+    for field, encoding in (("hex", "hex"), ("base64", "base64")):  # the readers' rule (kafka_meta.payload_text)
         if row.get(field) is not None:
             return text_bytes(str(row[field]), encoding, field)
     data = record_bytes(row.get("blob"))

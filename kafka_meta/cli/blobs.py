@@ -1,5 +1,5 @@
 """Reading blobs from the command line: hex, base64, raw files, stdin, and JSON Lines of them. How text
-becomes bytes is the rule every reader applies (:mod:`kafka_meta.inputs.payload_text`); this module reads the
+becomes bytes is the rule every reader applies (:mod:`kafka_meta.payload_text`); this module reads the
 command line's forms of it."""
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from kafka_meta.inputs.payload_text import PayloadTextError, text_bytes
+from kafka_meta.inputs.items import PAYLOAD_KEYS, payload_bytes
+from kafka_meta.payload_text import PayloadTextError, text_bytes
 
 
 class BlobError(ValueError):
@@ -18,7 +19,7 @@ class BlobError(ValueError):
 
 
 def from_hex(text: str) -> bytes:
-    """Hex text (whitespace and a ``0x`` allowed), by the one rule for text (kafka_meta.inputs.payload_text)."""
+    """Hex text (whitespace and a ``0x`` allowed), by the one rule for text (kafka_meta.payload_text)."""
     return _read(text, "hex")
 
 
@@ -62,8 +63,10 @@ class Line:
 
 
 def read_jsonl_blobs(lines: Iterator[str]) -> Iterator[Line]:
-    """Each line: a hex/base64 string (bare or as a JSON string), or an object with a ``hex`` or ``base64``
-    key; other keys of an object are carried through. Blank lines and ``#`` comments are skipped."""
+    """Each line: a hex/base64 string (bare or as a JSON string), or an object holding its bytes as a payload
+    row does (``hex``, ``base64`` or ``blob``: the inputs' rule, :func:`kafka_meta.inputs.items.payload_bytes`);
+    other keys of an object are carried through. Blank lines and ``#`` comments are skipped, as in every JSON
+    Lines input."""
     for number, raw in enumerate(lines, 1):
         text = raw.strip()
         if not text or text.startswith("#"):
@@ -74,16 +77,16 @@ def read_jsonl_blobs(lines: Iterator[str]) -> Iterator[Line]:
                 obj = json.loads(text)
                 if not isinstance(obj, dict):
                     raise BlobError("expected a JSON object")
-                if "hex" in obj and obj["hex"] is not None:
-                    data = from_hex(str(obj.pop("hex")))
-                elif "base64" in obj and obj["base64"] is not None:
-                    data = from_base64(str(obj.pop("base64")))
-                else:
-                    raise BlobError("an object line needs a 'hex' or 'base64' key")
-                yield Line(number, data, obj)
+                try:
+                    field, data = payload_bytes(obj)
+                except KeyError as e:
+                    raise BlobError(f"an object line needs a {e.args[0]} key") from None
+                except PayloadTextError as e:
+                    raise BlobError(str(e)) from None
+                yield Line(number, data, {k: v for k, v in obj.items() if k != field})
             else:
                 if text.startswith('"'):
                     text = json.loads(text)
                 yield Line(number, from_text(text), {})
         except (BlobError, json.JSONDecodeError, AttributeError, TypeError) as e:
-            yield Line(number, None, {k: v for k, v in obj.items() if k not in ("hex", "base64")}, error=str(e))
+            yield Line(number, None, {k: v for k, v in obj.items() if k not in PAYLOAD_KEYS}, error=str(e))

@@ -27,7 +27,8 @@ from kafka_meta.counts import add_counts
 from kafka_meta.errors import KafkaMetaError
 from kafka_meta.log import LogSummary, Record, Segment, SegmentDamage, SegmentReader, holds_offsets
 from kafka_meta.log.compression import Inflater
-from kafka_meta.log.files import segment_bytes
+from kafka_meta.log.files import segment_reads
+from kafka_meta.log.segment import as_events
 from kafka_meta.metadata_log import UnknownMetadataRecord, decode_metadata_record, metadata_record_json
 from kafka_meta.offsets.plain_render import PlainRenderer
 from kafka_meta.offsets.render import RecordStats, b64_or_none, group_of_json
@@ -121,24 +122,23 @@ class SegmentPrinter:
         metadata_log = options.decoding and segment.topic == METADATA_TOPIC
         undecodable = options.decoding and not holds_offsets(segment.topic)
         partition = json_text({"topic": segment.topic, "partition": segment.partition})[:-1]
-        with segment_bytes(segment) as data:
-            for event in self.reader.events(data):
-                summary.add(event)
-                if isinstance(event, Record):
-                    if event.control or not (metadata_log or undecodable):
-                        # control records are markers of the same layout in every topic, read as markers
-                        self.record(segment, event, dump, partition)
-                    elif metadata_log:
-                        self.metadata_record(segment, event, dump)
-                    else:
-                        dump.undecoded[segment.topic] += 1  # no layouts for them: as they are, never of a group
-                        if options.group is None:
-                            emit_json(plain(segment, event))
-                    if self.tick is not None:
-                        self.tick(summary, segment)
-                elif isinstance(event, SegmentDamage):
-                    dump.notes.append(event.describe(segment.path))
-                    emit_json({**where(segment, event.first_offset), "_error": event.describe(segment.path)})
+        for event in as_events(segment_reads(segment, self.reader)):
+            summary.add(event)
+            if isinstance(event, Record):
+                if event.control or not (metadata_log or undecodable):
+                    # control records are markers of the same layout in every topic, read as markers
+                    self.record(segment, event, dump, partition)
+                elif metadata_log:
+                    self.metadata_record(segment, event, dump)
+                else:
+                    dump.undecoded[segment.topic] += 1  # no layouts for them: as they are, never of a group
+                    if options.group is None:
+                        emit_json(plain(segment, event))
+                if self.tick is not None:
+                    self.tick(summary, segment)
+            elif isinstance(event, SegmentDamage):
+                dump.notes.append(event.describe(segment.path))
+                emit_json({**where(segment, event.first_offset), "_error": event.describe(segment.path)})
         summary.segments += 1
         summary.bytes += segment.size
 

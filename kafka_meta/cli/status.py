@@ -27,10 +27,10 @@ STDIN = "-"
 def require_paths(paths: Iterable[str], what: str = "") -> None:
     """An InputError (a usage error) naming every path that does not exist; ``-`` (standard input) always
     does. What a path holds is not looked at here: an empty or unreadable input is the input's problem."""
-    missing = [p for p in paths if p != STDIN and not Path(p).exists()]
-    if missing:
+    absent = [p for p in paths if p != STDIN and not Path(p).exists()]
+    if absent:
         named = f"{what} " if what else ""
-        raise InputError(f"{named}{', '.join(missing)}: no such file or directory")
+        raise InputError(f"{named}{', '.join(absent)}: no such file or directory")
 
 
 def require_files(paths: Iterable[str], what: str = "") -> None:

@@ -307,14 +307,20 @@ class MessageFormat:
         return DecodeError(f"internal error: the fast reader failed ({exc!r}) where the reference reader did not",
                            type_name=self.name, version=header.wire_version)
 
+    def _optimistic(self, typed: bool, version: int | None, buf: bytes) -> Any:
+        """What the optimistic generated reader (typed or plain) makes of ``buf``: None where it refuses, and
+        the careful readers read again (to accept, or to locate the damage)."""
+        try:
+            newest = self._typed_reader if typed else self._plain_reader
+            return ((version is None and newest) or self._reader(typed, version))(buf)
+        except Exception:  # noqa: BLE001 - read again by the readers that accept or locate it
+            return None
+
     def decode(self, data: bytes, version: int | None = None, strict: bool = False, explain: bool = True) -> Message:
         """A typed message (see :meth:`decode_body` for ``explain``)."""
         buf = data if type(data) is bytes else as_bytes(data, self.name)
         if not strict:  # the common case in one generated call: framing, body, trailing rule, private state
-            try:
-                message = ((version is None and self._typed_reader) or self._reader(True, version))(buf)
-            except Exception:  # noqa: BLE001 - read again below, by the readers that accept or locate it
-                message = None
+            message = self._optimistic(True, version, buf)
             if message is not None:
                 return message
         header = self.framing.read(buf, self.versions, version, self.name, strict)
@@ -339,10 +345,7 @@ class MessageFormat:
         """:meth:`decode_plain`, also saying how many bytes followed the body (kept, as Kafka's readers do)."""
         buf = data if type(data) is bytes else as_bytes(data, self.name)
         if not strict:  # as in decode: the common case in one generated call
-            try:
-                found = ((version is None and self._plain_reader) or self._reader(False, version))(buf)
-            except Exception:  # noqa: BLE001 - read again below, by the readers that accept or locate it
-                found = None
+            found = self._optimistic(False, version, buf)
             if found is not None:
                 return found
         header = self.framing.read(buf, self.versions, version, self.name, strict)

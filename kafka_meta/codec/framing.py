@@ -268,9 +268,12 @@ def read_number(kind: str, buf: bytes, pos: int, what: str, type_name: str,
     if kind == "uvarint":
         try:
             return uvarint_tail(buf, pos)
-        except (Fault, IndexError):
-            raise DecodeError(f"{what} is not a readable unsigned varint", type_name=type_name, version=version,
+        except IndexError:
+            raise DecodeError(f"input ends inside {what}, an unsigned varint", type_name=type_name, version=version,
                               path=what, offset=pos) from None
+        except Fault as e:
+            raise DecodeError(f"{e.reason} ({what})", type_name=type_name, version=version, path=what,
+                              offset=pos) from None
     codec = FIXED[kind]
     if len(buf) < pos + codec.size:
         raise DecodeError(f"input ends inside {what}: needs {codec.size} bytes, {max(len(buf) - pos, 0)} left",

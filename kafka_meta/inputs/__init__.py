@@ -6,18 +6,18 @@ One module per kind (:mod:`~kafka_meta.inputs.capture`, :mod:`~kafka_meta.inputs
 listed in :mod:`kafka_meta.inputs.kinds`; :mod:`~kafka_meta.inputs.detect` finds the sources of an input.
 Two rules are stated here once for every face: which kind a row of fields is
 (:func:`~kafka_meta.inputs.items.sort_row`) and how the hex or base64 text of its bytes becomes bytes
-(:mod:`~kafka_meta.inputs.payload_text`); :mod:`kafka_meta.spark.row_rules` is their column form.
+(:mod:`~kafka_meta.payload_text`); :mod:`kafka_meta.spark.row_rules` is their column form.
 
 >>> from kafka_meta.inputs import read                                  # doctest: +SKIP
 >>> inputs = read(["fixtures/captures/pcap", "fixtures/log/kafka-logs"])  # doctest: +SKIP
 >>> len(inputs.exchanges), len(inputs.offsets), inputs.complete         # doctest: +SKIP
 """
 
-from kafka_meta.inputs.detect import EMPTY, classify
+from kafka_meta.inputs.detect import EMPTY, NO_SUCH, STDIN, classify, missing, segments_of
 from kafka_meta.inputs.items import Damage, Row, Source, Unreadable
 from kafka_meta.inputs.kind import Kind
 from kafka_meta.inputs.kinds import BY_NAME, CAPTURE, JSONL, KINDS, PARQUET, SEGMENT
 from kafka_meta.inputs.read import Inputs, read, rows
 
-__all__ = ["BY_NAME", "CAPTURE", "EMPTY", "JSONL", "KINDS", "PARQUET", "SEGMENT", "Damage", "Inputs", "Kind", "Row",
-           "Source", "Unreadable", "classify", "read", "rows"]
+__all__ = ["BY_NAME", "CAPTURE", "EMPTY", "JSONL", "KINDS", "NO_SUCH", "PARQUET", "SEGMENT", "STDIN", "Damage",
+           "Inputs", "Kind", "Row", "Source", "Unreadable", "classify", "missing", "read", "rows", "segments_of"]

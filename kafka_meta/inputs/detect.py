@@ -13,28 +13,73 @@ empty, whatever its name (``00000000000000000000.log`` included). Hidden files a
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kafka_meta.inputs.items import Source, Unreadable
-from kafka_meta.inputs.kinds import KINDS, SEGMENT
-from kafka_meta.log.files import PARTITION_DIR, SEGMENT_SUFFIX
+from kafka_meta.inputs.kinds import BY_NAME, KINDS, SEGMENT
 from kafka_meta.sniff import SNIFF_BYTES, binary_offset
+
+if TYPE_CHECKING:
+    from kafka_meta.log.files import Segment
+
+# The log reader (kafka_meta.log, its codecs and checksums) is imported where a path may hold segments, not with
+# this module: a face that reads only captures through the inputs (the capture verb) loads none of it.
 
 SHOWN_BYTES = 8  # of an unrecognised file's start, in its error
 EMPTY = "empty: nothing to read (an empty file has no content to tell its kind by)"
 
 
+NO_SUCH = "no such file or directory"
+STDIN = "-"  # standard input, which always exists
+
+
+def missing(paths: Iterable[str]) -> list[str]:
+    """The paths that name nothing (standard input, ``-``, always exists): for a face to refuse before reading,
+    and for :func:`classify` to say of an input."""
+    return [p for p in paths if p != STDIN and not Path(p).exists()]
+
+
 def classify(name: str) -> tuple[list[Source], list[Unreadable]]:
     """The sources of one input (a file or a directory), and what in it cannot be read."""
     path = Path(name)
-    if not path.exists():
-        return [], [Unreadable(name, "no such file or directory")]
+    if missing([name]):
+        return [], [Unreadable(name, NO_SUCH)]
     if path.is_dir():
         return _directory(path, name)
     if not path.is_file():
         return [], [Unreadable(name, "not a regular file")]
     found = _file(path, name)
     return ([found], []) if isinstance(found, Source) else ([], [found])
+
+
+def segments_of(paths: list[str]) -> tuple[list[Segment], list[Unreadable]]:
+    """The log segments of the paths, told by content as every input is, and what is refused: a file of another
+    kind (a capture is no segment; the refusal names its kind), an empty one (no content: no segment, whatever
+    its name or suffix), a missing one, and what a directory holds that cannot be read. A file that no kind
+    claims is read as a segment when named outright: a segment damaged from its first byte is still one, and
+    its reader reports the damage. Every face that reads segments (the ``log`` verb, Spark's log source) finds
+    them here."""
+    from kafka_meta.log.files import find_segments
+
+    segments: list[Segment] = []
+    refused: list[Unreadable] = []
+    for path in paths:
+        sources, unreadable = classify(path)
+        for source in sources:
+            if source.kind == SEGMENT:
+                segments += find_segments(source.path)
+            elif not Path(path).is_dir():
+                refused.append(Unreadable(str(source.path), f"{BY_NAME[source.kind].what}, not log segments",
+                                          source.kind))
+        for problem in unreadable:
+            named = Path(path).is_file() and problem.path == path
+            if named and problem.reason != EMPTY:
+                segments += find_segments(path)  # no kind claims it: a damaged segment, read around
+            else:
+                refused.append(problem)
+    return segments, refused
 
 
 def _file(path: Path, given: str) -> Source | Unreadable:
@@ -56,6 +101,8 @@ def _file(path: Path, given: str) -> Source | Unreadable:
 
 def is_partition_directory(path: Path) -> bool:
     """Kafka's layout: a ``<topic>-<partition>`` directory holding ``*.log`` segment files."""
+    from kafka_meta.log.files import PARTITION_DIR, SEGMENT_SUFFIX
+
     return (PARTITION_DIR.match(path.name) is not None
             and any(f.name.endswith(SEGMENT_SUFFIX) and f.is_file() for f in path.iterdir()))
 
@@ -63,6 +110,8 @@ def is_partition_directory(path: Path) -> bool:
 def _hidden(name: str) -> bool:
     """Hidden files, and Spark's own beside its output (``_SUCCESS``, ``_temporary``); not Kafka's internal
     topics' partition directories (``__consumer_offsets-7``)."""
+    from kafka_meta.log.files import PARTITION_DIR
+
     return name.startswith(".") or (name.startswith("_") and PARTITION_DIR.match(name) is None)
 
 

@@ -6,7 +6,7 @@ The rule (:func:`sort_row`) is stated as data, :data:`ROW_KINDS` and :data:`BYTE
 face applies the same rule to columns (:mod:`kafka_meta.spark.row_rules`): a field counts when it is there
 and not null (Spark's readers cannot tell a missing field from a null one, and a Parquet file's rows all
 have every column), the kinds are tried in order, and a row's bytes fields must read as bytes by the one
-rule for text (:mod:`kafka_meta.inputs.payload_text`), else the row is damage naming the field and why.
+rule for text (:mod:`kafka_meta.payload_text`), else the row is damage naming the field and why.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from kafka_meta.inputs.payload_text import PayloadTextError, text_bytes
+from kafka_meta.payload_text import PayloadTextError, text_bytes
 
 PAYLOAD_KEYS = ("hex", "base64", "blob")
 
@@ -55,6 +55,7 @@ class Unreadable:
 
     path: str
     reason: str
+    kind: str | None = None  # the kind it is, where it was refused for being of another kind than asked for
 
     def __str__(self) -> str:
         return f"{self.path}: {self.reason}"
@@ -106,6 +107,18 @@ def bytes_problem(kind: RowKind, data: dict[str, Any]) -> str | None:
         if kind in FIRST_ONLY:
             return None
     return None
+
+
+def payload_bytes(data: dict[str, Any]) -> tuple[str, bytes]:
+    """A payload's bytes, from the first of its bytes fields that is there (:data:`BYTES_FIELDS`: ``hex``,
+    ``base64``, then ``blob``, either), and that field's name; :class:`PayloadTextError` when its text is not
+    bytes, a :class:`KeyError` naming the fields when none is there."""
+    for field, encoding in BYTES_FIELDS["payload"]:
+        value = data.get(field)
+        if value is not None:
+            return field, bytes(value) if isinstance(value, bytes | bytearray | memoryview) else text_bytes(
+                value, encoding, field)
+    raise KeyError(" or ".join(repr(f) for f, _ in BYTES_FIELDS["payload"]))
 
 
 def sort_row(data: Any, file: str, line: int, unit: str = "line") -> Row | Damage | None:

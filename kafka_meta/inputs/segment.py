@@ -10,10 +10,11 @@ from pathlib import Path
 from kafka_meta.errors import KafkaMetaError
 from kafka_meta.inputs.items import Damage, Item, Row, Source, Unreadable
 from kafka_meta.inputs.kind import Kind
-from kafka_meta.log.files import looks_like_log
 
 
 def recognise(path: Path, head: bytes) -> bool:
+    from kafka_meta.log.files import looks_like_log  # the log reader, loaded where a file may be a segment
+
     return looks_like_log(path)
 
 

@@ -20,7 +20,7 @@ from pydantic.alias_generators import to_camel
 from kafka_meta.codec.declared import DeclaredField, DeclaredFormat, DeclaredModels, DeclaredStruct
 from kafka_meta.codec.dispatch import Dispatch
 from kafka_meta.codec.format import MessageFormat, SpecFormat
-from kafka_meta.codec.framing import ForwardPolicy, LeadingVersion
+from kafka_meta.codec.framing import ForwardPolicy, LeadingVersion, read_number
 from kafka_meta.kraft.metadata_version import FEATURE_NAME, release_for
 from kafka_meta.models.base import Message
 from kafka_meta.models.values import int_type
@@ -34,6 +34,7 @@ FRAMING = LeadingVersion("uvarint", "frameVersion", ForwardPolicy.REFUSE)
 VERSIONS = Versions(FRAME_VERSION, FRAME_VERSION)
 API_KEY, RECORD_VERSION = "apiKey", "recordVersion"  # bindings the body is chosen by
 SHORT = 0x7FFF
+FRAME_FIELDS = ("frameVersion", API_KEY, RECORD_VERSION)  # the frame's three unsigned varints, in order
 
 RecordFormats = Callable[[], Mapping[int, MessageFormat]]
 
@@ -126,6 +127,15 @@ def metadata_record_formats(registry: Any) -> RecordFormats:
         return cache["table"]  # type: ignore[no-any-return]
 
     return table
+
+
+def read_frame(value: bytes, type_name: str = TYPE_NAME) -> tuple[int, int, int]:
+    """The frame version, apiKey and record version at the start of a record's value, read as the format reads
+    them (Kafka's ``readUnsignedVarint``): what a reader looks at to choose before the body is read."""
+    frame_version, at = read_number("uvarint", value, 0, FRAME_FIELDS[0], type_name)
+    api_key, at = read_number("uvarint", value, at, FRAME_FIELDS[1], type_name)
+    record_version, _ = read_number("uvarint", value, at, FRAME_FIELDS[2], type_name)
+    return frame_version, api_key, record_version
 
 
 def metadata_record_format(record_formats: RecordFormats) -> DeclaredFormat:

@@ -26,6 +26,7 @@ from kafka_meta.live.wire_request import CodecRequest
 from kafka_meta.protocol.apis import api_name, response_header_version
 from kafka_meta.protocol.bodies import BODIES
 from kafka_meta.protocol.headers import read_response_header
+from kafka_meta.protocol.servers import bootstrap_servers
 
 SASL_HANDSHAKE, SASL_AUTHENTICATE = 17, 36
 HANDSHAKE_VERSION, AUTHENTICATE_VERSION = 1, 1  # v1: tokens in SaslAuthenticate; its v1 answers are not flexible
@@ -130,11 +131,11 @@ def refusal(bootstrap: str, settings: dict[str, Any], timeout_s: float) -> Login
     protocol = settings.get("security_protocol", "PLAINTEXT")
     if protocol == "PLAINTEXT":
         return None
-    host, _, port = bootstrap.split(",")[0].strip().rpartition(":")
     try:
-        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout_s) as raw:
+        host, port = bootstrap_servers(bootstrap)[0]
+        with socket.create_connection((host, port), timeout=timeout_s) as raw:
             if protocol in ("SSL", "SASL_SSL"):
-                with tls_context(settings).wrap_socket(raw, server_hostname=host.strip("[]")) as wrapped:
+                with tls_context(settings).wrap_socket(raw, server_hostname=host) as wrapped:
                     if protocol == "SASL_SSL":
                         _log_in(wrapped, bootstrap, host, settings)
             else:
@@ -147,7 +148,7 @@ def refusal(bootstrap: str, settings: dict[str, Any], timeout_s: float) -> Login
     except ssl.SSLError as e:  # a handshake the broker cut short is not a verdict on the settings
         transient = (ssl.SSLEOFError, ssl.SSLZeroReturnError, ssl.SSLSyscallError)
         return None if isinstance(e, transient) else e
-    except (OSError, NotKafka, ValueError):
+    except (OSError, NotKafka, ValueError):  # ValueError: InputError, a bootstrap that is no HOST:PORT too
         return None
 
 
@@ -155,7 +156,7 @@ def _log_in(sock: socket.socket, bootstrap: str, host: str, settings: dict[str, 
     from kafka.net.sasl import get_sasl_mechanism  # the watch's own client: the tokens it would send
 
     name = settings.get("sasl_mechanism", "PLAIN")
-    login = Login(bootstrap, name, get_sasl_mechanism(name)(host=host.strip("[]"), **settings))
+    login = Login(bootstrap, name, get_sasl_mechanism(name)(host=host, **settings))
     request: bytes | None = login.first()
     while request is not None:
         sock.sendall(request)

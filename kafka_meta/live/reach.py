@@ -20,9 +20,10 @@ import socket
 import time
 from collections.abc import Callable
 
-from kafka_meta.errors import InputError, KafkaMetaError
+from kafka_meta.errors import KafkaMetaError
 from kafka_meta.live.login_probe import NotKafka, answer_body, read_frame, request_frame
 from kafka_meta.protocol.apis import API_VERSIONS
+from kafka_meta.protocol.servers import bootstrap_servers
 
 PROBE_VERSION = 0  # every broker answers v0 (a newer client's first request falls back to it)
 RETRY_S = 1.0  # between attempts, while the deadline allows
@@ -38,24 +39,12 @@ def unreachable(bootstrap: str, timeout_s: float, why: str) -> UnreachableAtStar
     return UnreachableAtStart(f"cannot reach the Kafka cluster at {bootstrap} within {timeout_s:g} s ({why})")
 
 
-def servers(bootstrap: str) -> list[tuple[str, int]]:
-    """``host:port[,host:port...]`` as (host, port) pairs (an IPv6 host in brackets); InputError for a form that
-    is none: the command line's mistake."""
-    found = []
-    for item in (s.strip() for s in bootstrap.split(",")):
-        host, _, port = item.rpartition(":")
-        if not host or not port.isdigit() or not 0 < int(port) < 65536:
-            raise InputError(f"bootstrap server {item!r}: expected HOST:PORT")
-        found.append((host.strip("[]"), int(port)))
-    return found
-
-
 def check_reachable(bootstrap: str, timeout_s: float, security_protocol: str = "PLAINTEXT",
                     ask: Callable[[str, int, float, bool], None] | None = None) -> None:
     """Return once one of ``bootstrap``'s servers answers as a Kafka broker; raise :class:`UnreachableAtStart`
     when none has by ``timeout_s`` (each attempt's wait is what is left of it)."""
     ask = ask or ask_api_versions
-    addresses = servers(bootstrap)
+    addresses = bootstrap_servers(bootstrap)
     plain = security_protocol.upper() not in TLS_PROTOCOLS
     deadline = time.monotonic() + timeout_s
     why = "no attempt finished"

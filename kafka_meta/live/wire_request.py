@@ -14,8 +14,8 @@ from __future__ import annotations
 import struct
 from typing import Any
 
-from kafka_meta.protocol.apis import api_name, request_header_version, response_header_version
-from kafka_meta.protocol.headers import read_response_header
+from kafka_meta.protocol.apis import api_name, response_header_version
+from kafka_meta.protocol.headers import read_response_header, request_header_bytes
 
 
 class CodecRequest:
@@ -53,9 +53,7 @@ class _Header:
         self.client_id = client_id
 
     def encode(self) -> bytes:
-        client = self.client_id.encode()
-        out = struct.pack(">hhih", self.api_key, self.api_version, self.correlation_id, len(client)) + client
-        return out + b"\x00" if request_header_version(self.api_key, self.api_version) >= 2 else out
+        return request_header_bytes(self.api_key, self.api_version, self.correlation_id, self.client_id)
 
     def get_response_class(self) -> _Answer:
         return _Answer(response_header_version(self.api_key, self.api_version))

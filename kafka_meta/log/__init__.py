@@ -16,7 +16,14 @@ from typing import Any
 
 from kafka_meta.log.compression import DEFAULT_LIMIT, Inflater
 from kafka_meta.log.events import Batch, Record, SegmentDamage
-from kafka_meta.log.files import OTHER_INTERNAL_TOPICS, LogError, Segment, find_segments, holds_offsets, segment_bytes
+from kafka_meta.log.files import (
+    OTHER_INTERNAL_TOPICS,
+    LogError,
+    Segment,
+    find_segments,
+    holds_offsets,
+    segment_reads,
+)
 from kafka_meta.log.rows import COLUMNS, segment_rows
 from kafka_meta.log.segment import Read, SegmentReader, read_segment
 from kafka_meta.log.summary import LogSummary
@@ -81,5 +88,4 @@ def _segments(path: str | os.PathLike[str], limit: int, from_offset: int | None
     the next step: the segment stays mapped only until then."""
     reader = SegmentReader(Inflater(limit), from_offset)
     for segment in find_segments(path):
-        with segment_bytes(segment) as data:
-            yield segment, reader.batches(data)
+        yield segment, segment_reads(segment, reader)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from kafka_meta.errors import KafkaMetaError
 from kafka_meta.log.checksums import crc32, crc32c
+from kafka_meta.log.segment import Read, SegmentReader
 
 PARTITION_DIR = re.compile(r"^(?P<topic>.+)-(?P<partition>\d+)$")
 SEGMENT_SUFFIX = ".log"
@@ -154,3 +155,11 @@ def segment_bytes(segment: Segment) -> Iterator[memoryview | bytes]:
         if m is not None:
             with suppress(BufferError):  # a slice still alive keeps the map until it is collected
                 m.close()
+
+
+def segment_reads(segment: Segment, reader: SegmentReader) -> Iterator[Read]:
+    """``reader``'s batches and damage of one segment file, its bytes mapped while they are read and unmapped
+    once they all are (or the iteration is dropped): the one loop over a segment file that every face (the
+    ``log`` verb, Spark's log source, :func:`kafka_meta.log.read_log`) reads with."""
+    with segment_bytes(segment) as data:
+        yield from reader.batches(data)

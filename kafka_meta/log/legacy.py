@@ -35,6 +35,32 @@ class MessageError(Exception):
     """A legacy message (or a message inside a wrapper) that could not be read."""
 
 
+
+def key_and_value(buf: bytes, p: int, last: int, n: int, base: int, message_at: int
+                  ) -> tuple[bytes | None, bytes | None]:
+    """A message's key (its length ``n`` read just before ``p``) and its value, which must end at ``last``
+    (-1 lengths: null). For errors, ``base`` plus a position of ``buf`` is its byte (in the segment, or in the
+    wrapper's inflated body), and ``message_at`` is where the message starts."""
+    if n == -1:
+        key = None
+    elif 0 <= n <= last - p - 4:
+        key = buf[p:p + n]
+        p += n
+    else:
+        raise MessageError(f"the key length {n} at byte {base + p - 4} runs past the message")
+    (n,) = LENGTH.unpack_from(buf, p)
+    p += 4
+    if n == -1:
+        value = None
+    elif 0 <= n <= last - p:
+        value = buf[p:p + n]
+        p += n
+    else:
+        raise MessageError(f"the value length {n} at byte {base + p - 4} runs past the message")
+    if p != last:
+        raise MessageError(f"{last - p} bytes after the value of the message at byte {message_at}")
+    return key, value
+
 def check(data: bytes | memoryview, pos: int, size: int) -> bool:
     """Whether the CRC-32 of the message at ``pos`` (``size`` from its length field) is right."""
     (stored,) = struct.unpack_from(">I", data, pos + 12)
@@ -70,24 +96,7 @@ def read(data: bytes | memoryview, pos: int, end: int, inflater: Inflater) -> tu
     if crc32(message) != crc:
         return None
     last = size - 4  # the length of the copy: the size field counts the CRC too
-    if n == -1:
-        key = None
-    elif 0 <= n <= last - p - 4:
-        key = message[p:p + n]
-        p += n
-    else:
-        raise MessageError(f"the key length {n} at byte {pos + 12 + p} runs past the message")
-    (n,) = LENGTH.unpack_from(message, p)
-    p += 4
-    if n == -1:
-        value = None
-    elif 0 <= n <= last - p:
-        value = message[p:p + n]
-        p += n
-    else:
-        raise MessageError(f"the value length {n} at byte {pos + 12 + p} runs past the message")
-    if p != last:
-        raise MessageError(f"{last - p} bytes after the value of the message at byte {pos}")
+    key, value = key_and_value(message, p, last, n, pos + CRC_START, pos)
     codec = attributes & CODEC_MASK
     if codec == NONE:
         return (Batch(pos, size + 12, magic, offset, offset, NONE, 1, False, False, ts_type),
@@ -115,7 +124,7 @@ def _inner(body: bytes) -> list[Record]:
     out: list[Record] = []
     append = out.append
     make = Record
-    unpack0, unpack1, unpack_length = HEAD0.unpack_from, HEAD1.unpack_from, LENGTH.unpack_from
+    unpack0, unpack1 = HEAD0.unpack_from, HEAD1.unpack_from
     pos, end = 0, len(body)
     while pos < end:
         magic = body[pos + 16] if pos + 18 <= end else -1
@@ -138,24 +147,7 @@ def _inner(body: bytes) -> list[Record]:
             raise MessageError(f"inner message {len(out)} at byte {pos}: CRC mismatch")
         if attributes & CODEC_MASK:
             raise MessageError(f"inner message {len(out)} at byte {pos} is compressed again")
-        if n == -1:
-            key = None
-        elif 0 <= n <= following - p - 4:
-            key = body[p:p + n]
-            p += n
-        else:
-            raise MessageError(f"the key length {n} at byte {p - 4} runs past the message")
-        (n,) = unpack_length(body, p)
-        p += 4
-        if n == -1:
-            value = None
-        elif 0 <= n <= following - p:
-            value = body[p:p + n]
-            p += n
-        else:
-            raise MessageError(f"the value length {n} at byte {p - 4} runs past the message")
-        if p != following:
-            raise MessageError(f"{following - p} bytes after the value of the message at byte {pos}")
+        key, value = key_and_value(body, p, following, n, 0, pos)
         append(make(offset, timestamp, ts_type, key, value, []))
         pos = following
     if not out:

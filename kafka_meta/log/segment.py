@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 import struct
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from kafka_meta.log import legacy, v2
 from kafka_meta.log.checksums import crc32c
@@ -75,12 +75,7 @@ class SegmentReader:
 
     def events(self, data: bytes | memoryview) -> Iterator[Event]:
         """Batch, then its records, for each entry; damage where it is found."""
-        for item in self.batches(data):
-            if type(item) is tuple:
-                yield item[0]
-                yield from item[1]
-            else:
-                yield item
+        return as_events(self.batches(data))
 
     def batches(self, data: bytes | memoryview) -> Iterator[Read]:
         """(batch, its records) for each readable entry, :class:`SegmentDamage` for each unreadable stretch."""
@@ -212,6 +207,16 @@ class SegmentReader:
     def _wanted(self, found: list[Record]) -> list[Record]:
         start = self.from_offset
         return found if start is None else [r for r in found if r.offset >= start]
+
+
+def as_events(reads: Iterable[Read]) -> Iterator[Event]:
+    """The event form of :meth:`SegmentReader.batches`: each batch, then its records; damage as it comes."""
+    for item in reads:
+        if type(item) is tuple:
+            yield item[0]
+            yield from item[1]
+        else:
+            yield item
 
 
 def read_segment(data: bytes | memoryview, *, limit: int | None = None,

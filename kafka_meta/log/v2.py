@@ -2,7 +2,8 @@
 
 The header is read inline by the segment loop (``segment.SegmentReader.batches``) with :data:`HEADER`.
 The record loop is the hot path of the whole package: varints that fit one byte (nearly all lengths,
-deltas and counts in ``__consumer_offsets``) are read inline, the rest by :func:`varint`.
+deltas and counts in ``__consumer_offsets``) are read inline, the rest by the wire layer's
+:func:`~kafka_meta.wire.runtime.varlong`.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import struct
 
 from kafka_meta.log.events import LOG_APPEND_TIME, Batch, Record
+from kafka_meta.wire.runtime import Fault, varlong
 
 HEADER = struct.Struct(">qiibIhiqqqhii")  # baseOffset .. recordsCount
 HEADER_SIZE = HEADER.size  # 61
@@ -23,20 +25,6 @@ class RecordsError(Exception):
     def __init__(self, reason: str, records: list[Record]) -> None:
         super().__init__(reason)
         self.records = records
-
-
-def varint(buf: bytes, pos: int) -> tuple[int, int]:
-    """A zigzag varint (or varlong) at ``pos``: (value, position after it)."""
-    shift = value = 0
-    while True:
-        b = buf[pos]
-        pos += 1
-        value |= (b & 0x7F) << shift
-        if b < 0x80:
-            return (value >> 1) ^ -(value & 1), pos
-        shift += 7
-        if shift > 63:
-            raise ValueError(f"a varint runs over 10 bytes at byte {pos}")
 
 
 def records(buf: bytes, batch: Batch, first_timestamp: int, max_timestamp: int) -> list[Record]:
@@ -67,7 +55,7 @@ def records(buf: bytes, batch: Batch, first_timestamp: int, max_timestamp: int) 
                 length = (raw >> 1) ^ -(raw & 1)
                 pos += 2
             else:
-                length, pos = varint(buf, pos)
+                length, pos = varlong(buf, pos)
             record_end = pos + length
             if length < MIN_RECORD - 1 or record_end > end:
                 raise ValueError(f"record length {length} at byte {pos} does not fit the {end - pos} bytes left")
@@ -76,19 +64,19 @@ def records(buf: bytes, batch: Batch, first_timestamp: int, max_timestamp: int) 
                 ts_delta = (b >> 1) ^ -(b & 1)
                 pos += 2
             else:
-                ts_delta, pos = varint(buf, pos + 1)
+                ts_delta, pos = varlong(buf, pos + 1)
             b = buf[pos]
             if b < 0x80:
                 offset_delta = (b >> 1) ^ -(b & 1)
                 pos += 1
             else:
-                offset_delta, pos = varint(buf, pos)
+                offset_delta, pos = varlong(buf, pos)
             b = buf[pos]
             if b < 0x80:
                 n = (b >> 1) ^ -(b & 1)
                 pos += 1
             else:
-                n, pos = varint(buf, pos)
+                n, pos = varlong(buf, pos)
             if n >= 0:
                 key = buf[pos:pos + n]
                 pos += n
@@ -105,7 +93,7 @@ def records(buf: bytes, batch: Batch, first_timestamp: int, max_timestamp: int) 
                 n = (raw >> 1) ^ -(raw & 1)
                 pos += 2
             else:
-                n, pos = varint(buf, pos)
+                n, pos = varlong(buf, pos)
             if n >= 0:
                 value = buf[pos:pos + n]
                 pos += n
@@ -122,8 +110,8 @@ def records(buf: bytes, batch: Batch, first_timestamp: int, max_timestamp: int) 
                 raise ValueError(f"a record ends at byte {pos}, not at {record_end} where its length says")
             append(make(base_offset + offset_delta, max_timestamp if log_append else first_timestamp + ts_delta,
                         ts_type, key, value, headers, control))
-    except (ValueError, IndexError) as e:
-        reason = str(e) if isinstance(e, ValueError) else f"the records end early, at byte {end}"
+    except (ValueError, Fault, IndexError) as e:
+        reason = f"the records end early, at byte {end}" if isinstance(e, IndexError) else str(e)
         raise RecordsError(f"record {len(out)} of {count}: {reason}", out) from None
     if pos != end:
         raise RecordsError(f"{end - pos} bytes after the last of the {count} records", out)
@@ -138,7 +126,7 @@ def _headers(buf: bytes, pos: int, end: int) -> tuple[list[tuple[str, bytes | No
         count = (b >> 1) ^ -(b & 1)
         pos += 1
     else:
-        count, pos = varint(buf, pos)
+        count, pos = varlong(buf, pos)
     if count < 0 or count > end - pos:
         raise ValueError(f"{count} headers cannot fit at byte {pos}")
     headers = []
@@ -148,7 +136,7 @@ def _headers(buf: bytes, pos: int, end: int) -> tuple[list[tuple[str, bytes | No
             n = (b >> 1) ^ -(b & 1)
             pos += 1
         else:
-            n, pos = varint(buf, pos)
+            n, pos = varlong(buf, pos)
         if n < 0 or pos + n > end:
             raise ValueError(f"header key length {n} at byte {pos}")
         try:
@@ -161,7 +149,7 @@ def _headers(buf: bytes, pos: int, end: int) -> tuple[list[tuple[str, bytes | No
             n = (b >> 1) ^ -(b & 1)
             pos += 1
         else:
-            n, pos = varint(buf, pos)
+            n, pos = varlong(buf, pos)
         if n < -1 or pos + n > end:
             raise ValueError(f"header value length {n} at byte {pos}")
         headers.append((name, None if n == -1 else bytes(buf[pos:pos + n])))

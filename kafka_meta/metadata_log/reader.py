@@ -18,13 +18,13 @@ from typing import Any, NamedTuple
 from kafka_meta.api import decode, model
 from kafka_meta.errors import DecodeError
 from kafka_meta.kraft.records import FRAME_VERSION, SHORT, TYPE_NAME, MetadataRecord
+from kafka_meta.kraft.records import read_frame as read_record_frame
 from kafka_meta.models.base import KafkaModel
 from kafka_meta.models.values import KafkaBytes, bytes_to_json
 
 RECORD = "__cluster_metadata record"
 METADATA_TOPIC = "__cluster_metadata"
 TOPIC_RECORD_API_KEY = 2  # TopicRecord: a topic's name and id
-FRAME_FIELDS = ("frameVersion", "apiKey", "recordVersion")  # Kafka's names, for errors
 
 
 class Frame(NamedTuple):
@@ -46,26 +46,9 @@ class UnknownMetadataRecord(KafkaModel):
 
 
 def read_frame(value: bytes) -> Frame:
-    """The frame version, apiKey and record version at the start of a record's value."""
-    fields = []
-    position = 0
-    for name in FRAME_FIELDS:
-        number, shift = 0, 0
-        start = position
-        while True:
-            if position >= len(value):
-                raise DecodeError(f"the value ends inside the frame's {name}", type_name=RECORD, offset=start)
-            byte = value[position]
-            position += 1
-            number |= (byte & 0x7F) << shift
-            if byte < 0x80:
-                break
-            shift += 7
-            if shift >= 35:
-                raise DecodeError(f"the frame's {name} is a varint longer than 5 bytes", type_name=RECORD,
-                                  offset=start)
-        fields.append(number)
-    return Frame(*fields)
+    """The frame version, apiKey and record version at the start of a record's value (the metadata-record
+    format's own reading of them)."""
+    return Frame(*read_record_frame(value, RECORD))
 
 
 def known_api_keys() -> frozenset[int]:

@@ -26,7 +26,6 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 
 from kafka_meta.models.json_form import message_form
-from kafka_meta.models.slots import EXTRA_SLOT, PRIVATE_SLOT, NoneWhileUnset
 from kafka_meta.models.values import KafkaBytes
 
 MODEL_CONFIG = ConfigDict(
@@ -83,12 +82,6 @@ class KafkaModel(BaseModel):
         return self.model_dump(mode="json", by_alias=True, exclude=exclude)
 
 
-# Decoders leave these two slots unset where they would hold None, and reading them gives that None
-# (kafka_meta.models.slots); pydantic, building or copying a model, stores into them as before.
-KafkaModel.__pydantic_extra__ = NoneWhileUnset(EXTRA_SLOT)  # type: ignore[assignment]
-KafkaModel.__pydantic_private__ = NoneWhileUnset(PRIVATE_SLOT)  # type: ignore[assignment]
-
-
 def _views_of(model: KafkaModel) -> dict[Any, Any]:
     """pydantic ``exclude`` spec of every computed field in ``model`` and the models nested in it."""
     out: dict[Any, Any] = dict.fromkeys(type(model).__pydantic_decorators__.computed_fields, True)
@@ -124,9 +117,6 @@ class Message(KafkaModel):
     _trailing: bytes = PrivateAttr(default=b"")
     _variant: str | None = PrivateAttr(default=None)
     _problem: str | None = PrivateAttr(default=None)
-
-    # Every message has private attributes, which decoders always store: its private slot is read directly.
-    __pydantic_private__ = PRIVATE_SLOT
 
     # Private attributes are read from pydantic's dict directly: going through pydantic's __getattr__ would
     # cost more than encoding a small message.

@@ -18,7 +18,6 @@ from pydantic_core import PydanticUndefined
 
 from kafka_meta.models.base import KafkaModel, Message, UnknownTaggedField
 from kafka_meta.models.json_form import UNKNOWN_ALIAS
-from kafka_meta.models.slots import may_leave_extra_unset, may_leave_private_unset, shared_field_names
 from kafka_meta.models.values import KafkaBytes, KafkaUuid, int_type
 from kafka_meta.spec.model import EMPTY_STRUCT, FieldSpec, FieldType, MessageSpec, StructSpec
 from kafka_meta.wire.codegen import UNKNOWN_KEY, CodeWriter, DecodeEmitter, ValueMode, load_function
@@ -27,18 +26,17 @@ from kafka_meta.wire.primitives import INT_BOUNDS
 UNKNOWN_FIELD = "unknown_tagged_fields"
 
 
-# The setters of the slots every pydantic model has (``BaseModel.__slots__``), taken from BaseModel itself:
-# calling a slot's descriptor costs less than ``object.__setattr__``, which looks the name up first.
-_SET_DICT = vars(BaseModel)["__dict__"].__set__
-_SET_FIELDS_SET = vars(BaseModel)["__pydantic_fields_set__"].__set__
-_SET_EXTRA = vars(BaseModel)["__pydantic_extra__"].__set__
-_SET_PRIVATE = vars(BaseModel)["__pydantic_private__"].__set__
-
-
-# What a generated constructor's source refers to, by these names (see fast_maker and TypedMode.emit_struct).
+# A decoded model is what ``model_construct`` makes of every field: its ``__dict__`` the values, its
+# ``__pydantic_fields_set__`` every field name (a set of its own), ``__pydantic_extra__`` None (or an empty dict
+# where a model allows extra fields) and ``__pydantic_private__`` its private attributes' defaults. These four are
+# the attributes pydantic documents on every instance, and BaseModel declares them as its ``__slots__``; the
+# constructor stores them as ``model_construct`` does, through the setters of those slots (what
+# ``object.__setattr__`` finds for them, without looking the name up each time), minus its per-field loop.
+_SLOT = vars(BaseModel)
 _SLOT_SETTERS: dict[str, Any] = {
-    "_m_new": object.__new__, "_m_dict": _SET_DICT, "_m_fields": _SET_FIELDS_SET, "_m_extra": _SET_EXTRA,
-    "_m_private": _SET_PRIVATE,
+    "_m_new": object.__new__, "_m_dict": _SLOT["__dict__"].__set__,
+    "_m_fields": _SLOT["__pydantic_fields_set__"].__set__, "_m_extra": _SLOT["__pydantic_extra__"].__set__,
+    "_m_private": _SLOT["__pydantic_private__"].__set__,
 }
 
 
@@ -51,12 +49,11 @@ def fast_maker(cls: type[KafkaModel]) -> Callable[[dict[str, Any]], KafkaModel]:
 
     Why generated: a typed decode builds one instance per struct it reads, and in a message of small
     structs building them costs as much as reading the bytes. So the function is written per class: the
-    private defaults as a dict display (when they are literals), the slots set through their descriptors,
-    and only the slots that carry something (:mod:`kafka_meta.models.slots`): the class's one shared fields
-    set, and the extra and private slots only where they would not hold None. Generated decoders write the
-    same statements inline (:meth:`TypedMode.emit_struct`).
+    private defaults as a dict display (when they are literals), and the four attributes stored as
+    ``model_construct`` stores them. Generated decoders write the same statements inline
+    (:meth:`TypedMode.emit_struct`).
     """
-    namespace: dict[str, Any] = {"_cls": cls, "_names": shared_field_names(cls), **_SLOT_SETTERS}
+    namespace: dict[str, Any] = {"_cls": cls, "_names": field_names(cls), **_SLOT_SETTERS}
     private_expr = literal_private(cls)
     if private_expr is None:  # factories, or defaults that are no literals: made per instance as pydantic makes them
         namespace["_private"] = _private_defaults(cls)
@@ -69,19 +66,21 @@ def fast_maker(cls: type[KafkaModel]) -> Callable[[dict[str, Any]], KafkaModel]:
     return load_function(source, namespace, "make", f"constructor {cls.__qualname__}")
 
 
-def construction(cls: type[KafkaModel], target: str, cls_name: str, values_expr: str, fields_expr: str,
+def field_names(cls: type[BaseModel]) -> set[str]:
+    """Every field name of ``cls``: what a decoded instance's fields set holds (each gets a copy of its own)."""
+    return set(cls.model_fields)
+
+
+def construction(cls: type[BaseModel], target: str, cls_name: str, values_expr: str, names_expr: str,
                  private_expr: str) -> str:
     """One line of source leaving in ``target`` a new instance of ``cls`` (named ``cls_name``) whose
-    ``__dict__`` is ``values_expr``, whose fields set is ``fields_expr`` and whose private attributes are
-    ``private_expr`` (names from :data:`_SLOT_SETTERS`); the extra and private slots are left unset where
-    reading them gives the None they would hold."""
-    statements = [f"{target} = _m_new({cls_name})", f"_m_dict({target}, {values_expr})",
-                  f"_m_fields({target}, {fields_expr})"]
-    if not may_leave_extra_unset(cls):
-        statements.append(f"_m_extra({target}, None)")
-    if not may_leave_private_unset(cls):
-        statements.append(f"_m_private({target}, {private_expr})")
-    return "; ".join(statements)
+    ``__dict__`` is ``values_expr``, whose fields set is a set of the names in ``names_expr``, whose extra
+    fields are none (None, or an empty dict for a model that allows them, as ``model_construct`` gives) and
+    whose private attributes are ``private_expr`` (names from :data:`_SLOT_SETTERS`)."""
+    extra = "{}" if cls.model_config.get("extra") == "allow" else "None"
+    return "; ".join((f"{target} = _m_new({cls_name})", f"_m_dict({target}, {values_expr})",
+                      f"_m_fields({target}, {names_expr}.copy())", f"_m_extra({target}, {extra})",
+                      f"_m_private({target}, {private_expr})"))
 
 
 def literal_private(cls: type[KafkaModel], given: Mapping[str, str] | None = None) -> str | None:
@@ -105,10 +104,12 @@ def _private_defaults(cls: type[KafkaModel]) -> Callable[[dict[str, Any]], dict[
     def defaults(values: dict[str, Any]) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for name, attr in attrs:
-            if getattr(attr, "default_factory_takes_validated_data", False):
+            if getattr(attr, "default_factory_takes_validated_data", False):  # pydantic 2.12+ only
                 value = attr.get_default(call_default_factory=True, validated_data={**values, **out})
-            else:
-                value = attr.get_default(call_default_factory=True)
+            elif attr.default_factory is not None:
+                value = attr.default_factory()
+            else:  # a copy of the default, as pydantic gives each instance (2.11's get_default takes no arguments)
+                value = copy.deepcopy(attr.default)
             if value is not PydanticUndefined:
                 out[name] = value
         return out
@@ -235,7 +236,7 @@ class TypedMode(ValueMode):
             return
         for name, value in _SLOT_SETTERS.items():
             em.namespace.setdefault(name, value)
-        names = em.const(shared_field_names(cls), "_names")
+        names = em.const(field_names(cls), "_names")
         em.line(construction(cls, target, em.const(cls, "_cls"), _values_display(items), names, private_expr))
 
     def make_uuid(self, em: CodeWriter, bytes_expr: str) -> str:

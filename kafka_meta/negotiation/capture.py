@@ -16,8 +16,7 @@ Captured exchanges give their groups through :func:`groups_from_exchanges`.
 
 from __future__ import annotations
 
-import base64
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,6 +32,7 @@ from kafka_meta.negotiation.static_membership import (
     session_timeout_ms,
 )
 from kafka_meta.negotiation.streams_versions import streams_code
+from kafka_meta.payload_text import PayloadTextError, text_bytes
 
 SUBSCRIPTION, ASSIGNMENT = "ConsumerProtocolSubscription", "ConsumerProtocolAssignment"
 JOIN_GROUP, SYNC_GROUP = 11, 14
@@ -58,15 +58,8 @@ class CapturedGroup:
     members: list[CapturedMember] = field(default_factory=list)
 
 
-Blob = Callable[[str], bytes]
-"""How a line's text becomes bytes (the command line passes its hex-or-base64 reader)."""
-
-
-def hex_blob(text: str) -> bytes:
-    return bytes.fromhex(text)
-
-
-def _bytes(value: Any, what: str, blob: Blob) -> bytes | None:
+def _bytes(value: Any, what: str, encoding: str = "auto") -> bytes | None:
+    """A field's bytes: as they are, or text read by the readers' one rule (:mod:`kafka_meta.payload_text`)."""
     if value is None or value == "":
         return None if value is None else b""
     if isinstance(value, (bytes, bytearray)):
@@ -74,29 +67,29 @@ def _bytes(value: Any, what: str, blob: Blob) -> bytes | None:
     if not isinstance(value, str):
         raise NegotiationError(f"{what}: expected the bytes as a string")
     try:
-        return blob(value)
-    except ValueError as e:
+        return text_bytes(value, encoding)
+    except PayloadTextError as e:
         raise NegotiationError(f"{what}: {e}") from None
 
 
-def read_groups(lines: Iterable[Mapping[str, Any]], blob: Blob = hex_blob,
-                problems: list[str] | None = None) -> list[CapturedGroup]:
+def read_groups(lines: Iterable[Mapping[str, Any]], problems: list[str] | None = None) -> list[CapturedGroup]:
     """Groups from parsed JSON Lines of members, payloads and/or ``__consumer_offsets`` records, in first-seen
     order.
 
-    Byte values are ``bytes`` or text that ``blob`` turns into bytes (hex by default); a payload row says its
-    encoding by its key (``hex``, ``base64``). A row of another kind raises :class:`NegotiationError`, as does
+    Byte values are ``bytes`` or hex or base64 text, read by the readers' one rule
+    (:mod:`kafka_meta.payload_text`); a payload row says its encoding by its key (``hex``, ``base64``;
+    ``blob``: either). A row of another kind raises :class:`NegotiationError`, as does
     damage, unless ``problems`` is given: then each is a line there (``line N: why``) and reading goes on."""
     groups: dict[str | None, CapturedGroup] = {}
     for number, line in enumerate(lines, 1):
         where = f"{line['_file']} line {line['_line']}" if "_line" in line else f"line {number}"
         try:
             if "key" in line:
-                _offsets_line(groups, line, where, blob)
+                _offsets_line(groups, line, where)
             elif "subscription" in line:
-                _member_line(groups, line, where, blob)
+                _member_line(groups, line, where)
             elif "type" in line and any(k in line for k in PAYLOAD_KEYS):
-                _payload_line(groups, line, where, blob)
+                _payload_line(groups, line, where)
             else:
                 raise NegotiationError(f"{where}: expected a member (with 'subscription'), a payload ('type' and "
                                        f"'hex') or a record ('key')")
@@ -107,14 +100,14 @@ def read_groups(lines: Iterable[Mapping[str, Any]], blob: Blob = hex_blob,
     return [g for g in groups.values() if g.members]
 
 
-def _member_line(groups: dict[str | None, CapturedGroup], line: Mapping[str, Any], where: str, blob: Blob) -> None:
+def _member_line(groups: dict[str | None, CapturedGroup], line: Mapping[str, Any], where: str) -> None:
     gid = line.get("group")
     group = groups.setdefault(gid, CapturedGroup(gid))
-    subscription = _bytes(line["subscription"], f"{where} subscription", blob)
+    subscription = _bytes(line["subscription"], f"{where} subscription")
     instance = line.get("groupInstanceId", line.get("instanceId"))
     timeout = line.get("sessionTimeout")
     member = CapturedMember(str(line.get("member") or line.get("memberId") or f"member-{len(group.members) + 1}"),
-                            subscription or b"", _bytes(line.get("assignment"), f"{where} assignment", blob),
+                            subscription or b"", _bytes(line.get("assignment"), f"{where} assignment"),
                             line.get("release"), None if instance is None else str(instance),
                             timeout if isinstance(timeout, int) else None)
     group.members.append(member)
@@ -125,11 +118,9 @@ def _member_line(groups: dict[str | None, CapturedGroup], line: Mapping[str, Any
 
 
 PAYLOAD_KEYS = ("hex", "base64", "blob")  # how a payload row holds its bytes; "blob": hex or base64
-PAYLOAD_ENCODINGS: dict[str, Blob] = {"hex": bytes.fromhex,
-                                      "base64": lambda text: base64.b64decode(text, validate=True)}
 
 
-def _payload_line(groups: dict[str | None, CapturedGroup], line: Mapping[str, Any], where: str, blob: Blob) -> None:
+def _payload_line(groups: dict[str | None, CapturedGroup], line: Mapping[str, Any], where: str) -> None:
     """A payload row naming its group and member: a subscription makes (or replaces) the member, an
     assignment is that member's; payloads of other types (Streams' own user data) are no member's whole
     metadata and are passed over."""
@@ -137,7 +128,7 @@ def _payload_line(groups: dict[str | None, CapturedGroup], line: Mapping[str, An
     if kind not in (SUBSCRIPTION, ASSIGNMENT):
         return
     encoding = next(k for k in PAYLOAD_KEYS if k in line)
-    data = _bytes(line[encoding], f"{where} {encoding}", PAYLOAD_ENCODINGS.get(encoding, blob))
+    data = _bytes(line[encoding], f"{where} {encoding}", "auto" if encoding == "blob" else encoding)
     member_id = str(line.get("member") or line.get("memberId") or "")
     gid = line.get("group")
     group = groups.setdefault(gid, CapturedGroup(gid))
@@ -151,7 +142,7 @@ def _payload_line(groups: dict[str | None, CapturedGroup], line: Mapping[str, An
     group.members.append(CapturedMember(member_id or f"member-{len(group.members) + 1}", data or b""))
 
 
-def groups_from_exchanges(exchanges: Iterable[Mapping[str, Any]], blob: Blob = hex_blob) -> list[CapturedGroup]:
+def groups_from_exchanges(exchanges: Iterable[Mapping[str, Any]]) -> list[CapturedGroup]:
     """The newest generation of each consumer-protocol group in captured exchanges (the capture layer's
     ``Exchange.to_dict()`` shape, or its JSON form): the members and subscriptions its leader's JoinGroup
     response lists, and the assignments the leader's SyncGroup request hands out for that generation."""
@@ -171,8 +162,8 @@ def groups_from_exchanges(exchanges: Iterable[Mapping[str, Any]], blob: Blob = h
     for gid, (generation, response) in joins.items():
         assigned = {a.get("memberId"): a.get("assignment") for a in syncs.get((gid, generation), [])}
         members = [CapturedMember(str(m.get("memberId")),
-                                  _metadata_bytes(m.get("metadata"), SUBSCRIPTION, blob) or b"",
-                                  _metadata_bytes(assigned.get(m.get("memberId")), ASSIGNMENT, blob),
+                                  _metadata_bytes(m.get("metadata"), SUBSCRIPTION) or b"",
+                                  _metadata_bytes(assigned.get(m.get("memberId")), ASSIGNMENT),
                                   instance_id=m.get("groupInstanceId"))
                    for m in response["members"]]
         groups.append(CapturedGroup(gid, response.get("protocolName") or None, response.get("leader") or None,
@@ -180,23 +171,24 @@ def groups_from_exchanges(exchanges: Iterable[Mapping[str, Any]], blob: Blob = h
     return groups
 
 
-def _metadata_bytes(value: Any, type_name: str, blob: Blob) -> bytes | None:
-    """Member metadata back as its bytes: as captured (bytes, or base64 text in JSON), the bytes kept beside
+def _metadata_bytes(value: Any, type_name: str) -> bytes | None:
+    """Member metadata back as its bytes: as captured (bytes, or in JSON the base64 text Kafka's JSON gives
+    bytes as: read as base64, though it may look like hex), the bytes kept beside
     metadata that did not decode (``_raw``), or the decoded message encoded again at the version it was read
     at (exact: the consumer protocol's user data is taken from its client view, which keeps it as bytes)."""
     if value is None or isinstance(value, bytes | bytearray):
         return None if value is None else bytes(value)
     if isinstance(value, str):
-        return _bytes(value, type_name, blob)
+        return _bytes(value, type_name, "base64")
     if not isinstance(value, Mapping):
         return None
     if "_raw" in value:
-        return _metadata_bytes(value["_raw"], type_name, blob)
+        return _metadata_bytes(value["_raw"], type_name)
     fields = {k: v for k, v in value.items() if not k.startswith("_") and k not in ("clientView", "streamsView")}
     view_data = (value.get("clientView") or {}).get("userData")
     if "userData" in fields:
         fields["userData"] = _metadata_bytes(view_data if view_data is not None else fields["userData"],
-                                             type_name, blob)
+                                             type_name)
     try:
         message = kafka_meta.model(value.get("_type") or type_name).model_validate(fields)
         return kafka_meta.encode(message, value.get("_version"))
@@ -204,14 +196,13 @@ def _metadata_bytes(value: Any, type_name: str, blob: Blob) -> bytes | None:
         return None
 
 
-def _offsets_line(groups: dict[str | None, CapturedGroup], line: Mapping[str, Any], where: str,
-                  blob: Blob) -> None:
+def _offsets_line(groups: dict[str | None, CapturedGroup], line: Mapping[str, Any], where: str) -> None:
     from kafka_meta.offsets import decode_record
 
     if line.get("control"):
         return
-    key = _bytes(line["key"], f"{where} key", blob)
-    value = _bytes(line.get("value"), f"{where} value", blob)
+    key = _bytes(line["key"], f"{where} key")
+    value = _bytes(line.get("value"), f"{where} value")
     try:
         record = decode_record(key or b"", value)
     except KafkaMetaError as e:

@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Mapping
 
 from kafka_meta.negotiation.java_order import JavaHashMap, task_id_hash
-from kafka_meta.negotiation.task_state import ClientQueue, ClientState, TaskId
+from kafka_meta.negotiation.task_state import ClientQueue, ClientState, TaskId, place_standbys
 
 TagEntry = tuple[str, str]
 
@@ -82,12 +82,4 @@ def assign_standbys_by_tags(states: Mapping[uuid.UUID, ClientState], stateful: l
         return
     queue.offer_all(states)
     for task, _ in remaining.items():
-        left = remaining[task]
-        while left > 0:
-            client = queue.poll(task)
-            if client is None:
-                break
-            states[client].assign_standby(task)
-            left -= 1
-            queue.offer(client)
-            remaining.put(task, left)
+        remaining.put(task, place_standbys(queue, states, task, remaining[task]))

@@ -38,6 +38,7 @@ from kafka_meta.negotiation.task_state import (
     TaskClient,
     TaskConfigs,
     TaskId,
+    place_standbys,
     result,
     sorted_clients,
 )
@@ -91,14 +92,7 @@ def _assign_standbys(states: Mapping[uuid.UUID, ClientState], stateful: list[Tas
     queue = ClientQueue(lambda client, task: not states[client].has(task), lambda client: states[client].load())
     queue.offer_all(states)
     for task in stateful:
-        remaining = count
-        while remaining > 0:
-            client = queue.poll(task)
-            if client is None:
-                break
-            states[client].assign_standby(task)
-            remaining -= 1
-            queue.offer(client)
+        place_standbys(queue, states, task, count)
 
 
 def _caught_up(states: Mapping[uuid.UUID, ClientState], stateful: list[TaskId], acceptable: int

@@ -18,7 +18,7 @@ are left. Any movement at all means a probing rebalance will follow.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from kafka_meta.negotiation.java_order import JavaPriorityQueue
 from kafka_meta.negotiation.outcomes import AssignmentFailed, JavaFailure
@@ -90,15 +90,24 @@ def _most_caught_up(by_lag: ByLag, task: TaskId, destination: uuid.UUID,
     return None
 
 
-def move_active_tasks(states: Mapping[uuid.UUID, ClientState], caught_up: CaughtUp, by_lag: ByLag,
-                      warmed: dict[uuid.UUID, set[TaskId]], warmups: Warmups) -> int:
+def _planned(states: Mapping[uuid.UUID, ClientState], caught_up: CaughtUp, by_lag: ByLag,
+             tasks_of: Callable[[uuid.UUID, ClientState], Iterable[TaskId]]
+             ) -> tuple[ClientQueue, JavaPriorityQueue[_Movement]]:
+    """The client queue, every client offered to it, and the movements Kafka's TaskMovement plans: each of a
+    client's tasks (``tasks_of``, in TaskId order) that must move to a caught-up client, to come back to it."""
     queue = _queue(states, caught_up)
     movements: JavaPriorityQueue[_Movement] = JavaPriorityQueue(_compare)
     for client, state in states.items():
-        for task in sorted(state.active):
+        for task in sorted(tasks_of(client, state)):
             if _needs_move(task, client, states, caught_up, by_lag):
                 movements.offer(_Movement(task, client, len(caught_up[task])))
         queue.offer(client)
+    return queue, movements
+
+
+def move_active_tasks(states: Mapping[uuid.UUID, ClientState], caught_up: CaughtUp, by_lag: ByLag,
+                      warmed: dict[uuid.UUID, set[TaskId]], warmups: Warmups) -> int:
+    queue, movements = _planned(states, caught_up, by_lag, lambda client, state: state.active)
     needed = len(movements)
     while len(movements):
         m = movements.poll()
@@ -127,13 +136,8 @@ def move_active_tasks(states: Mapping[uuid.UUID, ClientState], caught_up: Caught
 
 def move_standby_tasks(states: Mapping[uuid.UUID, ClientState], caught_up: CaughtUp, by_lag: ByLag,
                        warmed: Mapping[uuid.UUID, set[TaskId]], warmups: Warmups) -> int:
-    queue = _queue(states, caught_up)
-    movements: JavaPriorityQueue[_Movement] = JavaPriorityQueue(_compare)
-    for client, state in states.items():
-        for task in sorted(state.standby):
-            if task not in warmed.get(client, set()) and _needs_move(task, client, states, caught_up, by_lag):
-                movements.offer(_Movement(task, client, len(caught_up[task])))
-        queue.offer(client)
+    queue, movements = _planned(states, caught_up, by_lag,
+                                lambda client, state: state.standby - warmed.get(client, set()))
     needed = 0
     while len(movements):
         m = movements.poll()

@@ -152,6 +152,20 @@ class ClientQueue:
             self.offer(client)
 
 
+def place_standbys(queue: ClientQueue, states: Mapping[uuid.UUID, ClientState], task: TaskId, wanted: int) -> int:
+    """Up to ``wanted`` standbys of ``task``, each on the client ``queue`` gives first, which goes back in the
+    queue with its new load (Kafka's loop over ``pollNextClient``, in both the default standby assignment and
+    the rack-aware one's fallback); how many could not be placed."""
+    while wanted > 0:
+        client = queue.poll(task)
+        if client is None:
+            break
+        states[client].assign_standby(task)
+        wanted -= 1
+        queue.offer(client)
+    return wanted
+
+
 def sorted_clients(clients: Iterable[TaskClient]) -> dict[uuid.UUID, ClientState]:
     """The clients as a ``TreeMap`` by process id."""
     return {c.process_id: ClientState(c) for c in sorted(clients, key=lambda c: uuid_order(c.process_id))}

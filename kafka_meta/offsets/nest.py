@@ -133,17 +133,25 @@ def _nest_item(rule: NestRule, value: Any, item: Any) -> tuple[dict[str, tuple[M
     return decoded, errors
 
 
+def _nested_items(record_name: str, value: Any) -> list[tuple[Any, dict[str, Any], list[str]]] | None:
+    """Each item of a record value that nests metadata (its rule in :data:`NEST_RULES`), with what was decoded
+    of it and the errors; None when the value nests none (a group that is not a consumer group)."""
+    rule = NEST_RULES[record_name]
+    items = rule.items_of(value, model_field)
+    if items is None:
+        return None
+    return [(item, *_nest_item(rule, value, item)) for item in items]
+
+
 def group_members(value: Any) -> list[MemberNest] | None:
     """Decode the members of a GroupMetadataValue, or None when the group is not a consumer group.
 
     A member that joined but has not been synced yet has an empty assignment (nothing decoded)."""
-    rule = NEST_RULES[GROUP_METADATA]
-    items = rule.items_of(value, model_field)
+    items = _nested_items(GROUP_METADATA, value)
     if items is None:
         return None
     out = []
-    for member in items:
-        decoded, errors = _nest_item(rule, value, member)
+    for member, decoded, errors in items:
         (subscription, sub_data), (assignment, asg_data) = decoded["subscription"], decoded["assignment"]
         out.append(MemberNest(member_id=member.member_id, subscription=subscription, assignment=assignment,
                               subscription_user_data=sub_data, assignment_user_data=asg_data, errors=errors))
@@ -152,13 +160,11 @@ def group_members(value: Any) -> list[MemberNest] | None:
 
 def classic_protocols(value: Any) -> list[ProtocolNest] | None:
     """Decode a KIP-848 group member's classic-protocol subscriptions, one per assignor it offered."""
-    rule = NEST_RULES[CONSUMER_GROUP_MEMBER_METADATA]
-    items = rule.items_of(value, model_field)
+    items = _nested_items(CONSUMER_GROUP_MEMBER_METADATA, value)
     if items is None:
         return None
     out = []
-    for protocol in items:
-        decoded, errors = _nest_item(rule, value, protocol)
+    for protocol, decoded, errors in items:
         subscription, sub_data = decoded["metadata"]
         out.append(ProtocolNest(name=protocol.name, subscription=subscription, subscription_user_data=sub_data,
                                 errors=errors))

@@ -14,6 +14,7 @@ from kafka_meta.protocol.headers import (
     looks_like_request,
     read_request_header,
     read_response_header,
+    request_header_bytes,
 )
 from kafka_meta.protocol.member_metadata import decode_member_metadata
 from kafka_meta.protocol.shapes import ExchangeRow, ExchangeSource
@@ -36,6 +37,7 @@ __all__ = [
     "looks_like_request",
     "read_request_header",
     "read_response_header",
+    "request_header_bytes",
     "request_header_version",
     "response_header_version",
 ]

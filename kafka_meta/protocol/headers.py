@@ -1,4 +1,5 @@
-"""Request and response headers of Kafka's binary protocol, read from a frame without its size prefix.
+"""Request and response headers of Kafka's binary protocol, read from a frame without its size prefix, and the
+request header written (the one a live connection sends).
 
 Hand-read rather than through a spec: a header is a handful of fixed fields read for every frame of a
 capture, and its layout depends on the *api* (see :mod:`kafka_meta.protocol.apis`), not on a version of
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 from kafka_meta.errors import DecodeError
 from kafka_meta.protocol.apis import APIS, request_header_version
 from kafka_meta.protocol.produce import PRODUCE, plausible_produce
-from kafka_meta.wire.runtime import Fault, uvarint_tail
+from kafka_meta.wire.runtime import Fault, uvarint
 
 MAX_CLIENT_ID = 1024  # librdkafka, the Java client and kafka-python all use short ids; more means noise
 _FIXED = struct.Struct(">hhih")  # apiKey, apiVersion, correlationId, clientId length: header v1 and v2
@@ -56,11 +57,9 @@ def _int32(frame: bytes, at: int, what: str, kind: str) -> int:
 
 
 def _uvarint(frame: bytes, at: int, what: str, kind: str) -> tuple[int, int]:
-    """A header's varints are nearly always one byte (no tagged fields): read inline, the rest by the wire's."""
-    if at < len(frame) and frame[at] < 0x80:
-        return frame[at], at + 1
+    """A header's varint, by the wire layer's reader, its faults as this module's errors."""
     try:
-        return uvarint_tail(frame, at)
+        return uvarint(frame, at)
     except IndexError:
         raise ProtocolError(f"{what}: varint runs past the end", type_name=kind, offset=at) from None
     except Fault as e:
@@ -120,6 +119,17 @@ def read_request_header(frame: bytes) -> RequestHeader:
     if header_version >= 2:
         at = skip_tagged_fields(frame, at, kind)
     return RequestHeader(api_key, api_version, correlation_id, client_id, header_version, at)
+
+
+def request_header_bytes(api_key: int, api_version: int, correlation_id: int, client_id: str | None) -> bytes:
+    """The request header Kafka's clients write for this api and version (:func:`read_request_header` reads it
+    back): v0 without the client id, v1 with it (-1 for none), v2 with an empty tagged-field section."""
+    header_version = request_header_version(api_key, api_version)
+    out = struct.pack(">hhi", api_key, api_version, correlation_id)
+    if header_version >= 1:
+        client = None if client_id is None else client_id.encode()
+        out += struct.pack(">h", -1 if client is None else len(client)) + (client or b"")
+    return out + b"\x00" if header_version >= 2 else out
 
 
 def read_response_header(frame: bytes, header_version: int) -> ResponseHeader:

@@ -6,7 +6,7 @@ correlator need not understand record batches to know not to wait.
 
 from __future__ import annotations
 
-from kafka_meta.wire.runtime import Fault, uvarint_tail
+from kafka_meta.wire.runtime import Fault, uvarint
 
 PRODUCE = 0
 FIRST_TRANSACTIONAL = 3  # Produce v3 added the transactional id before acks
@@ -41,11 +41,10 @@ def produce_acks(body: bytes, version: int) -> int | None:
 
 
 def _uvarint(body: bytes, at: int) -> tuple[int, int] | None:
-    """(value, offset after it), or None when the body ends inside the varint or it is none Kafka writes."""
-    if at < len(body) and body[at] < 0x80:
-        return body[at], at + 1
+    """(value, offset after it) by the wire layer's reader, or None when the body ends inside the varint or it
+    is none Kafka writes."""
     try:
-        return uvarint_tail(body, at)
+        return uvarint(body, at)
     except (IndexError, Fault):
         return None
 

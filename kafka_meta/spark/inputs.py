@@ -6,7 +6,7 @@ Rows of three kinds come out, in any mix, each file's rows sorted by the rule ev
 (:func:`kafka_meta.inputs.items.sort_row`, as columns: :mod:`kafka_meta.spark.row_inputs`):
 
 * ``__consumer_offsets`` records: ``key`` and ``value`` (binary in Parquet and Kafka; hex or base64 text in
-  JSON Lines, read by :mod:`kafka_meta.inputs.payload_text`'s rule, ``value`` null for a tombstone), with
+  JSON Lines, read by :mod:`kafka_meta.payload_text`'s rule, ``value`` null for a tombstone), with
   ``topic``/``partition``/``offset``/``timestamp`` kept when present, ``control`` marking records of control
   batches and ``producerId`` those of transactions; a record whose text is not bytes keeps its row, with
   its ``_error``;

@@ -3,7 +3,7 @@
 
 Each row is sorted into an exchange, a record, a payload or a member by the rule
 :func:`kafka_meta.inputs.items.sort_row` states, and its text read as bytes by
-:mod:`kafka_meta.inputs.payload_text`, both through their column form (:mod:`kafka_meta.spark.row_rules`).
+:mod:`kafka_meta.payload_text`, both through their column form (:mod:`kafka_meta.spark.row_rules`).
 So what ``kafka-meta capture`` writes (exchange rows) is read as exchanges, as ``kafka-meta report`` reads it,
 and a bad line costs its own row only: a record, payload or member whose text is not bytes becomes a row
 whose ``_error`` names the file, the field and why (``FILE: neither hex nor base64 in 'key' (...)``; a record's

@@ -4,7 +4,7 @@ exactly as every verb without Spark does.
 
 Both are built here from the rules' own statement, not restated: the kinds and their fields from
 :data:`kafka_meta.inputs.items.ROW_KINDS` and :data:`~kafka_meta.inputs.items.BYTES_FIELDS`, the text rule
-from the regular expressions and the reasons of :mod:`kafka_meta.inputs.payload_text` (which mean the same to
+from the regular expressions and the reasons of :mod:`kafka_meta.payload_text` (which mean the same to
 Java's regular expressions as to Python's), each reason and its message a literal of its branch. A row's text
 that is not bytes gives a null in its bytes column and the rule's message in its error column, never an
 exception: Spark's ``unhex`` pads odd hex with a zero and ``unbase64`` throws on text it cannot read (one bad
@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kafka_meta.inputs.items import BYTES_FIELDS, FIRST_ONLY, ROW_KINDS, RowKind
-from kafka_meta.inputs.payload_text import (
+from kafka_meta.payload_text import (
     BASE64,
     BASE64_SHAPE,
     HEX_PREFIX,
@@ -59,7 +59,7 @@ def row_kind(present: Callable[[str], Column]) -> Column:
 
 
 def text_bytes(text: Column, encoding: str = "auto", field: str | None = None) -> tuple[Column, Column]:
-    """(bytes, error) of a column of text, as :func:`kafka_meta.inputs.payload_text.text_bytes` reads it: the
+    """(bytes, error) of a column of text, as :func:`kafka_meta.payload_text.text_bytes` reads it: the
     bytes (null where the text is null or not bytes) and the rule's message where it is not (``field``
     naming the field in it), else null. Never throws, whatever the text."""
     from pyspark.sql import functions as F

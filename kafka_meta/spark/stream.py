@@ -174,13 +174,11 @@ def check_arguments(args: argparse.Namespace) -> dict[str, str]:
     """The command line's mistakes, said before a JVM starts for nothing (a KafkaMetaError: exit status 2); the
     client settings of ``--command-config``."""
     from kafka_meta.errors import InputError
+    from kafka_meta.protocol.servers import bootstrap_servers
     from kafka_meta.spark.job import check_master
     from kafka_meta.spark.kafka_settings import read_client_properties
 
-    for servers in args.bootstrap_servers.split(","):
-        host, _, port = servers.strip().rpartition(":")
-        if not host or not port.isdigit():
-            raise InputError(f"--bootstrap-server {args.bootstrap_servers!r}: expected HOST:PORT[,HOST:PORT...]")
+    bootstrap_servers(args.bootstrap_servers, "--bootstrap-server")
     positive = {"--trigger-seconds": args.trigger_seconds, "--duration": args.duration,
                 "--max-offsets-per-trigger": args.max_offsets_per_trigger,
                 "--connect-timeout": getattr(args, "connect_timeout", None)}

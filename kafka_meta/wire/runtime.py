@@ -19,9 +19,9 @@ MAX_STRING = 0x7FFF  # Kafka refuses longer strings, even in compact form
 UNKNOWN_KEY = "_unknown_tagged_fields"
 
 
-__all__ = ["FIXED", "JAVA_UTF8", "MAX_STRING", "UNKNOWN_KEY", "Fault", "Malformed", "Unwritable", "fixed_array_reader",
-           "fixed_array_readers", "java_utf8", "read_exact", "read_uvarint", "remaining", "uvarint_bytes",
-           "uvarint_tail", "uvarint_tail_strict", "write_tagged"]
+__all__ = ["FIXED", "JAVA_UTF8", "MAX_STRING", "UNKNOWN_KEY", "Fault", "Malformed", "Unwritable",
+           "fixed_array_reader", "fixed_array_readers", "java_utf8", "read_exact", "read_uvarint", "remaining",
+           "uvarint", "uvarint_bytes", "uvarint_tail", "uvarint_tail_strict", "varlong", "write_tagged"]
 
 
 def _uvarint(buf: bytes, pos: int) -> tuple[int, int]:
@@ -93,6 +93,32 @@ def read_uvarint(stream: Any, strict: bool = False) -> int:
         raise Fault(e.reason, start) from None
     stream.seek(start + end)
     return value
+
+
+def uvarint(buf: bytes, pos: int) -> tuple[int, int]:
+    """An unsigned varint at ``pos`` as Kafka reads one (:func:`uvarint_tail`), its common one-byte form read
+    inline: the form for hand-read frames (headers, the start of a Produce body) that have no construct.
+    Raises :class:`IndexError` when ``buf`` ends inside it, :class:`Fault` when it runs over 5 bytes."""
+    if pos < len(buf) and buf[pos] < 0x80:
+        return buf[pos], pos + 1
+    return uvarint_tail(buf, pos)
+
+
+def varlong(buf: bytes, pos: int) -> tuple[int, int]:
+    """A zig-zag varint or varlong at ``pos`` (the record fields of a v2 batch: Kafka's ``readVarint`` and
+    ``readVarlong``), at most 10 bytes: (value, position after it). The record loop reads the one- and two-byte
+    forms inline and calls this for the rest. Raises :class:`IndexError` when ``buf`` ends inside it,
+    :class:`Fault` when it runs over 10 bytes."""
+    shift = value = 0
+    while True:
+        b = buf[pos]
+        pos += 1
+        value |= (b & 0x7F) << shift
+        if b < 0x80:
+            return (value >> 1) ^ -(value & 1), pos
+        shift += 7
+        if shift > 63:
+            raise Fault(f"a varint runs over 10 bytes at byte {pos}", pos)
 
 
 def uvarint_bytes(value: int) -> bytes:

@@ -18,6 +18,8 @@ from typing import Any
 from kafka_meta.capture import CaptureError, Problem, Summary, iter_capture
 from kafka_meta.capture.jsonable import json_line
 from kafka_meta.cli.status import OK, PROBLEM, USAGE, require_files
+from kafka_meta.inputs import Damage, Unreadable
+from kafka_meta.inputs.capture import exchanges as capture_exchanges
 from kafka_meta.protocol import APIS
 
 PROGRESS_FROM = 32 << 20  # files at least this big report progress
@@ -108,24 +110,26 @@ def _read_all(args: argparse.Namespace, apis: set[int] | None, ports: set[int] |
         summary = Summary()
         printed = 0
         started = time.perf_counter()
-        try:
-            # each exchange is printed and dropped, never changed: bodies may be shared between exchanges
-            for item in iter_capture(name, ports, apis=apis, summary=summary, progress=Progress(name),
-                                     shared_bodies=True):
-                if isinstance(item, Problem):
-                    failed = True  # damage read around: part of the file could not be read
-                    if not args.quiet:
-                        print(f"{name}: {item}", file=sys.stderr)
-                    continue
-                if apis is not None and item.api_key not in apis:
-                    continue
-                if args.group is not None and item.group_id != args.group:
-                    continue
-                out.write(json_line(item.to_dict()) + "\n")
-                printed += 1
-        except CaptureError as exc:
-            print(f"kafka-meta capture: {exc}", file=sys.stderr)
-            failed = True
+        unreadable = False
+        # each exchange is printed and dropped, never changed: bodies may be shared between exchanges
+        for item in capture_exchanges(name, name, ports=ports, apis=apis, summary=summary, progress=Progress(name),
+                                      shared_bodies=True):
+            if isinstance(item, Damage):
+                failed = True  # damage read around: part of the file could not be read
+                if not args.quiet:
+                    print(item, file=sys.stderr)
+                continue
+            if isinstance(item, Unreadable):
+                print(f"kafka-meta capture: {item}", file=sys.stderr)
+                failed = unreadable = True
+                break
+            if apis is not None and item.api_key not in apis:
+                continue
+            if args.group is not None and item.group_id != args.group:
+                continue
+            out.write(json_line(item.to_dict()) + "\n")
+            printed += 1
+        if unreadable:
             continue
         opened += 1
         seconds = time.perf_counter() - started

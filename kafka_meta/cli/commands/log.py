@@ -14,18 +14,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
 from kafka_meta.cli.log_dump import PARALLEL_FROM_BYTES, DumpOptions, jobs_for, print_segments
 from kafka_meta.cli.output import fail
 from kafka_meta.cli.status import OK, PROBLEM, require_paths
-from kafka_meta.inputs import BY_NAME, CAPTURE, EMPTY, JSONL, PARQUET, SEGMENT, classify
-from kafka_meta.log import (
-    DEFAULT_LIMIT,
-    Segment,
-    find_segments,
-)
+from kafka_meta.inputs import CAPTURE, JSONL, PARQUET, segments_of
+from kafka_meta.log import DEFAULT_LIMIT
 
 DESCRIPTION = ("Print every record of Kafka log segments as JSON Lines: topic, partition, offset, timestamp, "
                "timestampType, key and value (base64), headers, control. Damage (CRC mismatches, batches cut off, "
@@ -56,30 +51,6 @@ def add_parsers(sub: Any) -> None:
 OTHER_VERBS = {CAPTURE: "kafka-meta capture", JSONL: "kafka-meta offsets", PARQUET: "kafka-meta analyze"}
 
 
-def segments_of(paths: list[str]) -> tuple[list[Segment], list[str]]:
-    """The segments of the paths, told by content as every input is (kafka_meta.inputs), and what is refused:
-    a file of another kind (a capture is no segment), an empty one (no content: no segment, whatever its name
-    or suffix) or a missing one. A file that no kind claims is read as a segment when named outright: a
-    segment damaged from its first byte is still one, and its damage is reported."""
-    segments: list[Segment] = []
-    refused: list[str] = []
-    for path in paths:
-        sources, unreadable = classify(path)
-        for source in sources:
-            if source.kind == SEGMENT:
-                segments += find_segments(source.path)
-            elif not Path(path).is_dir():
-                refused.append(f"{source.path}: {BY_NAME[source.kind].what}, not log segments "
-                               f"({OTHER_VERBS[source.kind]} reads it)")
-        for problem in unreadable:
-            named = Path(path).is_file() and problem.path == path
-            if named and problem.reason != EMPTY:
-                segments += find_segments(path)  # no kind claims it: a damaged segment, read around
-            else:
-                refused.append(str(problem))
-    return segments, refused
-
-
 def run_log(args: argparse.Namespace) -> int:
     if args.max_batch_bytes <= 0:
         return fail("--max-batch-bytes must be positive")
@@ -88,7 +59,8 @@ def run_log(args: argparse.Namespace) -> int:
     require_paths(args.paths)
     segments, refused = segments_of(args.paths)
     for problem in refused:
-        print(f"kafka-meta log: {problem}", file=sys.stderr)
+        reader = f" ({OTHER_VERBS[problem.kind]} reads it)" if problem.kind in OTHER_VERBS else ""
+        print(f"kafka-meta log: {problem}{reader}", file=sys.stderr)
     if not segments:
         return PROBLEM
     options = DumpOptions(decode=args.decode, group=args.group, strict=args.strict, raw=args.raw,

@@ -142,7 +142,6 @@ def _captured_groups(names: list[str]) -> tuple[list[Any], list[str], list[str],
     reach the group reader one at a time, and what it found wrong with a row is said before the next row's
     damage. Rows of members, payloads and records keep their order (the last GroupMetadata record of a group
     wins); captured exchanges give each group's newest generation."""
-    from kafka_meta.cli.blobs import from_text
     from kafka_meta.inputs import Damage, Unreadable, rows
     from kafka_meta.negotiation.capture import groups_from_exchanges, read_groups
 
@@ -174,9 +173,9 @@ def _captured_groups(names: list[str]) -> tuple[list[Any], list[str], list[str],
                 yield item.data
         say_problems()
 
-    groups = read_groups(member_rows(), from_text, problems)
+    groups = read_groups(member_rows(), problems)
     say_problems()
-    groups += groups_from_exchanges(exchanges, from_text)
+    groups += groups_from_exchanges(exchanges)
     return groups, problems, unreadable, read
 
 

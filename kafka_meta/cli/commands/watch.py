@@ -11,6 +11,8 @@ import sys
 from typing import Any
 
 from kafka_meta.cli.output import fail
+from kafka_meta.errors import InputError
+from kafka_meta.protocol.servers import bootstrap_servers
 
 
 def add_parsers(sub: Any) -> None:
@@ -43,9 +45,10 @@ def run_watch(args: argparse.Namespace) -> int:
         return fail("--duration must be positive")
     if args.connect_timeout <= 0:
         return fail("--connect-timeout must be positive")
-    host, _, port = args.bootstrap_server.rpartition(":")
-    if not host or not port.isdigit():
-        return fail(f"--bootstrap-server {args.bootstrap_server!r}: expected HOST:PORT")
+    try:
+        bootstrap_servers(args.bootstrap_server, "--bootstrap-server")
+    except InputError as e:
+        return fail(str(e))
     settings = client_settings(args.command_config) if args.command_config else {}
     outputs: list[Any] = []
     if args.format == "json":

@@ -18,7 +18,6 @@ from the reader's records.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from functools import cache
 from typing import Any
@@ -26,10 +25,11 @@ from typing import Any
 import pyarrow as pa
 from pyspark.sql.datasource import DataSourceReader, InputPartition
 
-from kafka_meta.inputs import EMPTY, SEGMENT, classify
-from kafka_meta.log import DEFAULT_LIMIT, LogError, Record, Segment, SegmentDamage, SegmentReader, find_segments
+from kafka_meta.inputs import EMPTY, Unreadable
+from kafka_meta.inputs import segments_of as find_all_segments
+from kafka_meta.log import DEFAULT_LIMIT, LogError, Record, Segment, SegmentDamage, SegmentReader
 from kafka_meta.log.compression import Inflater
-from kafka_meta.log.files import segment_bytes
+from kafka_meta.log.files import segment_at, segment_reads
 from kafka_meta.log.rows import transactional_producer
 from kafka_meta.spark.schema import ERROR_FIELD
 from kafka_meta.spark.sources.base import KafkaMetaSource, option_paths
@@ -117,19 +117,21 @@ class Columns:
 
 
 def segments_of(paths: list[str]) -> list[Segment]:
-    """The segments of the paths named: a file named outright is a segment whatever it holds (its damage is
-    reported); in directories, the partition directories found the way every input is (kafka_meta.inputs)."""
+    """The segments of the paths, found as every face finds them (:func:`kafka_meta.inputs.segments_of`), but
+    for an empty file named outright, kept so that its row can say it is empty; a :class:`LogError` naming what
+    was refused when there are none."""
     segments: list[Segment] = []
+    refused: list[Unreadable] = []
     for path in paths:
-        if os.path.isdir(path):
-            sources, _ = classify(path)
-            for source in sources:
-                if source.kind == SEGMENT:
-                    segments += find_segments(source.path)
-        else:
-            segments += find_segments(path)
+        found, problems = find_all_segments([path])
+        for problem in problems:
+            if problem.reason == EMPTY and problem.path == path:
+                found.append(segment_at(path))
+            else:
+                refused.append(problem)
+        segments += found
     if not segments:
-        raise LogError(f"{', '.join(paths)}: no log segments here")
+        raise LogError("no log segments here: " + ("; ".join(str(p) for p in refused) or ", ".join(paths)))
     return segments
 
 
@@ -199,14 +201,13 @@ def segment_rows(segment: Segment, named: list[str], limit: int = DEFAULT_LIMIT,
         columns.add_damage(f"{segment.path}: {EMPTY}")
         yield columns.batch()
         return
-    with segment_bytes(segment) as data:
-        for item in reader.batches(data):
-            if type(item) is tuple:
-                columns.add_records(item[1], transactional_producer(item[0]))
-            else:
-                columns.add_damage(item)
-            if len(columns) >= ROWS_PER_BATCH:
-                yield columns.batch()
+    for item in segment_reads(segment, reader):
+        if type(item) is tuple:
+            columns.add_records(item[1], transactional_producer(item[0]))
+        else:
+            columns.add_damage(item)
+        if len(columns) >= ROWS_PER_BATCH:
+            yield columns.batch()
     if len(columns):
         yield columns.batch()
 

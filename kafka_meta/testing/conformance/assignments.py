@@ -25,7 +25,7 @@ from kafka_meta.negotiation.outcomes import AssignmentFailed, AssignmentNeverEnd
 from kafka_meta.testing.conformance import deadline, refusals
 from kafka_meta.testing.conformance.client_groups import CLIENT_ASSIGNORS, client_group
 from kafka_meta.testing.conformance.engine import run_in_batches
-from kafka_meta.testing.conformance.results import Result
+from kafka_meta.testing.conformance.results import Result, what_differs
 from kafka_meta.testing.conformance.server_groups import SERVER_ASSIGNORS, server_group
 from kafka_meta.testing.conformance.task_groups import TASK_ASSIGNORS, task_group
 
@@ -151,14 +151,8 @@ def check(kind: Kind, cases: Iterable[Any], answers: Iterable[Any], result: Resu
             else:
                 result.identical += 1
             continue
-        if theirs.error is not None and ours.error is None:
-            what = f"Kafka throws {theirs.error}, we assign"
-        elif ours.error is not None and theirs.error is None:
-            what = f"we refuse ({ours.error}), Kafka assigns"
-        elif ours.error is not None:
-            what = "both throw, but not the same exception from the same class"
-        else:
-            what = "assignment differs"
+        what = what_differs(theirs.error, ours.error, "assign", "assigns",
+                            "both throw, but not the same exception from the same class", "assignment differs")
         example = {"case": kind.request(case), **_first_difference(ours.assignment, theirs.assignment)}
         if theirs.error or ours.error:
             example.update(ours_error=ours.error, kafka_error=theirs.error)

@@ -17,6 +17,7 @@ from typing import Any
 from kafka_meta.codec.dispatch import Dispatch
 from kafka_meta.models.factory import UNKNOWN_ALIAS
 from kafka_meta.models.json_form import version_fields
+from kafka_meta.testing.conformance.tag_rule import unknown_in_plain
 from kafka_meta.wire.bindings import Bind
 from kafka_meta.wire.codegen import UNKNOWN_KEY
 from kafka_meta.wire.composite import KArray, KStruct, Marked
@@ -102,19 +103,8 @@ def strip_unknown(value: Any, con: Any) -> Any:
 
 
 def has_unknown(value: Any, con: Any) -> bool:
-    """Whether any struct of the value carries unknown tagged fields."""
-    if value is None:
-        return False
-    if isinstance(con, Bind):
-        con = con.inner
-    if isinstance(con, Marked):
-        return has_unknown(value, con.struct)
-    if isinstance(con, KArray):
-        return isinstance(con.element, (KStruct, Marked)) and any(has_unknown(v, con.element) for v in value)
-    if isinstance(con, KStruct):
-        return bool(value.get(UNKNOWN_KEY)) or any(has_unknown(value[m.py], m.con) for m in con.members
-                                                   if m.con is not None and m.role != "absent")
-    return False
+    """Whether any struct of the value carries unknown tagged fields (those :func:`unknown_in_plain` lists)."""
+    return bool(unknown_in_plain(value, con))
 
 
 __all__ = ["UNKNOWN_ALIAS", "bytes_text", "from_plain", "has_unknown", "kafka_form", "strip_unknown", "uuid_text"]

@@ -26,7 +26,7 @@ from kafka_meta.testing.conformance import negotiation_cases as draw
 from kafka_meta.testing.conformance import negotiation_sides as sides
 from kafka_meta.testing.conformance import refusals
 from kafka_meta.testing.conformance.engine import run_in_batches
-from kafka_meta.testing.conformance.results import Result
+from kafka_meta.testing.conformance.results import Result, what_differs
 
 BATCH = 500   # cases sent to the peer at once
 
@@ -83,14 +83,8 @@ def check(kind: Kind, cases: Iterable[Any], answers: Iterable[Any], result: Resu
             else:
                 result.identical += 1
             continue
-        if theirs.error is not None and ours.error is None:
-            what = f"Kafka throws {theirs.error.split(':', 1)[0]}, we decide"
-        elif ours.error is not None and theirs.error is None:
-            what = f"we refuse ({ours.error.split(':', 1)[0]}), Kafka decides"
-        elif ours.error is not None:
-            what = "a different refusal"
-        else:
-            what = "decision differs"
+        what = what_differs(theirs.error and theirs.error.split(":", 1)[0], ours.error and ours.error.split(":", 1)[0],
+                            "decide", "decides", "a different refusal", "decision differs")
         example = {"case": case.request(), "ours": ours.error or ours.decision,
                    "kafka": theirs.error or theirs.decision}
         result.differ(what, example, DELIBERATE.get((kind.type, what)))

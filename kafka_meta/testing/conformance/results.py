@@ -55,6 +55,18 @@ class Result:
 on_finished: Callable[[Result], None] | None = None
 
 
+def what_differs(kafka_error: str | None, our_error: str | None, we: str, kafka: str, both_refuse: str,
+                 neither_refuses: str) -> str:
+    """How two outcomes that are not the same differ, in a family's words: one side refused (its error named)
+    and the other acted (``we``: what the project did, ``kafka``: what Kafka did), both refused differently, or
+    both acted differently."""
+    if kafka_error is not None and our_error is None:
+        return f"Kafka throws {kafka_error}, we {we}"
+    if our_error is not None and kafka_error is None:
+        return f"we refuse ({our_error}), Kafka {kafka}"
+    return both_refuse if our_error is not None else neither_refuses
+
+
 def finished(result: Result) -> Result:
     """A type's result is complete: tell whoever listens (a long run's progress), and hand it back."""
     if on_finished is not None:

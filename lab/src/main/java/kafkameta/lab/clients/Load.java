@@ -9,17 +9,31 @@ import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * A steady trickle of records into the scenario's topics, so members have something to process and commit
- * (a few records a second: the capture stays small, the offsets keep moving).
+ * (a few records a second: the capture stays small, the offsets keep moving). What is sent each tick is the
+ * {@link Records}' choice: by default one record to each topic, round-robin over its partitions.
  */
 public final class Load implements AutoCloseable {
+    /** The records of tick {@code n}. */
+    public interface Records {
+        List<ProducerRecord<String, String>> next(KafkaProducer<String, String> producer, long n);
+    }
+
     private final KafkaProducer<String, String> producer;
     private final Thread thread;
     private volatile boolean running = true;
 
     public Load(String bootstrap, List<String> topics, int perSecond) {
+        this(bootstrap, "lab-load", perSecond, (producer, n) -> topics.stream()
+            .map(topic -> new ProducerRecord<>(topic, (int) (n % producer.partitionsFor(topic).size()), "key-" + n,
+                "value-" + n))
+            .toList());
+    }
+
+    /** {@code perSecond} ticks a second, each sending {@code records.next(producer, n)}, as client {@code name}. */
+    public Load(String bootstrap, String name, int perSecond, Records records) {
         Properties config = new Properties();
         config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        config.put(ProducerConfig.CLIENT_ID_CONFIG, "lab-load");
+        config.put(ProducerConfig.CLIENT_ID_CONFIG, name);
         config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         config.put(ProducerConfig.LINGER_MS_CONFIG, "20");
@@ -27,10 +41,7 @@ public final class Load implements AutoCloseable {
         thread = new Thread(() -> {
             long n = 0;
             while (running) {
-                for (String topic : topics) {
-                    int partitions = producer.partitionsFor(topic).size();
-                    producer.send(new ProducerRecord<>(topic, (int) (n % partitions), "key-" + n, "value-" + n));
-                }
+                for (ProducerRecord<String, String> record : records.next(producer, n)) producer.send(record);
                 n++;
                 try {
                     Thread.sleep(1000L / Math.max(1, perSecond));
@@ -38,7 +49,7 @@ public final class Load implements AutoCloseable {
                     return;
                 }
             }
-        }, "load");
+        }, name);
         thread.setDaemon(true);
         thread.start();
     }

@@ -1,9 +1,5 @@
 package kafkameta.lab.scenarios;
 
-import java.util.List;
-import kafkameta.lab.clients.JavaProcess;
-import kafkameta.lab.clients.Member;
-
 /**
  * KIP-848 consumer groups (group.protocol=consumer): the same story as {@link Classic}, told with
  * ConsumerGroupHeartbeat instead of JoinGroup/SyncGroup. The broker computes the assignment, so there is no
@@ -35,42 +31,8 @@ public final class ConsumerProtocol extends Scenario {
     }
 
     private void group(String group, String topic, String... assignor) throws Exception {
-        createTopic(topic, PARTITIONS);
-        load(List.of(topic), 5);
-        String[] common = Classic.with(new String[] {"--group", group, "--topics", topic, "--protocol", "consumer"},
-            assignor);
-
-        step(group + ": a joins", group, "join", "a");
-        Member a = member(Classic.with(common, "--name", group + "-a"));
-        groups.awaitStable(group, 1, PARTITIONS, SETTLE_MS);
-        pause(2000);
-
-        step(group + ": b joins", group, "join", "b");
-        Member b = member(Classic.with(common, "--name", group + "-b"));
-        groups.awaitStable(group, 2, PARTITIONS, SETTLE_MS);
-        pause(2000);
-
-        step(group + ": c joins", group, "join", "c");
-        JavaProcess c = memberProcess(Classic.with(common, "--name", group + "-c"));
-        groups.awaitStable(group, 3, PARTITIONS, SETTLE_MS);
-        pause(3000);
-        groups.committed(group);
-
-        step(group + ": b leaves", group, "leave", "b");
-        b.stop();
-        groups.awaitStable(group, 2, PARTITIONS, SETTLE_MS);
-        pause(2000);
-
-        step(group + ": c is killed", group, "kill", "c");
-        c.kill9();
-        groups.awaitStable(group, 1, PARTITIONS, SETTLE_MS);
-        pause(2000);
-        groups.committed(group);
-
-        step(group + ": a leaves", group, "stop", "a");
-        a.stop();
-        groups.awaitStable(group, 0, PARTITIONS, SETTLE_MS);
-        groups.committed(group);
+        joinLeaveAndExpire(group, topic, PARTITIONS, SETTLE_MS,
+            with(new String[] {"--group", group, "--topics", topic, "--protocol", "consumer"}, assignor));
     }
 
     public static void main(String[] args) {

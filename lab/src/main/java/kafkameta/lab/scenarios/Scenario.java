@@ -96,6 +96,59 @@ public abstract class Scenario implements AutoCloseable {
         return load;
     }
 
+    /**
+     * The classic and consumer protocols' shared choreography, on a topic of its own with a trickle of records:
+     * members a, b and c join one by one (c in a JVM of its own), b leaves, c is killed with SIGKILL so the
+     * coordinator expires it after its session timeout, and a, the last, leaves; each step waits until the
+     * group is stable with the members left, and the committed offsets are recorded after c joined, after it
+     * expired and at the end. {@code common} are the members' arguments but their names.
+     */
+    protected void joinLeaveAndExpire(String group, String topic, int partitions, long settleMs, String... common)
+            throws Exception {
+        createTopic(topic, partitions);
+        load(List.of(topic), 5);
+
+        step(group + ": a joins", group, "join", "a");
+        Member a = member(with(common, "--name", group + "-a"));
+        groups.awaitStable(group, 1, partitions, settleMs);
+        pause(2000);
+
+        step(group + ": b joins", group, "join", "b");
+        Member b = member(with(common, "--name", group + "-b"));
+        groups.awaitStable(group, 2, partitions, settleMs);
+        pause(2000);
+
+        step(group + ": c joins", group, "join", "c");
+        JavaProcess c = memberProcess(with(common, "--name", group + "-c"));
+        groups.awaitStable(group, 3, partitions, settleMs);
+        pause(3000);
+        groups.committed(group);
+
+        step(group + ": b leaves", group, "leave", "b");
+        b.stop();
+        groups.awaitStable(group, 2, partitions, settleMs);
+        pause(2000);
+
+        step(group + ": c is killed", group, "kill", "c");
+        c.kill9();
+        groups.awaitStable(group, 1, partitions, settleMs);
+        pause(2000);
+        groups.committed(group);
+
+        step(group + ": a leaves", group, "stop", "a");
+        a.stop();
+        groups.awaitStable(group, 0, partitions, settleMs);
+        groups.committed(group);
+    }
+
+    /** {@code common} followed by {@code more}: a member's arguments built from those its group shares. */
+    protected static String[] with(String[] common, String... more) {
+        String[] all = new String[common.length + more.length];
+        System.arraycopy(common, 0, all, 0, common.length);
+        System.arraycopy(more, 0, all, common.length, more.length);
+        return all;
+    }
+
     private String[] withBootstrap(String[] args) {
         String[] all = new String[args.length + 2];
         all[0] = "--bootstrap";

@@ -35,8 +35,8 @@ public final class Storm extends Scenario {
         String[] common = {"--group", GROUP, "--topics", TOPIC, "--assignors", "range", "--session-ms", "10000"};
 
         step("a and b join", GROUP, "join", "lab-storm-a,lab-storm-b");
-        Member a = member(Classic.with(common, "--name", "lab-storm-a"));
-        Member b = member(Classic.with(common, "--name", "lab-storm-b", "--max-poll-ms", "5000",
+        Member a = member(with(common, "--name", "lab-storm-a"));
+        Member b = member(with(common, "--name", "lab-storm-b", "--max-poll-ms", "5000",
             "--process-ms", "7000"));
         b.awaitAssignments(1, SETTLE_MS);
         groups.awaitStable(GROUP, 2, PARTITIONS, SETTLE_MS);

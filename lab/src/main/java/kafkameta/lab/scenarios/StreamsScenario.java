@@ -8,15 +8,12 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Properties;
 import java.util.Random;
 import java.util.stream.Stream;
 import kafkameta.lab.clients.JavaProcess;
+import kafkameta.lab.clients.Load;
 import kafkameta.lab.streams.WordCount;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * What the Kafka Streams scenarios share: the WordCount topics ({@value WordCount#INPUT} and
@@ -51,7 +48,7 @@ abstract class StreamsScenario extends Scenario {
     }
 
     protected void sentences(int perSecond) {
-        closeAtEnd(new Sentences(bootstrap, perSecond));
+        closeAtEnd(sentences(bootstrap, perSecond));
     }
 
     /** Start a WordCount instance named `name` of application `app` on `classpath`, with more arguments. */
@@ -75,57 +72,22 @@ abstract class StreamsScenario extends Scenario {
         }
     }
 
+    private static final String[] WORDS = {
+        "kafka", "streams", "group", "member", "leader", "task", "partition", "offset", "epoch", "rebalance",
+        "probe", "version", "state", "store", "commit", "topic",
+    };
+
     /** Sentences of a few words from a small vocabulary, round-robin over lab-words' partitions. */
-    static final class Sentences implements AutoCloseable {
-        private static final String[] WORDS = {
-            "kafka", "streams", "group", "member", "leader", "task", "partition", "offset", "epoch", "rebalance",
-            "probe", "version", "state", "store", "commit", "topic",
-        };
-        private final KafkaProducer<String, String> producer;
-        private final Thread thread;
-        private volatile boolean running = true;
-
-        Sentences(String bootstrap, int perSecond) {
-            Properties config = new Properties();
-            config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-            config.put(ProducerConfig.CLIENT_ID_CONFIG, "lab-sentences");
-            config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-            config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-            config.put(ProducerConfig.LINGER_MS_CONFIG, "20");
-            producer = new KafkaProducer<>(config);
-            Random random = new Random(42);
-            thread = new Thread(() -> {
-                long n = 0;
-                while (running) {
-                    StringBuilder sentence = new StringBuilder();
-                    for (int i = 0, words = 3 + random.nextInt(4); i < words; i++) {
-                        if (i > 0) sentence.append(' ');
-                        sentence.append(WORDS[random.nextInt(WORDS.length)]);
-                    }
-                    producer.send(new ProducerRecord<>(WordCount.INPUT, (int) (n % WordCount.PARTITIONS),
-                        "sentence-" + n, sentence.toString()));
-                    n++;
-                    try {
-                        Thread.sleep(1000L / Math.max(1, perSecond));
-                    } catch (InterruptedException e) {
-                        return;
-                    }
-                }
-            }, "sentences");
-            thread.setDaemon(true);
-            thread.start();
-        }
-
-        @Override
-        public void close() {
-            running = false;
-            thread.interrupt();
-            try {
-                thread.join(5000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+    static Load sentences(String bootstrap, int perSecond) {
+        Random random = new Random(42);
+        return new Load(bootstrap, "lab-sentences", perSecond, (producer, n) -> {
+            StringBuilder sentence = new StringBuilder();
+            for (int i = 0, words = 3 + random.nextInt(4); i < words; i++) {
+                if (i > 0) sentence.append(' ');
+                sentence.append(WORDS[random.nextInt(WORDS.length)]);
             }
-            producer.close();
-        }
+            return List.of(new ProducerRecord<>(WordCount.INPUT, (int) (n % WordCount.PARTITIONS), "sentence-" + n,
+                sentence.toString()));
+        });
     }
 }
