@@ -13,11 +13,11 @@ Two rules are stated here once for every face: which kind a row of fields is
 >>> len(inputs.exchanges), len(inputs.offsets), inputs.complete         # doctest: +SKIP
 """
 
-from kafka_meta.inputs.detect import EMPTY, NO_SUCH, STDIN, classify, missing, segments_of
+from kafka_meta.inputs.detect import EMPTY, NO_SUCH, classify, segments_of
 from kafka_meta.inputs.items import Damage, Row, Source, Unreadable
 from kafka_meta.inputs.kind import Kind
 from kafka_meta.inputs.kinds import BY_NAME, CAPTURE, JSONL, KINDS, PARQUET, SEGMENT
 from kafka_meta.inputs.read import Inputs, read, rows
 
-__all__ = ["BY_NAME", "CAPTURE", "EMPTY", "JSONL", "KINDS", "NO_SUCH", "PARQUET", "SEGMENT", "STDIN", "Damage",
-           "Inputs", "Kind", "Row", "Source", "Unreadable", "classify", "missing", "read", "rows", "segments_of"]
+__all__ = ["BY_NAME", "CAPTURE", "EMPTY", "JSONL", "KINDS", "NO_SUCH", "PARQUET", "SEGMENT", "Damage", "Inputs",
+           "Kind", "Row", "Source", "Unreadable", "classify", "read", "rows", "segments_of"]

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from kafka_meta.capture import Exchange
 
 
-STDIN = "<stdin>"  # what the capture reader calls a capture piped in
+STDIN_NAME = "<stdin>"  # what the capture reader calls a capture piped in
 
 
 def recognise(path: Path, head: bytes) -> bool:
@@ -45,7 +45,7 @@ def exchanges(path: str | BinaryIO, name: str, **options: Any) -> Iterator[Excha
         for item in iter_capture(path, **options):
             yield Damage(f"{name}: {item}") if isinstance(item, Problem) else item
     except (KafkaMetaError, OSError, ValueError) as e:
-        said = STDIN if str(path) == "-" else name  # the capture reader names the file in its errors
+        said = STDIN_NAME if str(path) == "-" else name  # the capture reader names the file in its errors
         yield Unreadable(name, str(e).removeprefix(f"{said}: "))
 
 

@@ -13,7 +13,6 @@ empty, whatever its name (``00000000000000000000.log`` included). Hidden files a
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,22 +28,13 @@ if TYPE_CHECKING:
 
 SHOWN_BYTES = 8  # of an unrecognised file's start, in its error
 EMPTY = "empty: nothing to read (an empty file has no content to tell its kind by)"
-
-
 NO_SUCH = "no such file or directory"
-STDIN = "-"  # standard input, which always exists
-
-
-def missing(paths: Iterable[str]) -> list[str]:
-    """The paths that name nothing (standard input, ``-``, always exists): for a face to refuse before reading,
-    and for :func:`classify` to say of an input."""
-    return [p for p in paths if p != STDIN and not Path(p).exists()]
 
 
 def classify(name: str) -> tuple[list[Source], list[Unreadable]]:
     """The sources of one input (a file or a directory), and what in it cannot be read."""
     path = Path(name)
-    if missing([name]):
+    if not path.exists():
         return [], [Unreadable(name, NO_SUCH)]
     if path.is_dir():
         return _directory(path, name)

@@ -110,35 +110,33 @@ public abstract class Scenario implements AutoCloseable {
 
         step(group + ": a joins", group, "join", "a");
         Member a = member(with(common, "--name", group + "-a"));
-        groups.awaitStable(group, 1, partitions, settleMs);
-        pause(2000);
-
+        settle(group, 1, partitions, settleMs, 2000);
         step(group + ": b joins", group, "join", "b");
         Member b = member(with(common, "--name", group + "-b"));
-        groups.awaitStable(group, 2, partitions, settleMs);
-        pause(2000);
-
+        settle(group, 2, partitions, settleMs, 2000);
         step(group + ": c joins", group, "join", "c");
         JavaProcess c = memberProcess(with(common, "--name", group + "-c"));
-        groups.awaitStable(group, 3, partitions, settleMs);
-        pause(3000);
+        settle(group, 3, partitions, settleMs, 3000);
         groups.committed(group);
 
         step(group + ": b leaves", group, "leave", "b");
         b.stop();
-        groups.awaitStable(group, 2, partitions, settleMs);
-        pause(2000);
-
+        settle(group, 2, partitions, settleMs, 2000);
         step(group + ": c is killed", group, "kill", "c");
         c.kill9();
-        groups.awaitStable(group, 1, partitions, settleMs);
-        pause(2000);
+        settle(group, 1, partitions, settleMs, 2000);
         groups.committed(group);
 
         step(group + ": a leaves", group, "stop", "a");
         a.stop();
-        groups.awaitStable(group, 0, partitions, settleMs);
+        settle(group, 0, partitions, settleMs, 0);
         groups.committed(group);
+    }
+
+    /** Wait until the group is stable with {@code members} members owning its partitions, then {@code pauseMs}. */
+    private void settle(String group, int members, int partitions, long settleMs, long pauseMs) throws Exception {
+        groups.awaitStable(group, members, partitions, settleMs);
+        pause(pauseMs);
     }
 
     /** {@code common} followed by {@code more}: a member's arguments built from those its group shares. */
