@@ -109,7 +109,7 @@ def test_control_batches_are_markers_not_records():
 def test_rows_shaped_like_the_kafka_source():
     rows = list(read_log(LOGS / "__consumer_offsets-0"))
     assert set(rows[0]) == {"topic", "partition", "offset", "timestamp", "timestampType", "key", "value",
-                            "headers", "control", "producerId", "_error"}
+                            "headers", "control", "producerId", "transaction", "_error"}
     assert {(r["topic"], r["partition"]) for r in rows} == {("__consumer_offsets", 0)}
     offsets = [r["offset"] for r in rows]
     assert offsets == list(range(len(rows)))  # two segments, read in offset order, no gap
@@ -172,10 +172,13 @@ def test_log_append_time_as_a_broker_stamps_it():
 
 
 def test_segment_bytes_in_memory_give_read_logs_rows():
-    from kafka_meta.log import SegmentReader, segment_rows
+    from kafka_meta.log import PartitionScan, SegmentReader, segment_rows
 
     segments = find_segments(LOGS)
     assert len(segments) > 1
     for segment in segments:
         data = Path(segment.path).read_bytes()
-        assert list(segment_rows(segment, SegmentReader().batches(data))) == list(read_log(segment.path))
+        scan = PartitionScan(segment.topic, segment.partition)
+        scan.add_segment(data)  # the markers, from the same bytes
+        rows = list(segment_rows(segment, SegmentReader().batches(data), scan.outcomes))
+        assert rows == list(read_log(segment.path))

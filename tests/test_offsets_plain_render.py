@@ -19,7 +19,7 @@ from kafka_meta.cli import log_dump
 from kafka_meta.cli.blobs import from_text
 from kafka_meta.cli.main import main
 from kafka_meta.errors import KafkaMetaError
-from kafka_meta.log import Record, SegmentReader, find_segments
+from kafka_meta.log import Record, SegmentReader, find_segments, read_log
 from kafka_meta.log.compression import Inflater
 from kafka_meta.log.files import segment_bytes
 from kafka_meta.offsets import catalog, decode_record
@@ -243,17 +243,16 @@ def run(capsys, argv) -> tuple[int, str, str]:
 
 def reference_log_output(raw: bool) -> str:
     """``kafka-meta log --decode`` as it printed records before the plain path: record_json(decode_record(...))
-    after where each record was read, dumped by json.dumps."""
+    after where each record was read (and, for a record of a transactional batch, its producer and how its
+    transaction ended), dumped by json.dumps."""
     lines = []
-    reader = SegmentReader(Inflater(1 << 24), None)
-    for segment in find_segments(LOGS):
-        with segment_bytes(segment) as data:
-            for event in reader.events(data):
-                if isinstance(event, Record):
-                    where = {"topic": segment.topic, "partition": segment.partition, "offset": event.offset,
-                             "timestamp": event.timestamp}
-                    record = decode_record(event.key, event.value, control=event.control)
-                    lines.append(json.dumps({**where, **record_json(record, raw=raw)}, ensure_ascii=False))
+    for row in read_log(LOGS, limit=1 << 24):
+        if row["_error"] is None:
+            where = {k: row[k] for k in ("topic", "partition", "offset", "timestamp")}
+            if row["transaction"] is not None:
+                where.update(producerId=row["producerId"], transaction=row["transaction"])
+            record = decode_record(row["key"], row["value"], control=row["control"])
+            lines.append(json.dumps({**where, **record_json(record, raw=raw)}, ensure_ascii=False))
     return "".join(line + "\n" for line in lines)
 
 

@@ -20,20 +20,24 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from itertools import groupby
 from typing import Any, TextIO
 
 from kafka_meta.cli.output import emit_json, emit_json_text, json_text
 from kafka_meta.counts import add_counts
 from kafka_meta.errors import KafkaMetaError
-from kafka_meta.log import LogSummary, Record, Segment, SegmentDamage, SegmentReader, holds_offsets
+from kafka_meta.inputs.topics import partition_role
+from kafka_meta.log import Batch, LogSummary, Partition, Record, Segment, SegmentDamage, SegmentReader
 from kafka_meta.log.compression import Inflater
 from kafka_meta.log.files import segment_reads
+from kafka_meta.log.partitions import partition_of, scan_partitions
 from kafka_meta.log.segment import as_events
+from kafka_meta.log.topics import Role, role_of
+from kafka_meta.log.transactions import Outcomes
 from kafka_meta.metadata_log import UnknownMetadataRecord, decode_metadata_record, metadata_record_json
 from kafka_meta.offsets.plain_render import PlainRenderer
 from kafka_meta.offsets.render import RecordStats, b64_or_none, group_of_json
 
-METADATA_TOPIC = "__cluster_metadata"  # the KRaft metadata log: its records are metadata records
 # Below this, starting processes costs about what they save: on 2 cores, 1 MB of segments took 1.0 s either way,
 # 6 MB 3.8 s in one process and 1.9 s in two.
 PARALLEL_FROM_BYTES = 4 << 20
@@ -102,10 +106,31 @@ def where(segment: Segment, offset: int | None) -> dict[str, Any]:
     return {"topic": segment.topic, "partition": segment.partition, "offset": offset}
 
 
-def plain(segment: Segment, record: Record) -> dict[str, Any]:
+def plain(segment: Segment, record: Record, txn: dict[str, Any]) -> dict[str, Any]:
     return {**where(segment, record.offset), "timestamp": record.timestamp, "timestampType": record.timestamp_type,
             "key": b64_or_none(record.key), "value": b64_or_none(record.value),
-            "headers": [{"key": k, "value": b64_or_none(v)} for k, v in record.headers], "control": record.control}
+            "headers": [{"key": k, "value": b64_or_none(v)} for k, v in record.headers], "control": record.control,
+            **txn}
+
+
+NOT_TRANSACTIONAL: dict[str, Any] = {}
+
+
+class TransactionLabels:
+    """The ``producerId`` and ``transaction`` fields of the records of a partition's transactional batches
+    (none for any other record), from the partition's markers, found before its records are printed."""
+
+    def __init__(self, outcomes: Outcomes) -> None:
+        self.outcomes = outcomes
+        self.producer = -1
+
+    def batch(self, batch: Batch) -> None:
+        self.producer = batch.producer_id if batch.transactional else -1
+
+    def of(self, record: Record) -> dict[str, Any]:
+        if self.producer < 0:
+            return NOT_TRANSACTIONAL
+        return {"producerId": self.producer, "transaction": self.outcomes.outcome(self.producer, record.offset)}
 
 
 class SegmentPrinter:
@@ -117,23 +142,31 @@ class SegmentPrinter:
         self.render = PlainRenderer(strict=options.strict, raw=options.raw)  # record_json without models
         self.tick = tick
 
-    def print_segment(self, segment: Segment, dump: SegmentDump) -> None:
+    def print_segment(self, segment: Segment, dump: SegmentDump, outcomes: Outcomes | None = None,
+                      role: Role | None = None) -> None:
+        """Print one segment; ``outcomes``: the markers of its partition (how its transactions ended); ``role``:
+        what the partition holds (by default, what its topic's name says)."""
         options, summary = self.options, dump.summary
-        metadata_log = options.decoding and segment.topic == METADATA_TOPIC
-        undecodable = options.decoding and not holds_offsets(segment.topic)
+        labels = TransactionLabels(outcomes if outcomes is not None else Outcomes())
+        role = role or role_of(segment.topic)
+        metadata_log = options.decoding and role == "metadata"
+        undecodable = options.decoding and role not in ("offsets", "metadata")
         partition = json_text({"topic": segment.topic, "partition": segment.partition})[:-1]
         for event in as_events(segment_reads(segment, self.reader)):
             summary.add(event)
-            if isinstance(event, Record):
+            if isinstance(event, Batch):
+                labels.batch(event)
+            elif isinstance(event, Record):
+                txn = labels.of(event)
                 if event.control or not (metadata_log or undecodable):
                     # control records are markers of the same layout in every topic, read as markers
-                    self.record(segment, event, dump, partition)
+                    self.record(segment, event, dump, partition, txn)
                 elif metadata_log:
                     self.metadata_record(segment, event, dump)
                 else:
                     dump.undecoded[segment.topic] += 1  # no layouts for them: as they are, never of a group
                     if options.group is None:
-                        emit_json(plain(segment, event))
+                        emit_json(plain(segment, event, txn))
                 if self.tick is not None:
                     self.tick(summary, segment)
             elif isinstance(event, SegmentDamage):
@@ -156,21 +189,26 @@ class SegmentPrinter:
         if self.options.group is None:
             emit_json({**at, **metadata_record_json(decoded)})
 
-    def record(self, segment: Segment, record: Record, dump: SegmentDump, partition: str) -> None:
-        """One record, decoded when asked (``partition``: the line's start, naming the record's partition)."""
+    def record(self, segment: Segment, record: Record, dump: SegmentDump, partition: str,
+               txn: dict[str, Any]) -> None:
+        """One record, decoded when asked (``partition``: the line's start, naming the record's partition;
+        ``txn``: its transaction's fields, empty for a record of no transaction)."""
         options, stats = self.options, dump.stats
         if not options.decoding:
-            emit_json(plain(segment, record))
+            emit_json(plain(segment, record, txn))
             return
         if options.decode and options.group is None and not record.control:
             found = self.render.text(record.key, record.value)  # the common records: their line's text at once
             if found is not None:
                 text, name, tombstone, read_forward = found
                 stats.add_read(name, tombstone, read_forward)
-                emit_json_text(f'{partition}, "offset": {record.offset}, "timestamp": {record.timestamp}, {text}}}')
+                fields = f'"offset": {record.offset}, "timestamp": {record.timestamp}'
+                if txn:
+                    fields += f', "producerId": {txn["producerId"]}, "transaction": "{txn["transaction"]}"'
+                emit_json_text(f'{partition}, {fields}, {text}}}')
                 return
         at = {"topic": segment.topic, "partition": segment.partition, "offset": record.offset,
-              "timestamp": record.timestamp}
+              "timestamp": record.timestamp, **txn}
         try:
             decoded = self.render(record.key, record.value, record.control)
         except KafkaMetaError as e:
@@ -185,7 +223,7 @@ class SegmentPrinter:
             at.update(decoded)
             emit_json(at)
         else:
-            emit_json(plain(segment, record))
+            emit_json(plain(segment, record, txn))
 
 
 class Progress:
@@ -220,8 +258,14 @@ def jobs_for(segments: list[Segment], asked: int | None) -> int:
 def print_segments(segments: list[Segment], options: DumpOptions, jobs: int = 1) -> SegmentDump:
     """Print every segment's lines to standard output in order, and what they held; stderr gets the notes of
     each segment as it is printed, and progress lines on long runs."""
-    total, progress = SegmentDump(), Progress(segments)
-    printed = _in_parallel(segments, options, jobs) if jobs > 1 else _in_turn(segments, options, progress)
+    scans = scan_partitions(segments)
+    work: Work = []  # each partition's markers and role, known before any of its records is printed
+    for key, group in groupby(segments, key=partition_of):
+        partition = Partition(scans[key], list(group))
+        role = partition_role(partition) if options.decoding else role_of(partition.scan.topic)
+        work += [(segment, partition.scan.outcomes, role) for segment in partition.segments]
+    total, progress = SegmentDump(), Progress(segments)  # its clock starts with the printing
+    printed = _in_parallel(work, options, jobs) if jobs > 1 else _in_turn(work, options, progress)
     for segment, dump in printed:
         for note in dump.notes:
             print(note, file=sys.stderr)
@@ -233,17 +277,18 @@ def print_segments(segments: list[Segment], options: DumpOptions, jobs: int = 1)
     return total
 
 
-def _in_turn(segments: list[Segment], options: DumpOptions, progress: Progress,
-             ) -> Iterator[tuple[Segment, SegmentDump]]:
+Work = list[tuple[Segment, Outcomes, Role]]  # each segment with its partition's markers and role
+
+
+def _in_turn(work: Work, options: DumpOptions, progress: Progress) -> Iterator[tuple[Segment, SegmentDump]]:
     printer = SegmentPrinter(options, progress.tick)
-    for segment in segments:
+    for segment, outcomes, role in work:
         dump = SegmentDump()
-        printer.print_segment(segment, dump)
+        printer.print_segment(segment, dump, outcomes, role)
         yield segment, dump
 
 
-def _in_parallel(segments: list[Segment], options: DumpOptions, jobs: int,
-                 ) -> Iterator[tuple[Segment, SegmentDump]]:
+def _in_parallel(work: Work, options: DumpOptions, jobs: int) -> Iterator[tuple[Segment, SegmentDump]]:
     """Segments printed by ``jobs`` processes into files, copied to standard output in order. Forked where the
     platform can (the parent's imports and compiled decoders come along), spawned elsewhere."""
     methods = multiprocessing.get_all_start_methods()
@@ -251,8 +296,9 @@ def _in_parallel(segments: list[Segment], options: DumpOptions, jobs: int,
     sys.stdout.flush()
     with tempfile.TemporaryDirectory(prefix="kafka-meta-log-") as scratch, \
             context.Pool(jobs, initializer=_start_worker, initargs=(options,)) as pool:
-        work = [(segment, os.path.join(scratch, f"{n}.jsonl")) for n, segment in enumerate(segments)]
-        for (segment, path), dump in zip(work, pool.imap(_print_to_file, work), strict=True):
+        tasks = [(segment, outcomes, role, os.path.join(scratch, f"{n}.jsonl"))
+                 for n, (segment, outcomes, role) in enumerate(work)]
+        for (segment, _outcomes, _role, path), dump in zip(tasks, pool.imap(_print_to_file, tasks), strict=True):
             _copy_out(path)
             os.unlink(path)
             yield segment, dump
@@ -279,13 +325,13 @@ def _start_worker(options: DumpOptions) -> None:
     _worker = SegmentPrinter(options)
 
 
-def _print_to_file(job: tuple[Segment, str]) -> SegmentDump:
+def _print_to_file(job: tuple[Segment, Outcomes, Role, str]) -> SegmentDump:
     """In a worker: one segment's lines into ``path``."""
-    segment, path = job
+    segment, outcomes, role, path = job
     assert _worker is not None
     dump = SegmentDump()
     with open(path, "w", encoding="utf-8", buffering=1 << 20) as out, _stdout(out):
-        _worker.print_segment(segment, dump)
+        _worker.print_segment(segment, dump, outcomes, role)
     return dump
 
 

@@ -19,7 +19,8 @@ from kafka_meta.payload_text import PayloadTextError, text_bytes
 
 PAYLOAD_KEYS = ("hex", "base64", "blob")
 
-RowKind = Literal["exchange", "record", "payload", "member"]
+# "partition": a user topic's partition of a log directory, told by its batch headers (never from JSON Lines)
+RowKind = Literal["exchange", "record", "payload", "member", "partition"]
 
 # each kind, in the order tried: the fields a row of it has (all of them), and of which one at least
 ROW_KINDS: tuple[tuple[RowKind, tuple[str, ...], tuple[str, ...]], ...] = (

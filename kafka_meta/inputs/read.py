@@ -37,6 +37,7 @@ class Inputs:
     offsets: list[dict[str, Any]] = field(default_factory=list)
     payloads: list[dict[str, Any]] = field(default_factory=list)
     members: list[dict[str, Any]] = field(default_factory=list)
+    partitions: list[dict[str, Any]] = field(default_factory=list)  # user topics' partitions, by their headers
     problems: list[str] = field(default_factory=list)  # damage read around, each with its place
     unreadable: list[Unreadable] = field(default_factory=list)  # inputs that could not be read at all
     sources: list[Source] = field(default_factory=list)
@@ -56,7 +57,7 @@ def read(names: Iterable[str]) -> Inputs:
     """Every row of every input, collected (see :func:`rows` to stream them)."""
     inputs = Inputs()
     lists = {"exchange": inputs.exchanges, "record": inputs.offsets, "payload": inputs.payloads,
-             "member": inputs.members}
+             "member": inputs.members, "partition": inputs.partitions}
     for item in rows(names, inputs.sources):
         if isinstance(item, Row):
             lists[item.kind].append(item.data)

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from dataclasses import dataclass
+from itertools import groupby
 from typing import Any
 
 from kafka_meta.log.compression import DEFAULT_LIMIT, Inflater
@@ -24,7 +26,8 @@ from kafka_meta.log.files import (
     holds_offsets,
     segment_reads,
 )
-from kafka_meta.log.rows import COLUMNS, segment_rows
+from kafka_meta.log.partitions import PartitionScan, partition_of, scan_partitions
+from kafka_meta.log.rows import COLUMNS, RecordRow, segment_rows
 from kafka_meta.log.segment import Read, SegmentReader, read_segment
 from kafka_meta.log.summary import LogSummary
 
@@ -35,6 +38,8 @@ __all__ = [
     "Batch",
     "LogError",
     "LogSummary",
+    "Partition",
+    "PartitionScan",
     "Record",
     "Segment",
     "SegmentDamage",
@@ -44,6 +49,7 @@ __all__ = [
     "read_batches",
     "read_events",
     "read_log",
+    "read_partitions",
     "read_segment",
     "segment_rows",
 ]
@@ -53,7 +59,7 @@ def read_batches(path: str | os.PathLike[str], *, limit: int = DEFAULT_LIMIT, fr
                  ) -> Iterator[tuple[Segment, tuple[Batch, list[Record]] | SegmentDamage]]:
     """(segment, (batch, its records)) or (segment, damage) for every entry under ``path``, in partition and
     offset order: the bulk form, one step per batch."""
-    for segment, items in _segments(path, limit, from_offset):
+    for segment, items in _segments(find_segments(path), limit, from_offset):
         for item in items:
             yield segment, item
 
@@ -71,21 +77,45 @@ def read_events(path: str | os.PathLike[str], *, limit: int = DEFAULT_LIMIT,
             yield segment, item
 
 
+@dataclass(frozen=True)
+class Partition:
+    """One partition under a path: what its batch headers say (scanned first) and its segments, whose
+    records :meth:`rows` reads, each transactional one labelled by the scan's markers."""
+
+    scan: PartitionScan
+    segments: list[Segment]
+
+    def rows(self, *, limit: int = DEFAULT_LIMIT, from_offset: int | None = None) -> Iterator[RecordRow]:
+        for segment, items in _segments(self.segments, limit, from_offset):
+            yield from segment_rows(segment, items, self.scan.outcomes)
+
+
+def read_partitions(path: str | os.PathLike[str]) -> Iterator[Partition]:
+    """Every partition under ``path`` (a segment, a partition directory or a log directory), in order, each
+    scanned by its batch headers before any of its records is read."""
+    segments = find_segments(path)
+    scans = scan_partitions(segments)
+    for key, group in groupby(segments, key=partition_of):
+        yield Partition(scans[key], list(group))
+
+
 def read_log(path: str | os.PathLike[str], *, limit: int = DEFAULT_LIMIT,
              from_offset: int | None = None) -> Iterator[dict[str, Any]]:
     """Every record under ``path`` (a segment, a partition directory or a log directory) as a row shaped
-    like Spark's Kafka source, plus ``control`` and ``_error``; damage comes as rows with ``_error`` set.
+    like Spark's Kafka source, plus ``control``, ``producerId``, ``transaction`` and ``_error``; damage comes
+    as rows with ``_error`` set. Each partition's transaction markers are found first (a header scan), so a
+    transactional record already says how its transaction ended.
 
     ``limit`` is how many bytes one batch may inflate to; a batch beyond it is reported as damage.
     """
-    for segment, items in _segments(path, limit, from_offset):
-        yield from segment_rows(segment, items)
+    for partition in read_partitions(path):
+        yield from partition.rows(limit=limit, from_offset=from_offset)  # type: ignore[misc]
 
 
-def _segments(path: str | os.PathLike[str], limit: int, from_offset: int | None
+def _segments(segments: list[Segment], limit: int, from_offset: int | None
               ) -> Iterator[tuple[Segment, Iterator[Read]]]:
-    """Each segment under ``path`` with the reader's batches of its bytes, which must be consumed before
-    the next step: the segment stays mapped only until then."""
+    """Each segment with the reader's batches of its bytes, which must be consumed before the next step: the
+    segment stays mapped only until then."""
     reader = SegmentReader(Inflater(limit), from_offset)
-    for segment in find_segments(path):
+    for segment in segments:
         yield segment, segment_reads(segment, reader)

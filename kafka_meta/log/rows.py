@@ -4,8 +4,10 @@ Columns: ``topic``, ``partition``, ``offset``, ``timestamp`` (epoch milliseconds
 Spark), ``timestampType`` (0 CreateTime, 1 LogAppendTime, -1 none, as Kafka's ids), ``key``, ``value``,
 ``headers`` (list of ``{"key", "value"}``), then ``control`` (the record is a transaction marker of a
 control batch), ``producerId`` (the producer of a transactional batch, whose records count only once a COMMIT
-marker of that producer follows them in the partition; -1 for any other batch) and ``_error`` (null, or what
-was damaged and where: file, byte position, offsets).
+marker of that producer follows them in the partition; -1 for any other batch), ``transaction`` (for a record
+of a transactional batch, how its transaction ended: ``"committed"``, ``"aborted"``, or ``"open"`` when no
+marker of its producer follows it in what was read; null for any other record; a marker says which it wrote)
+and ``_error`` (null, or what was damaged and where: file, byte position, offsets).
 
 The rows' shapes are declared here, where they are produced: :class:`RecordRow` is what this module writes,
 :class:`OffsetsRow` what the timeline (``kafka_meta.analysis.generations``) takes from any reader of the
@@ -23,6 +25,7 @@ from typing import TypedDict
 from kafka_meta.log.events import Batch, Record, SegmentDamage
 from kafka_meta.log.files import Segment
 from kafka_meta.log.segment import Read
+from kafka_meta.log.transactions import Outcomes
 
 
 class Header(TypedDict):
@@ -43,6 +46,7 @@ class RecordRow(TypedDict):
     headers: list[Header]
     control: bool
     producerId: int
+    transaction: str | None
     _error: str | None
 
 
@@ -64,6 +68,7 @@ class OffsetsRow(_Keyed, total=False):
     headers: list[Header]
     control: bool
     producerId: int | None
+    transaction: str | None
     _error: str | None
     _file: str | None
     _line: int
@@ -71,7 +76,7 @@ class OffsetsRow(_Keyed, total=False):
 
 
 COLUMNS = ("topic", "partition", "offset", "timestamp", "timestampType", "key", "value", "headers", "control",
-           "producerId", "_error")
+           "producerId", "transaction", "_error")
 
 
 def transactional_producer(batch: Batch) -> int:
@@ -79,26 +84,35 @@ def transactional_producer(batch: Batch) -> int:
     return batch.producer_id if batch.transactional else -1
 
 
-def record_row(segment: Segment, record: Record, producer_id: int = -1) -> RecordRow:
+def record_row(segment: Segment, record: Record, producer_id: int = -1, transaction: str | None = None
+               ) -> RecordRow:
     return {"topic": segment.topic, "partition": segment.partition, "offset": record.offset,
             "timestamp": record.timestamp, "timestampType": record.timestamp_type, "key": record.key,
             "value": record.value, "headers": [{"key": k, "value": v} for k, v in record.headers],
-            "control": record.control, "producerId": producer_id, "_error": None}
+            "control": record.control, "producerId": producer_id, "transaction": transaction, "_error": None}
 
 
 def damage_row(segment: Segment, damage: SegmentDamage) -> RecordRow:
     return {"topic": segment.topic, "partition": segment.partition, "offset": damage.first_offset,
             "timestamp": None, "timestampType": None, "key": None, "value": None, "headers": [],
-            "control": False, "producerId": -1, "_error": damage.describe(segment.path)}
+            "control": False, "producerId": -1, "transaction": None, "_error": damage.describe(segment.path)}
 
 
-def segment_rows(segment: Segment, items: Iterable[Read]) -> Iterator[RecordRow]:
+def segment_rows(segment: Segment, items: Iterable[Read], outcomes: Outcomes | None = None) -> Iterator[RecordRow]:
     """The rows of one segment's batches and damage (``SegmentReader.batches`` of its bytes): a record
-    row per record, a damage row per damaged stretch."""
+    row per record, a damage row per damaged stretch. ``outcomes``, the markers of the segment's partition,
+    says how each transactional record's transaction ended; without them every transactional record is
+    ``"open"`` (nothing after it was read)."""
+    outcomes = outcomes if outcomes is not None else Outcomes()
     for item in items:
         if type(item) is tuple:
             producer = transactional_producer(item[0])
+            if producer < 0:
+                for record in item[1]:
+                    yield record_row(segment, record)
+                continue
+            outcome = outcomes.outcome
             for record in item[1]:
-                yield record_row(segment, record, producer)
+                yield record_row(segment, record, producer, outcome(producer, record.offset))
         else:
             yield damage_row(segment, item)  # type: ignore[arg-type]

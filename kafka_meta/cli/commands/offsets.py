@@ -17,6 +17,7 @@ from kafka_meta.cli.output import emit_json, emit_json_text, fail, json_text
 from kafka_meta.cli.status import OK, PROBLEM, require_paths
 from kafka_meta.errors import KafkaMetaError
 from kafka_meta.inputs import Damage, Row, Unreadable, rows
+from kafka_meta.log.topics import role_of_row
 from kafka_meta.offsets import catalog
 from kafka_meta.offsets.plain_render import PlainRenderer
 from kafka_meta.offsets.render import RecordStats, group_of_json, kind_of_json
@@ -79,6 +80,7 @@ def run_offsets(args: argparse.Namespace) -> int:
     render = PlainRenderer(strict=args.strict, raw=args.raw)  # record_json(decode_record(...)) without models
     records = unreadable = 0
     others: Counter[str] = Counter()
+    other_topics: Counter[str] = Counter()  # records of the log directory's other topics, by topic
     for item in rows(args.files):
         if isinstance(item, Unreadable):
             unreadable += 1
@@ -87,13 +89,20 @@ def run_offsets(args: argparse.Namespace) -> int:
             stats.errors += 1
             print(item, file=sys.stderr)
             emit_json({"_error": str(item)})
+        elif item.kind == "partition":
+            other_topics[item.data["topic"]] += item.data["records"]
         elif item.kind != "record":
             others[item.kind] += 1
+        elif role_of_row(item.data) != "offsets":
+            other_topics[item.data["topic"]] += 1
         else:
             records += 1
             _one_record(item, args, wanted, stats, render)
-    if unreadable and not records and not others:
+    if unreadable and not records and not others and not other_topics:
         return PROBLEM  # nothing could be read: each input said why
+    if other_topics:
+        print("skipped, other topics than __consumer_offsets: "
+              + ", ".join(f"{n:,} records of {topic}" for topic, n in sorted(other_topics.items())), file=sys.stderr)
     if others:
         print("skipped, not __consumer_offsets records: "
               + ", ".join(f"{n} {kind}{'s' if n > 1 else ''}" for kind, n in sorted(others.items())), file=sys.stderr)
@@ -110,6 +119,8 @@ def _one_record(row: Row, args: argparse.Namespace, wanted: set[str] | None, sta
     data = row.data
     where: dict[str, Any] = {"line": data["_line"]} if "_line" in data else {}
     where.update({k: data[k] for k in PROVENANCE if data.get(k) is not None})
+    if data.get("transaction") is not None:  # a record of a transactional batch: how its transaction ended
+        where.update(producerId=data.get("producerId"), transaction=data["transaction"])
     try:
         key = _blob(data.get("key"), args.encoding)
         value = _blob(data.get("value"), args.encoding)
