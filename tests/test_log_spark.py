@@ -38,6 +38,7 @@ def test_same_rows_as_the_python_reader(spark_log, tmp_path):
     for row, want in zip(rows, expected, strict=True):
         assert (row.topic, row.partition, row.offset, row.timestampType, row.control, row._error) == (
             want["topic"], want["partition"], want["offset"], want["timestampType"], want["control"], want["_error"])
+        assert (row.producerId, row.transaction) == (want["producerId"], want["transaction"])
         assert (None if row.key is None else bytes(row.key)) == want["key"]
         assert (None if row.value is None else bytes(row.value)) == want["value"]
         if want["_error"] is None:
@@ -46,6 +47,25 @@ def test_same_rows_as_the_python_reader(spark_log, tmp_path):
     damaged = [r for r in rows if r._error]
     assert len(damaged) == 1 and damaged[0].offset == 24 and str(path) in damaged[0]._error
     assert "offsets 24..24: CRC-32C mismatch" in damaged[0]._error
+
+
+def test_a_task_finds_the_marker_of_its_transactions_in_a_later_segment(spark_log, tmp_path):
+    """Producer 4000's transaction is moved to the end of the partition's first segment, its COMMIT marker left
+    at the start of the second: the first segment's task reads the second's headers for it, and says what
+    read_log says (and a transaction left without a marker is open in both)."""
+    directory = copy_partition(tmp_path, 0)
+    first, second = directory / "00000000000000000000.log", directory / "00000000000000000020.log"
+    data = second.read_bytes()
+    (pos, size), *_ = entries(data)  # the transaction's records (20..23), then its marker (24)
+    first.write_bytes(first.read_bytes() + data[pos:pos + size])
+    second.unlink()
+    (directory / "00000000000000000024.log").write_bytes(data[pos + size:])
+    df = spark_log.read.format("kafka-meta-log").load(str(tmp_path))
+    told = {r.offset: (r.producerId, r.transaction) for r in df.collect() if r._error is None}
+    expected = {r["offset"]: (r["producerId"], r["transaction"]) for r in read_log(tmp_path) if r["_error"] is None}
+    assert told == expected
+    assert [told[offset] for offset in (20, 23, 24, 25, 29)] == [(4000, "committed")] * 3 + [(4000, "aborted")] * 2
+    assert told[0] == (-1, None)
 
 
 def test_decode_offsets_takes_the_rows_unchanged(spark_log):

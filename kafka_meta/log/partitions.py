@@ -145,3 +145,20 @@ def scan_partitions(segments: Iterable[Segment]) -> dict[PartitionKey, Partition
 def outcomes_of(segments: Iterable[Segment]) -> dict[PartitionKey, Outcomes]:
     """The transaction markers of every partition the segments belong to."""
     return {key: scan.outcomes for key, scan in scan_partitions(segments).items()}
+
+
+def deciding_outcomes(segment: Segment, later: Iterable[Segment]) -> Outcomes:
+    """The markers that decide the transactions of one segment's records: its own, then those of the
+    partition's ``later`` segments (in offset order), read only while a transaction with records in this
+    segment is still undecided. A reader of one segment at a time (a Spark task) needs no more: a marker always
+    follows the records it decides, and it usually lies in the same segment or the next."""
+    scan = PartitionScan(segment.topic, segment.partition)
+    with segment_bytes(segment) as data:
+        scan.add_segment(data)
+    end = scan.log_end_offset
+    for following in later:
+        if end is None or not any(t.first_offset < end for t in scan.open.values()):
+            break
+        with segment_bytes(following) as data:
+            scan.add_segment(data)
+    return scan.outcomes

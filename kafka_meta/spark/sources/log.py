@@ -1,6 +1,9 @@
 """``spark.read.format("kafka-meta-log").load(path)``: broker log segments as a DataFrame, one Spark
 partition per segment file, rows shaped like Spark's Kafka source plus ``control``, ``producerId`` (the
-producer of a transactional batch, -1 otherwise) and ``_error``.
+producer of a transactional batch, -1 otherwise), ``transaction`` (for a record of a transactional batch, how
+its transaction ended: ``committed``, ``aborted``, or ``open`` when no marker of its producer follows it in the
+partition; null otherwise) and ``_error``. A task reads its segment and, while a transaction of it is
+undecided, the headers of the partition's later segments for the marker that decides it.
 
 Options: ``maxBatchBytes`` (bytes one batch may inflate to; a larger one is a damage row), ``fromOffset``
 (skip the records before it) and ``decodeOffsets``: ``all``, or the names of record types (``OffsetCommit,
@@ -30,19 +33,22 @@ from kafka_meta.inputs import segments_of as find_all_segments
 from kafka_meta.log import DEFAULT_LIMIT, LogError, Record, Segment, SegmentDamage, SegmentReader
 from kafka_meta.log.compression import Inflater
 from kafka_meta.log.files import segment_at, segment_reads
+from kafka_meta.log.partitions import deciding_outcomes, partition_of
 from kafka_meta.log.rows import transactional_producer
+from kafka_meta.log.transactions import OPEN, Outcomes
 from kafka_meta.spark.schema import ERROR_FIELD
 from kafka_meta.spark.sources.base import KafkaMetaSource, option_paths
 
 NAME = "kafka-meta-log"
 SCHEMA = ("topic string, partition int, offset bigint, timestamp timestamp, timestampType int, key binary, "
           "value binary, headers array<struct<key:string,value:binary>>, control boolean, producerId bigint, "
-          "_error string")
+          "transaction string, _error string")
 HEADER = pa.struct([("key", pa.string()), ("value", pa.binary())])
 ARROW_SCHEMA = pa.schema([("topic", pa.string()), ("partition", pa.int32()), ("offset", pa.int64()),
                           ("timestamp", pa.timestamp("us", tz="UTC")), ("timestampType", pa.int32()),
                           ("key", pa.binary()), ("value", pa.binary()), ("headers", pa.list_(HEADER)),
-                          ("control", pa.bool_()), ("producerId", pa.int64()), ("_error", pa.string())])
+                          ("control", pa.bool_()), ("producerId", pa.int64()), ("transaction", pa.string()),
+                          ("_error", pa.string())])
 ROWS_PER_BATCH = 16384
 
 
@@ -68,12 +74,15 @@ class Columns:
         self.header_values: list[bytes | None] = []
         self.controls: list[bool] = []
         self.producers: list[int] = []
+        self.transactions: list[str | None] = []
         self.errors: list[str | None] = []
 
     def __len__(self) -> int:
         return len(self.offsets)
 
-    def add_records(self, records: list[Record], producer_id: int = -1) -> None:
+    def add_records(self, records: list[Record], producer_id: int = -1, outcomes: Outcomes | None = None) -> None:
+        """A batch's records; ``producer_id`` that of a transactional batch, whose records' outcomes
+        ``outcomes`` tells."""
         self.offsets += [r.offset for r in records]
         self.timestamps += [r.timestamp * 1000 if r.timestamp_type >= 0 else None for r in records]
         self.types += [r.timestamp_type for r in records]
@@ -81,6 +90,10 @@ class Columns:
         self.values += [r.value for r in records]
         self.controls += [r.control for r in records]
         self.producers += [producer_id] * len(records)
+        if producer_id < 0 or outcomes is None:
+            self.transactions += [None if producer_id < 0 else OPEN] * len(records)
+        else:
+            self.transactions += [outcomes.outcome(producer_id, r.offset) for r in records]
         self.errors += [None] * len(records)
         starts, total = self.header_starts, self.header_starts[-1]
         for r in records:
@@ -96,7 +109,7 @@ class Columns:
                                                                      damage.describe(self.segment.path))
         for column, value in ((self.offsets, first), (self.timestamps, None), (self.types, None),
                               (self.keys, None), (self.values, None), (self.controls, False), (self.producers, -1),
-                              (self.errors, text)):
+                              (self.transactions, None), (self.errors, text)):
             column.append(value)
         self.header_starts.append(self.header_starts[-1])
 
@@ -111,7 +124,7 @@ class Columns:
                       pa.timestamp("us", tz="UTC")), pa.array(self.types, pa.int32()),
                   pa.array(self.keys, pa.binary()), pa.array(self.values, pa.binary()), headers,
                   pa.array(self.controls, pa.bool_()), pa.array(self.producers, pa.int64()),
-                  pa.array(self.errors, pa.string())]
+                  pa.array(self.transactions, pa.string()), pa.array(self.errors, pa.string())]
         self.clear()
         return pa.RecordBatch.from_arrays(arrays, schema=ARROW_SCHEMA)
 
@@ -185,25 +198,45 @@ class LogReader(DataSourceReader):
             yield decoded_batch(batch, self.types)
 
     def partitions(self) -> list[InputPartition]:
-        return [InputPartition((s.path, s.topic, s.partition)) for s in segments_of(self.paths)]
+        """A Spark partition per segment, with the paths of its log partition's later segments (where the
+        markers deciding its transactions may be)."""
+        segments = segments_of(self.paths)
+        return [InputPartition((s.path, s.topic, s.partition, tuple(later_paths(segments, n))))
+                for n, s in enumerate(segments)]
 
     def read_rows(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
-        return segment_rows(Segment(*partition.value), self.paths, self.limit, self.from_offset)
+        path, topic, number, later = partition.value
+        return segment_rows(Segment(path, topic, number), self.paths, self.limit, self.from_offset,
+                            [Segment(p, topic, number) for p in later])
+
+
+def later_paths(segments: list[Segment], n: int) -> list[str]:
+    """The paths of the segments after the ``n``-th that belong to its partition (segments come in partition
+    and offset order; a lone file outside a partition directory has none)."""
+    key = partition_of(segments[n])
+    found = []
+    for following in segments[n + 1:]:
+        if partition_of(following) != key:
+            break
+        found.append(following.path)
+    return found
 
 
 def segment_rows(segment: Segment, named: list[str], limit: int = DEFAULT_LIMIT,
-                 from_offset: int | None = None) -> Iterator[pa.RecordBatch]:
+                 from_offset: int | None = None, later: list[Segment] | None = None) -> Iterator[pa.RecordBatch]:
     """The rows of one segment as Arrow record batches of :data:`ARROW_SCHEMA` (``named``: the paths the
-    user gave, so an empty file named outright is said to be empty)."""
+    user gave, so an empty file named outright is said to be empty; ``later``: the partition's segments after
+    it, read for the markers of its undecided transactions)."""
     reader = SegmentReader(Inflater(limit), from_offset)
     columns = Columns(segment)
     if segment.path in named and segment.size == 0:  # named outright: say it is empty, as every verb does
         columns.add_damage(f"{segment.path}: {EMPTY}")
         yield columns.batch()
         return
+    outcomes = deciding_outcomes(segment, later or [])
     for item in segment_reads(segment, reader):
         if type(item) is tuple:
-            columns.add_records(item[1], transactional_producer(item[0]))
+            columns.add_records(item[1], transactional_producer(item[0]), outcomes)
         else:
             columns.add_damage(item)
         if len(columns) >= ROWS_PER_BATCH:
