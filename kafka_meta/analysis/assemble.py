@@ -16,6 +16,7 @@ from kafka_meta.analysis.findings import Finding, Thresholds, find
 from kafka_meta.analysis.generations import CommitCount, RecordObserver, add_commit_counts, build_generations
 from kafka_meta.analysis.rounds import build_timelines
 from kafka_meta.analysis.timeline import GroupTimeline, sort_rounds
+from kafka_meta.analysis.transactional_ids import TransactionsReport
 from kafka_meta.log.rows import OffsetsRow
 
 
@@ -24,10 +25,12 @@ class Timeline:
     groups: list[GroupTimeline] = field(default_factory=list)  # most trouble first
     errors: list[str] = field(default_factory=list)  # inputs that could not be read, with their position
     thresholds: Thresholds = field(default_factory=Thresholds)
+    transactions: TransactionsReport | None = None  # the transaction coordinator's story, when its log was read
 
     @property
     def findings(self) -> list[Finding]:
-        return [f for g in self.groups for f in g.findings]
+        found = [f for g in self.groups for f in g.findings]
+        return found + (self.transactions.findings if self.transactions is not None else [])
 
     @property
     def ranked_findings(self) -> list[Finding]:

@@ -30,7 +30,8 @@ class Thresholds:
 @dataclass
 class Finding:
     kind: str  # "storm", "churn", "join-unfinished", "capture-ended", "eager-pause", "ownership-conflict",
-    # "stuck-upgrade", "upgrade-finished", "undecodable-metadata", "zombie-commit"
+    # "stuck-upgrade", "upgrade-finished", "undecodable-metadata", "zombie-commit", "aborted-commits",
+    # "hanging-transaction", "fenced-producer"
     severity: str  # "critical", "warning", "info"
     group: str
     summary: str  # one sentence
@@ -38,6 +39,8 @@ class Finding:
     member: str | None = None
     generations: list[int] = field(default_factory=list)
     evidence: list[Evidence] = field(default_factory=list)
+    transactional_id: str | None = None  # a transaction's finding: whose ("group" then names it or a partition)
+    partitions: list[str] = field(default_factory=list)  # the partitions it concerns, as topic-partition labels
 
     @property
     def weight(self) -> int:
@@ -46,7 +49,8 @@ class Finding:
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "severity": self.severity, "group": self.group, "summary": self.summary,
                 "ts": self.ts, "member": self.member, "generations": self.generations,
-                "evidence": [e.to_json() for e in self.evidence]}
+                "evidence": [e.to_json() for e in self.evidence], "transactionalId": self.transactional_id,
+                "partitions": self.partitions}
 
 
 def _gens(rounds: list[Round]) -> list[int]:
@@ -292,7 +296,21 @@ def _still_a_member(rounds: list[Round], member_id: str | None, ts: float) -> bo
     return any(r.member(member_id) is not None for r in nearby)
 
 
-RULES = (storms, unfinished_joins, eager_pauses, ownership_conflicts, stuck_upgrades, undecodable, zombie_commits)
+def aborted_commits(tl: GroupTimeline, t: Thresholds) -> list[Finding]:
+    """Offsets committed inside transactions that aborted: the coordinator never applied them, so the group
+    resumes from its offsets committed before (its consumers re-read what those transactions had consumed,
+    which is what exactly-once means; many of them say a producer keeps failing its transactions)."""
+    if not tl.aborted_commits:
+        return []
+    n = tl.aborted_commits
+    return [Finding("aborted-commits", "info", tl.group,
+                    f"{n} offset commit{'s' if n > 1 else ''} of aborted transactions never took effect: the group "
+                    "resumes from the offsets committed before them, and its transactional producer re-processes "
+                    "those records")]
+
+
+RULES = (storms, unfinished_joins, eager_pauses, ownership_conflicts, stuck_upgrades, undecodable, zombie_commits,
+         aborted_commits)
 
 
 def find(tl: GroupTimeline, thresholds: Thresholds | None = None) -> list[Finding]:

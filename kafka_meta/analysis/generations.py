@@ -153,6 +153,8 @@ class _Log:
         self.commits: dict[str, list[model.Commit]] = {}  # per group, in log order
         self.counts: Counter[tuple[str, int | None, float | None]] = Counter()  # (group, generation, second)
         self.aborted: Counter[str] = Counter()
+        # (group, second, outcome) -> transactional offset commits decided then: the report's marks
+        self.marks: Counter[tuple[str, float | None, str]] = Counter()
         # group -> generation -> its round: a months-long log holds a group's every generation, and looking
         # each new record's generation up in the list of rounds would make reading it quadratic
         self.by_generation: dict[str, dict[int | None, model.Round]] = {}
@@ -166,6 +168,25 @@ class _Log:
                 self.commit(record, where, scope)
             elif record.group_id:
                 self.aborted[record.group_id] += 1
+            if record.group_id:
+                self.marks[(record.group_id, second_of(where.ts), "committed" if committed else "aborted")] += 1
+
+    def undecided(self) -> tuple[Counter[tuple[str, float | None, str]], dict[str, dict[str, int]]]:
+        """The transactional commits still waiting for a marker where the log ends: their marks (``open``) and,
+        per group, the offsets they would commit (pending, never in force yet)."""
+        marks: Counter[tuple[str, float | None, str]] = Counter()
+        pending: dict[str, dict[str, int]] = {}
+        for entries in self.pending.values():
+            for record, where in entries:
+                group = record.group_id
+                if not group or record.value is None:
+                    continue
+                marks[(group, second_of(where.ts), "open")] += 1
+                topic, partition = getattr(record.key, "topic", None), getattr(record.key, "partition", None)
+                offset = getattr(record.value, "offset", None)
+                if topic is not None and partition is not None and offset is not None:
+                    pending.setdefault(group, {})[f"{topic}-{partition}"] = offset
+        return marks, pending
 
     def set_in_force(self, group: str, record: CoordinatorRecord, scope: Scope) -> None:
         """A generation or group epoch record: the one its group's commits in this partition count for from
@@ -402,11 +423,13 @@ class OffsetsTimeline:
         timelines, epochs = copy.deepcopy(({g: tl for g, tl in log.groups.items() if wanted(g)},
                                            {g: e for g, e in log.epoch_groups.items() if wanted(g)}))
         topic_ids = {**log.topic_ids, **cluster_topic_names(self.metadata)} if self.metadata else dict(log.topic_ids)
-        return _finished(timelines, epochs, topic_ids,
-                         Counter({k: n for k, n in log.counts.items() if wanted(k[0])}),
-                         Counter({g: n for g, n in log.aborted.items() if wanted(g)}),
-                         {g: list(c) for g, c in log.commits.items() if wanted(g)} if log.keep_commits else None,
-                         {g: dict(o) for g, o in log.latest.items() if wanted(g)})
+        groups = _finished(timelines, epochs, topic_ids,
+                           Counter({k: n for k, n in log.counts.items() if wanted(k[0])}),
+                           Counter({g: n for g, n in log.aborted.items() if wanted(g)}),
+                           {g: list(c) for g, c in log.commits.items() if wanted(g)} if log.keep_commits else None,
+                           {g: dict(o) for g, o in log.latest.items() if wanted(g)})
+        _add_marks(groups, log)
+        return groups
 
     def finish(self) -> tuple[dict[str, model.GroupTimeline], list[str]]:
         """The timelines and the records that could not be read; the state read so far becomes them (call
@@ -415,7 +438,22 @@ class OffsetsTimeline:
         log.topic_ids.update(cluster_topic_names(self.metadata))
         groups = _finished(log.groups, log.epoch_groups, log.topic_ids, log.counts, log.aborted,
                            log.commits if log.keep_commits else None, log.latest)
+        _add_marks(groups, log)
         return groups, log.errors
+
+
+def _add_marks(groups: dict[str, model.GroupTimeline], log: _Log) -> None:
+    """Each group's transactional commits, decided and still open, as marks per second; and the offsets its
+    open transactions would commit, beside (never among) the committed ones."""
+    open_marks, pending = log.undecided()
+    for (group, second, outcome), n in (log.marks + open_marks).items():
+        tl = groups.get(group)
+        if tl is not None:
+            tl.transaction_marks[(second, outcome)] += n
+    for group, offsets in pending.items():
+        tl = groups.get(group)
+        if tl is not None:
+            tl.pending_commits.update(offsets)
 
 
 def _finished(groups: dict[str, model.GroupTimeline], epoch_groups: dict[str, EpochGroupLog],

@@ -80,8 +80,10 @@ class AnalysisReport:
         for g in story.groups:
             entry = groups.setdefault(g.group, {"kind": g.kind})
             entry.update({"rounds": [r.to_json() for r in g.rounds], "findings": [f.to_json() for f in g.findings],
-                          "abortedCommits": g.aborted_commits})
+                          "abortedCommits": g.aborted_commits,
+                          "pendingCommits": dict(sorted(g.pending_commits.items()))})
         doc["findings"] = [f.to_json() for f in story.ranked_findings]
+        doc["transactions"] = story.transactions.to_json() if story.transactions is not None else None
         doc["problems"] = self.read_around
         doc["thresholds"] = asdict(story.thresholds)
         return doc

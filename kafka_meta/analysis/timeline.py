@@ -112,6 +112,7 @@ class GroupTimelineJson(TypedDict):
     rounds: list[RoundJson]
     commits: int
     abortedCommits: int
+    pendingCommits: dict[str, int]
     findings: list[dict[str, Any]]
 
 
@@ -310,6 +311,10 @@ class GroupTimeline:
     commits: list[Commit] = field(default_factory=list)
     aborted_commits: int = 0  # offsets committed in transactions that were aborted: never in force
     findings: list[Any] = field(default_factory=list)  # kafka_meta.analysis.findings.Finding
+    # the offsets commits of transactions still open where the log ends would set: pending, not in force
+    pending_commits: dict[str, int] = field(default_factory=dict)
+    # (second, outcome) -> transactional offset commits then: "committed", "aborted" or "open"
+    transaction_marks: Counter[tuple[float | None, str]] = field(default_factory=Counter)
 
     @property
     def members(self) -> list[str]:
@@ -337,6 +342,7 @@ class GroupTimeline:
         return {"group": self.group, "kind": self.kind, "members": self.members,
                 "rounds": [r.to_json() for r in self.rounds],
                 "commits": len(self.commits), "abortedCommits": self.aborted_commits,
+                "pendingCommits": dict(sorted(self.pending_commits.items())),
                 "findings": [f.to_json() for f in self.findings]}
 
 

@@ -17,6 +17,10 @@ import plotly.graph_objects as go
 from kafka_meta.analysis.timeline import GroupTimeline, MemberRound, Round
 
 FINDINGS_LANE = "findings"
+TRANSACTIONS_LANE = "transactional commits"
+# each outcome of a transactional offset commit, drawn apart: the aborted ones never took effect
+OUTCOME_MARKS = {"committed": ("circle", "#54a24b"), "aborted": ("x-thin-open", "#c0392b"),
+                 "open": ("circle-open", "#e67e22")}
 SEVERITY_COLOUR = {"critical": "#c0392b", "warning": "#e67e22", "info": "#2980b9"}
 PALETTE = ("#4c78a8", "#72b7b2", "#54a24b", "#eeca3b", "#b279a2", "#ff9da6", "#9d755d", "#bab0ac", "#f58518",
            "#e45756")
@@ -49,6 +53,24 @@ def _hover(r: Round, m: MemberRound) -> str:
         lines.append(f"member epoch {m.epoch}, reconciled: {m.reconciled}")
     lines += [f"! {e}" for e in m.errors]
     return "<br>".join(lines)
+
+
+def _transaction_marks(fig: go.Figure, g: GroupTimeline, lanes: dict[str, None]) -> dict[str, None]:
+    """The group's transactional offset commits as marks on a lane of their own, one series per outcome
+    (committed, aborted: never in force, open: still waiting for a marker where the log ends), per second."""
+    timed = sorted((second, outcome, n) for (second, outcome), n in g.transaction_marks.items() if second is not None)
+    if not timed:
+        return lanes
+    for outcome, (symbol, colour) in OUTCOME_MARKS.items():
+        points = [(second, n) for second, kind, n in timed if kind == outcome]
+        if points:
+            fig.add_trace(go.Scatter(name=f"transaction {outcome}", mode="markers",
+                                     x=[when(second) for second, _ in points], y=[TRANSACTIONS_LANE] * len(points),
+                                     hoverinfo="text", hovertext=[f"{n} offset commit(s) in transactions {outcome}"
+                                                                  for _, n in points],
+                                     marker={"symbol": symbol, "size": 11, "color": colour,
+                                             "line": {"width": 2, "color": colour}}))
+    return {TRANSACTIONS_LANE: None, **lanes}
 
 
 def group_figure(g: GroupTimeline) -> go.Figure:
@@ -91,6 +113,7 @@ def group_figure(g: GroupTimeline) -> go.Figure:
         fig.add_vrect(x0=when(r.start), x1=when(end), fillcolor="#888", opacity=0.08, line_width=0,
                       annotation_text=f"gen {r.generation if r.generation is not None else '?'}",
                       annotation_position="top left", annotation_font_size=10)
+    lanes = _transaction_marks(fig, g, lanes)
     marked = [f for f in g.findings if f.ts is not None]
     if marked:
         lanes = {FINDINGS_LANE: None, **lanes}

@@ -39,6 +39,8 @@ MEMBER_HEAD = ("member", "client id", "client", "joined", "synced", "offered", "
 ROUND_HEAD = ("gen", "start (UTC)", "took", "from", "why", "leader", "assignor", "versions", "moved", "commits",
               "errors", "state")
 SUMMARY_HEAD = ("group", "kind", "rounds", "members", "critical", "warnings", "most serious")
+TRANSACTION_HEAD = ("transactional id", "producer id", "epoch", "partitions", "start (UTC)", "took", "outcome",
+                    "last state")
 
 
 @lru_cache(maxsize=1)
@@ -88,7 +90,7 @@ def render_html(report: AnalysisReport, title: str = "Rebalance timeline") -> st
         groups=groups, rounds=sum(len(g.rounds) for g in groups), findings=findings,
         critical=[f for f in findings if f.severity == "critical"],
         others=[f for f in findings if f.severity != "critical"],
-        errors=report.problems,
+        errors=report.problems, transactions=timeline.transactions, transaction_head=TRANSACTION_HEAD, labels=tp_labels,
         charts={i: _chart(g, i) for i, g in enumerate(groups) if g.rounds or g.findings},
         summary_head=SUMMARY_HEAD, round_head=ROUND_HEAD, member_head=MEMBER_HEAD,
         count=_severity_count, clock=clock, seconds=seconds, state=_state, round_errors=_round_errors,

@@ -17,7 +17,7 @@ from rich.text import Text
 
 from kafka_meta.analysis.codes import error_name
 from kafka_meta.analysis.report import AnalysisReport
-from kafka_meta.analysis.timeline import GroupTimeline, Round
+from kafka_meta.analysis.timeline import GroupTimeline, Round, tp_labels
 
 SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
 MAX_LIST = 6
@@ -107,6 +107,33 @@ def _group(console: Console, g: GroupTimeline) -> None:
             console.print(Text(f"  gen {r.generation}: {line}", style="dim"))
 
 
+TRANSACTIONS_SHOWN = 20  # the latest transactions listed; every open one is listed besides
+
+
+def _transactions(console: Console, report: AnalysisReport) -> None:
+    """The transaction coordinator's story: each transactional id's latest transactions and every open one."""
+    story = report.story.transactions
+    if story is None or not (story.ids or story.open_partitions):
+        return
+    every = story.transactions
+    shown = [t for t in every[:-TRANSACTIONS_SHOWN] if t.outcome == "open"] + every[-TRANSACTIONS_SHOWN:]
+    console.print()
+    console.print(Text(f"Transactions: {len(story.ids)} transactional id(s), {len(every)} transaction(s)"
+                       + (f", the latest {len(shown)}" if len(shown) < len(every) else ""), style="bold"))
+    table = Table(box=None, pad_edge=False)
+    for name in ("transactional id", "producer", "partitions", "start (UTC)", "took", "outcome", "state"):
+        table.add_column(name, overflow="fold")
+    for t in shown:
+        style = {"open": "red", "aborted": "yellow"}.get(t.outcome, "")
+        table.add_row(t.transactional_id, f"{t.producer_id}/{t.producer_epoch}", short(tp_labels(t.partitions), 4),
+                      clock(t.start_ms / 1000 if t.start_ms and t.start_ms > 0 else None), seconds(t.duration_ms),
+                      Text(t.outcome, style=style), t.last_state)
+    console.print(table)
+    for p in story.open_partitions:
+        console.print(Text(f"  {p.topic}-{p.partition}: producer {p.producer_id} open since offset {p.first_offset}; "
+                           f"last stable offset {p.last_stable_offset}, log end {p.log_end_offset}", style="red"))
+
+
 def _inventory(report: AnalysisReport) -> str | None:
     """What was read, in one line: the counts the report's JSON gives in full."""
     parts = []
@@ -136,6 +163,7 @@ def render_terminal(report: AnalysisReport, file: IO[str] | None = None, width: 
     if read:
         console.print(Text(read, style="dim"))
     _findings(console, report)
+    _transactions(console, report)
     for g in timeline.groups:
         console.print()
         _group(console, g)

@@ -1,0 +1,309 @@
+"""Transactions as the transaction coordinator recorded them: per transactional id, its producers and epochs,
+each transaction's partitions, start, end and outcome, and what an operator must act on.
+
+The coordinator writes a ``__transaction_state`` record (TransactionLogValue) at every step of a transactional
+id's life: ``Empty`` after ``initTransactions``, ``Ongoing`` as partitions join a transaction (its start time
+set by the first), ``PrepareCommit``/``PrepareAbort`` when the producer ends it (or the coordinator aborts it
+on timeout or fencing), ``CompleteCommit``/``CompleteAbort`` once every partition has its marker, ``Dead``
+when the id expired, ``PrepareEpochFence`` while fencing an older epoch, and a tombstone when the id is
+removed. A transaction is the stretch from its ``Ongoing`` to its ``Complete*``; one never completed where the
+inputs end is open.
+
+Findings:
+
+* **hanging transaction**: still open where the inputs end. Every partition it wrote holds its last stable
+  offset at the transaction's first offset, so every ``read_committed`` consumer of those partitions (Kafka
+  Streams with exactly-once, every transactional consume-transform-produce app) stops there. Open longer than
+  its own ``transaction.timeout.ms`` is critical: the coordinator should have aborted it; the usual causes are a
+  coordinator that cannot write its markers, or a partition whose leader cannot be reached (``kafka-transactions
+  --bootstrap-server ... find-hanging`` and ``abort`` are Kafka's tools for it). Partitions whose batch
+  headers show a transactional producer with no marker after its records are named with the offset they are
+  held at, also when no ``__transaction_state`` was read.
+* **fenced producer**: a producer epoch bumped while a transaction of the previous epoch was still ongoing: a
+  second instance with the same ``transactional.id`` started (or the coordinator aborted a transaction past its
+  timeout), and the first instance's writes and commits are refused from then on (ProducerFencedException /
+  InvalidProducerEpochException): two instances sharing an id, or a zombie that outlived its replacement.
+
+Sans-IO: decoded record values and partition summaries in, :class:`TransactionsReport` out (its findings are
+:class:`~kafka_meta.analysis.findings.Finding` s, ranked with the groups'). What is kept grows
+with transactional ids and their transactions, not with records.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from kafka_meta.analysis.findings import Finding
+from kafka_meta.analysis.timeline import Evidence
+
+STATES = {0: "Empty", 1: "Ongoing", 2: "PrepareCommit", 3: "PrepareAbort", 4: "CompleteCommit",
+          5: "CompleteAbort", 6: "Dead", 7: "PrepareEpochFence"}
+ONGOING, PREPARE_COMMIT, PREPARE_ABORT, COMPLETE_COMMIT, COMPLETE_ABORT, PREPARE_EPOCH_FENCE = 1, 2, 3, 4, 5, 7
+UNDECIDED = frozenset({ONGOING, PREPARE_COMMIT, PREPARE_ABORT, PREPARE_EPOCH_FENCE})
+
+
+def state_name(status: int | None) -> str:
+    return STATES.get(status, f"state {status}") if status is not None else "removed"
+
+
+@dataclass
+class Transaction:
+    """One transaction of a transactional id: its producer, partitions, when it started and ended, and how."""
+
+    transactional_id: str
+    producer_id: int
+    producer_epoch: int
+    timeout_ms: int
+    start_ms: int | None
+    partitions: set[tuple[str, int]] = field(default_factory=set)
+    end_ms: int | None = None
+    outcome: str = "open"  # "committed", "aborted", "open"
+    last_state: str = "Ongoing"
+    evidence: Evidence | None = None
+
+    @property
+    def duration_ms(self) -> int | None:
+        return self.end_ms - self.start_ms if self.end_ms is not None and self.start_ms is not None else None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"transactionalId": self.transactional_id, "producerId": self.producer_id,
+                "producerEpoch": self.producer_epoch, "timeoutMs": self.timeout_ms,
+                "partitions": [f"{t}-{p}" for t, p in sorted(self.partitions)], "startMs": self.start_ms,
+                "endMs": self.end_ms, "durationMs": self.duration_ms, "outcome": self.outcome,
+                "lastState": self.last_state, "evidence": self.evidence.to_json() if self.evidence else None}
+
+
+@dataclass
+class ProducerEpoch:
+    """A producer id and epoch a transactional id was given, and when it was first recorded."""
+
+    producer_id: int
+    producer_epoch: int
+    since_ms: int | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"producerId": self.producer_id, "producerEpoch": self.producer_epoch, "sinceMs": self.since_ms}
+
+
+@dataclass
+class TransactionalId:
+    """A transactional id's life: its producers and epochs, its transactions, its last recorded state."""
+
+    transactional_id: str
+    epochs: list[ProducerEpoch] = field(default_factory=list)
+    transactions: list[Transaction] = field(default_factory=list)
+    state: str = "Empty"
+    timeout_ms: int | None = None
+    fenced: list[tuple[ProducerEpoch, ProducerEpoch, Evidence | None]] = field(default_factory=list)
+
+    @property
+    def current(self) -> Transaction | None:
+        last = self.transactions[-1] if self.transactions else None
+        return last if last is not None and last.outcome == "open" else None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"transactionalId": self.transactional_id, "state": self.state, "timeoutMs": self.timeout_ms,
+                "epochs": [e.to_json() for e in self.epochs],
+                "transactions": [t.to_json() for t in self.transactions],
+                "fenced": [{"from": old.to_json(), "by": new.to_json()} for old, new, _ in self.fenced]}
+
+
+@dataclass
+class OpenPartition:
+    """A partition whose batch headers show a transactional producer's records with no marker after them."""
+
+    topic: str
+    partition: int
+    producer_id: int
+    producer_epoch: int
+    first_offset: int
+    first_ms: int | None
+    last_stable_offset: int | None
+    log_end_offset: int | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"partition": f"{self.topic}-{self.partition}", "producerId": self.producer_id,
+                "producerEpoch": self.producer_epoch, "firstOffset": self.first_offset, "sinceMs": self.first_ms,
+                "lastStableOffset": self.last_stable_offset, "logEndOffset": self.log_end_offset}
+
+
+@dataclass
+class TransactionsReport:
+    """Every transactional id read, the partitions held open, the findings, and where the inputs end."""
+
+    ids: dict[str, TransactionalId] = field(default_factory=dict)
+    open_partitions: list[OpenPartition] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    end_ms: int | None = None  # the latest time the inputs recorded: "now", for what is still open
+
+    @property
+    def transactions(self) -> list[Transaction]:
+        return sorted((t for i in self.ids.values() for t in i.transactions),
+                      key=lambda t: (t.start_ms is None, t.start_ms or 0, t.transactional_id))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"endMs": self.end_ms, "transactionalIds": [i.to_json() for _, i in sorted(self.ids.items())],
+                "openPartitions": [p.to_json() for p in self.open_partitions],
+                "findings": [f.to_json() for f in self.findings]}
+
+
+def _partitions(value: Mapping[str, Any]) -> set[tuple[str, int]]:
+    found: set[tuple[str, int]] = set()
+    for entry in value.get("transactionPartitions") or []:
+        found.update((entry["topic"], p) for p in entry.get("partitionIds") or [])
+    return found
+
+
+class TransactionHistory:
+    """Fed the decoded ``__transaction_state`` records in log order (per partition of that topic: a transactional
+    id always lives in one) and the partitions' summaries; :meth:`finish` tells the story."""
+
+    def __init__(self) -> None:
+        self.ids: dict[str, TransactionalId] = {}
+        self.open_partitions: list[OpenPartition] = []
+        self.end_ms: int | None = None
+
+    def seen(self, ms: int | float | None) -> None:
+        """A time the inputs recorded (any record's timestamp): the latest is where they end."""
+        if ms is not None and ms >= 0 and (self.end_ms is None or ms > self.end_ms):
+            self.end_ms = int(ms)
+
+    def state(self, transactional_id: str, value: Mapping[str, Any] | None, ts_ms: int | None,
+              where: Evidence | None = None) -> None:
+        """One TransactionLogValue of ``transactional_id`` (None: a tombstone, the id removed)."""
+        self.seen(ts_ms)
+        life = self.ids.get(transactional_id)
+        if life is None:
+            life = self.ids[transactional_id] = TransactionalId(transactional_id)
+        if value is None:
+            life.state = "removed"
+            return
+        producer, epoch = value["producerId"], value["producerEpoch"]
+        status, updated = value["transactionStatus"], value.get("transactionLastUpdateTimestampMs")
+        self.seen(updated)
+        life.state, life.timeout_ms = state_name(status), value.get("transactionTimeoutMs")
+        previous = life.epochs[-1] if life.epochs else None
+        if previous is None or (previous.producer_id, previous.producer_epoch) != (producer, epoch):
+            now = ProducerEpoch(producer, epoch, updated)
+            # a newer epoch aborting the transaction the older one had open: that producer is fenced
+            ongoing = life.current is not None and life.current.last_state == "Ongoing"
+            if previous is not None and (status == PREPARE_EPOCH_FENCE or (ongoing and status == PREPARE_ABORT)):
+                life.fenced.append((previous, now, where))
+            life.epochs.append(now)
+        current = life.current
+        if status == ONGOING:
+            if current is None or (value.get("transactionStartTimestampMs") not in (None, -1, current.start_ms)):
+                if current is not None:  # a new start while one was open: the old one's end was never recorded
+                    current.outcome, current.last_state = "aborted", f"{current.last_state}, then restarted"
+                current = Transaction(transactional_id, producer, epoch, value.get("transactionTimeoutMs", 0),
+                                      value.get("transactionStartTimestampMs"), evidence=where)
+                life.transactions.append(current)
+            current.partitions |= _partitions(value)
+            current.producer_id, current.producer_epoch = producer, epoch
+        elif status in UNDECIDED and current is not None:
+            current.partitions |= _partitions(value)
+            current.last_state = state_name(status)
+        elif status in (COMPLETE_COMMIT, COMPLETE_ABORT) and current is not None:
+            current.outcome = "committed" if status == COMPLETE_COMMIT else "aborted"
+            current.last_state, current.end_ms = state_name(status), updated
+        elif status in (PREPARE_COMMIT, PREPARE_ABORT) and current is None:
+            # its Ongoing records lie before what was read (an older segment deleted): known from here on
+            current = Transaction(transactional_id, producer, epoch, value.get("transactionTimeoutMs", 0),
+                                  value.get("transactionStartTimestampMs"), _partitions(value),
+                                  last_state=state_name(status), evidence=where)
+            life.transactions.append(current)
+
+    def open_partition(self, row: Mapping[str, Any]) -> None:
+        """A partition's summary (the ``partition`` rows of a log directory's user topics): its transactional
+        producers with records and no marker after them."""
+        self.seen(row.get("lastTimestamp"))
+        for txn in row.get("openTransactions") or []:
+            self.open_partitions.append(OpenPartition(
+                row["topic"], row["partition"], txn["producerId"], txn["producerEpoch"], txn["firstOffset"],
+                txn.get("firstTimestamp"), row.get("lastStableOffset"), row.get("logEndOffset")))
+
+    def finish(self) -> TransactionsReport:
+        report = TransactionsReport(self.ids, self.open_partitions, end_ms=self.end_ms)
+        by_producer = {(t.producer_id, t.producer_epoch): t for i in self.ids.values() for t in i.transactions}
+        producers = {t.producer_id: t for t in by_producer.values()}
+        named: set[tuple[str, int]] = set()
+        for life in self.ids.values():
+            txn = life.current
+            if txn is not None:
+                held = [p for p in self.open_partitions if p.producer_id == txn.producer_id]
+                named.update((p.topic, p.partition) for p in held)
+                report.findings.append(self._hanging(txn, held))
+            for old, new, where in life.fenced:
+                report.findings.append(Finding(
+                    "fenced-producer", "warning", _id_label(life.transactional_id),
+                    f"producer {old.producer_id} epoch {old.producer_epoch} was fenced by epoch {new.producer_epoch}"
+                    f"{_producer_text(old, new)} while its transaction was ongoing: another instance with the same "
+                    "transactional.id started (or the coordinator aborted the transaction past its timeout); the "
+                    "older instance's writes and offset commits are refused", _seconds(new.since_ms),
+                    evidence=[where] if where else [], transactional_id=life.transactional_id))
+        for p in self.open_partitions:
+            if (p.topic, p.partition) in named:
+                continue
+            owner = producers.get(p.producer_id)
+            label = f"{p.topic}-{p.partition}"
+            report.findings.append(Finding(
+                "hanging-transaction", "critical" if owner is None else "warning", label,
+                f"producer {p.producer_id} (epoch {p.producer_epoch}) has an open transaction since offset "
+                f"{p.first_offset}{_since(p.first_ms)}; the partition's last stable offset is held there "
+                f"({_behind(p)}), so read_committed consumers of it stop at offset {p.first_offset}",
+                _seconds(p.first_ms), transactional_id=owner.transactional_id if owner else None,
+                partitions=[label]))
+        report.findings.sort(key=lambda f: (f.severity != "critical", f.ts if f.ts is not None else float("inf")))
+        return report
+
+    def _hanging(self, txn: Transaction, held: list[OpenPartition]) -> Finding:
+        age = self.end_ms - txn.start_ms if self.end_ms is not None and txn.start_ms not in (None, -1) else None
+        past = age is not None and txn.timeout_ms > 0 and age > txn.timeout_ms
+        partitions = sorted({f"{t}-{p}" for t, p in txn.partitions} | {f"{p.topic}-{p.partition}" for p in held})
+        where = "; ".join(f"{p.topic}-{p.partition} held at offset {p.first_offset} ({_behind(p)})" for p in held)
+        age_text = f"open {age / 1000:.0f} s" if age is not None else "open"
+        limit = (f", past its transaction.timeout.ms of {txn.timeout_ms / 1000:g} s: the coordinator should have "
+                 "aborted it" if past else f" (transaction.timeout.ms {txn.timeout_ms / 1000:g} s)")
+        return Finding(
+            "hanging-transaction", "critical" if past else "warning", _id_label(txn.transactional_id),
+            f"the transaction of producer {txn.producer_id} epoch {txn.producer_epoch} is {txn.last_state} where the "
+            f"inputs end, {age_text}{limit}; it holds back the last stable offset of "
+            f"{', '.join(partitions) or 'its partitions'}, so read_committed consumers of them wait"
+            + (f" ({where})" if where else ""), _seconds(txn.start_ms),
+            evidence=[txn.evidence] if txn.evidence else [], transactional_id=txn.transactional_id,
+            partitions=partitions)
+
+
+def _id_label(transactional_id: str) -> str:
+    return f"transactional id {transactional_id}"
+
+
+def _producer_text(old: ProducerEpoch, new: ProducerEpoch) -> str:
+    return f" of producer {new.producer_id}" if new.producer_id != old.producer_id else ""
+
+
+def _since(ms: int | None) -> str:
+    return "" if ms is None or ms < 0 else f" (its first record at {ms} ms)"
+
+
+def _behind(p: OpenPartition) -> str:
+    if p.log_end_offset is None:
+        return "log end unknown"
+    return f"{p.log_end_offset - p.first_offset} records behind the log end offset {p.log_end_offset}"
+
+
+def _seconds(ms: int | None) -> float | None:
+    return ms / 1000 if ms is not None and ms >= 0 else None
+
+
+def history_of(states: Iterable[tuple[str, Mapping[str, Any] | None, int | None, Evidence | None]],
+               partitions: Iterable[Mapping[str, Any]] = ()) -> TransactionsReport:
+    """The story of decoded ``(transactional id, value, timestamp, evidence)`` states and partition summaries."""
+    history = TransactionHistory()
+    for transactional_id, value, ts, where in states:
+        history.state(transactional_id, value, ts, where)
+    for row in partitions:
+        history.open_partition(row)
+    return history.finish()
