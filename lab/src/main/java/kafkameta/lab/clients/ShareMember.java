@@ -6,8 +6,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Properties;
-import java.util.concurrent.CountDownLatch;
 import kafkameta.lab.truth.Json;
 import kafkameta.lab.truth.Truth;
 import org.apache.kafka.clients.consumer.AcknowledgeType;
@@ -19,7 +17,6 @@ import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicIdPartition;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
-import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
  * One share-group member (KIP-932): a KafkaShareConsumer in explicit acknowledgement mode that polls in a
@@ -31,47 +28,29 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * [offsets]}), redelivered (the "partition@offset" of records whose delivery count is above 1), acknowledged
  * ({partition: records accepted}) and errors ({partition: error} for acknowledgements commitSync refused).
  */
-public final class ShareMember implements AutoCloseable, Runnable {
+public final class ShareMember extends PollingClient implements AutoCloseable {
     private final String name;
     private final String group;
     private final List<String> topics;
     private final KafkaShareConsumer<String, String> consumer;
     private final Truth truth = Truth.get();
-    private final CountDownLatch finished = new CountDownLatch(1);
-    private volatile boolean stopping;
-    private Thread thread;
 
     public ShareMember(String bootstrap, String group, String name, List<String> topics) {
         this.name = name;
         this.group = group;
         this.topics = topics;
-        Properties config = new Properties();
-        config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        config.put(ConsumerConfig.GROUP_ID_CONFIG, group);
-        config.put(ConsumerConfig.CLIENT_ID_CONFIG, name);
-        config.put(ConsumerConfig.SHARE_ACKNOWLEDGEMENT_MODE_CONFIG, "explicit");
-        config.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "50");
-        config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        this.consumer = new KafkaShareConsumer<>(config);
+        this.consumer = new KafkaShareConsumer<>(ClientConfig.consumer(bootstrap, name).group(group)
+            .set(ConsumerConfig.SHARE_ACKNOWLEDGEMENT_MODE_CONFIG, "explicit").properties());
     }
 
     public ShareMember start() {
-        thread = new Thread(this, "share-member-" + name);
-        thread.start();
+        startPolling("share-member-" + name);
         return this;
     }
 
     /** Close the share consumer (it leaves the group) and wait for its thread. */
     public void stop() {
-        stopping = true;
-        consumer.wakeup();
-        try {
-            finished.await();
-            if (thread != null) thread.join();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        stopAndWait(consumer::wakeup);
     }
 
     @Override

@@ -36,18 +36,12 @@ public final class ShareGroup extends Scenario {
     static final String GROUP = "lab-share";
     static final String TOPIC = "lab-share-topic";
     static final int PARTITIONS = 3;
-    static final long SETTLE_MS = 90_000;
 
     private final ShareGroups shareGroups = new ShareGroups(admin);
 
-    ShareGroup() {
-        super("share");
-    }
-
     @Override
     protected void play() throws Exception {
-        createTopic(TOPIC, PARTITIONS);
-        load(List.of(TOPIC), 3);
+        loadedTopic(TOPIC, PARTITIONS, 3);
         step("share.auto.offset.reset=earliest for " + GROUP);
         shareGroups.configure(GROUP, Map.of("share.auto.offset.reset", "earliest"));
         pause(2000);
@@ -81,6 +75,6 @@ public final class ShareGroup extends Scenario {
     }
 
     public static void main(String[] args) {
-        run(new ShareGroup());
+        run("share", new ShareGroup());
     }
 }
