@@ -88,12 +88,19 @@ public abstract class Scenario implements AutoCloseable {
         return process;
     }
 
-    /** Write {@code records} records into {@code topic}, round-robin over its partitions, as client {@code clientId}. */
-    protected void fill(String topic, int partitions, int records, String clientId) {
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(
-                ClientConfig.producer(bootstrap, clientId).properties())) {
+    /**
+     * A consume-transform-produce application's topics: {@code input} and {@code output} of {@code partitions}
+     * partitions each, and {@code records} records written into {@code input} first, round-robin over its
+     * partitions, by a producer named after the input (lab-txn-in: client.id lab-txn-fill).
+     */
+    protected void inputAndOutput(String input, String output, int partitions, int records) {
+        createTopic(input, partitions);
+        createTopic(output, partitions);
+        step("fill " + input);
+        String client = input.substring(0, input.lastIndexOf('-')) + "-fill";
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(ClientConfig.producer(bootstrap, client).properties())) {
             for (int n = 0; n < records; n++) {
-                producer.send(new ProducerRecord<>(topic, n % partitions, "key-" + n, "value-" + n));
+                producer.send(new ProducerRecord<>(input, n % partitions, "key-" + n, "value-" + n));
             }
             producer.flush();
         }

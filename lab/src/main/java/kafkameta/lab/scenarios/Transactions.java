@@ -63,10 +63,7 @@ public final class Transactions extends Scenario {
 
     @Override
     protected void play() throws Exception {
-        createTopic(INPUT, PARTITIONS);
-        createTopic(OUTPUT, PARTITIONS);
-        step("fill " + INPUT);
-        fill(INPUT, PARTITIONS, RECORDS, "lab-txn-fill");
+        inputAndOutput(INPUT, OUTPUT, PARTITIONS, RECORDS);
 
         try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(consumerConfig());
              KafkaProducer<String, String> producer = new KafkaProducer<>(producerConfig())) {
