@@ -71,6 +71,12 @@ public abstract class GroupAdmin<D> {
         return coordinator == null ? null : coordinator.id();
     }
 
+    /** {@code line} with the epochs every kind of group describes and its coordinator's id. */
+    protected static Json withEpochs(Json line, Object groupEpoch, Object targetAssignmentEpoch, Node coordinator) {
+        return line.put("group_epoch", groupEpoch).put("target_assignment_epoch", targetAssignmentEpoch)
+            .put("coordinator", coordinatorId(coordinator));
+    }
+
     public D describe(String group) {
         return get(describing.apply(admin, group), describeCall + " " + group).get(group);
     }
@@ -92,21 +98,25 @@ public abstract class GroupAdmin<D> {
     }
 
     /**
-     * The group as {@link #awaitStable} wants it with {@code members} members holding {@code held} partitions (a
-     * streams group: active tasks): null while it is not; else a value that stays the same while the group
-     * does not change (what a quiet time is counted on).
+     * Whether the group is as {@link #awaitStable} wants it with {@code members} members holding {@code held}
+     * partitions (a streams group: active tasks).
      */
-    protected abstract Object settledState(D description, int members, int held);
+    protected abstract boolean isSettled(D description, int members, int held);
+
+    /** What stays the same while a settled group does not change, what a quiet time is counted on. */
+    protected Object settledKey(D description) {
+        return Boolean.TRUE;
+    }
 
     /**
      * Wait until the group is Stable with {@code members} members between them holding all {@code held}
      * partitions (a streams group: active tasks), or Empty when {@code members} is 0, and has stayed so for
      * {@code quietMs}; then write a snapshot. Fails after {@code timeoutMs}. What each kind checks besides:
-     * {@code settledState}.
+     * {@code isSettled}.
      */
     public D awaitStable(String group, int members, int held, long quietMs, long timeoutMs) {
         return awaitSettled(group, members + " members", timeoutMs, quietMs,
-            description -> settledState(description, members, held));
+            description -> isSettled(description, members, held) ? settledKey(description) : null);
     }
 
     /** {@link #awaitStable(String, int, int, long, long)} with no quiet time: the first sight of it will do. */

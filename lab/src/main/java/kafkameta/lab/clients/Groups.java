@@ -20,14 +20,9 @@ public final class Groups extends GroupAdmin<ConsumerGroupDescription> {
 
     @Override
     protected Json describeLine(String group, ConsumerGroupDescription description) {
-        return Json.object()
-            .put("group", group)
-            .put("type", String.valueOf(description.type()))
-            .put("state", String.valueOf(description.groupState()))
-            .put("assignor", description.partitionAssignor())
-            .put("group_epoch", description.groupEpoch())
-            .put("target_assignment_epoch", description.targetAssignmentEpoch())
-            .put("coordinator", coordinatorId(description.coordinator()))
+        Json line = Json.object().put("group", group).put("type", String.valueOf(description.type()))
+            .put("state", String.valueOf(description.groupState())).put("assignor", description.partitionAssignor());
+        return withEpochs(line, description.groupEpoch(), description.targetAssignmentEpoch(), description.coordinator())
             .put("members", lines(description.members(), member -> Json.object()
                 .put("member_id", member.consumerId())
                 .put("instance", member.groupInstanceId())
@@ -47,11 +42,7 @@ public final class Groups extends GroupAdmin<ConsumerGroupDescription> {
     }
 
     @Override
-    protected Object settledState(ConsumerGroupDescription description, int members, int partitions) {
-        return isSettled(description, members, partitions) ? Boolean.TRUE : null;
-    }
-
-    static boolean isSettled(ConsumerGroupDescription description, int members, int partitions) {
+    protected boolean isSettled(ConsumerGroupDescription description, int members, int partitions) {
         GroupState state = description.groupState();
         if (members == 0) return state == GroupState.EMPTY || state == GroupState.DEAD;
         if (state != GroupState.STABLE || description.members().size() != members) return false;

@@ -50,13 +50,9 @@ public final class ShareGroups extends GroupAdmin<ShareGroupDescription> {
 
     @Override
     protected Json describeLine(String group, ShareGroupDescription description) {
-        return Json.object()
-            .put("group", group)
-            .put("type", "Share")
-            .put("state", String.valueOf(description.groupState()))
-            .put("group_epoch", description.groupEpoch())
-            .put("target_assignment_epoch", description.targetAssignmentEpoch())
-            .put("coordinator", coordinatorId(description.coordinator()))
+        Json line = Json.object().put("group", group).put("type", "Share")
+            .put("state", String.valueOf(description.groupState()));
+        return withEpochs(line, description.groupEpoch(), description.targetAssignmentEpoch(), description.coordinator())
             .put("members", lines(description.members(), member -> Json.object()
                 .put("member_id", member.consumerId())
                 .put("client_id", member.clientId())
@@ -83,11 +79,7 @@ public final class ShareGroups extends GroupAdmin<ShareGroupDescription> {
     }
 
     @Override
-    protected Object settledState(ShareGroupDescription description, int members, int partitions) {
-        return isSettled(description, members, partitions) ? Boolean.TRUE : null;
-    }
-
-    static boolean isSettled(ShareGroupDescription description, int members, int partitions) {
+    protected boolean isSettled(ShareGroupDescription description, int members, int partitions) {
         GroupState state = description.groupState();
         if (members == 0) return state == GroupState.EMPTY || state == GroupState.DEAD;
         if (state != GroupState.STABLE || description.members().size() != members) return false;

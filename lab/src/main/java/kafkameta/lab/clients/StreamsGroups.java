@@ -102,13 +102,14 @@ public final class StreamsGroups extends GroupAdmin<StreamsGroupDescription> {
      * held in all (none when there are no members: then the group must be Empty); then write a snapshot.
      * Fails after `timeoutMs`.
      */
-    /** Settled at one group epoch (the key): the quiet time of {@link #awaitStable} counts from its first sight. */
+    /** Settled at one group epoch: the quiet time of {@link #awaitStable} counts from its first sight. */
     @Override
-    protected Object settledState(StreamsGroupDescription description, int members, int activeTasks) {
-        return isSettled(description, members, activeTasks) ? description.groupEpoch() : null;
+    protected Object settledKey(StreamsGroupDescription description) {
+        return description.groupEpoch();
     }
 
-    static boolean isSettled(StreamsGroupDescription description, int members, int activeTasks) {
+    @Override
+    protected boolean isSettled(StreamsGroupDescription description, int members, int activeTasks) {
         GroupState state = description.groupState();
         if (members == 0) return state == GroupState.EMPTY || state == GroupState.DEAD;
         if (state != GroupState.STABLE || description.members().size() != members) return false;
