@@ -21,8 +21,7 @@ pytest.importorskip("pyspark", reason="PySpark is not installed (the spark extra
 
 from kafka_meta.cli.main import main
 
-SCENARIOS = ("classic", "static", "storm", "consumer", "transactions", "transactions-hanging", "share", "streams-upgrade",
-             "streams-group")
+SCENARIOS = ("classic", "static", "storm", "consumer", "transactions", "share", "streams-upgrade", "streams-group")
 
 
 def _units(labels: list[str] | None) -> set[tuple[str, int]] | None:

@@ -34,7 +34,8 @@ SCENARIOS = {
                  "transactions committed, aborted, fenced by a newer epoch and left hanging by a killed producer",
                  45, kept_topics=("lab-txh-out",)),
         Scenario("share", "kafkameta.lab.scenarios.ShareGroup",
-                 "a share group (KIP-932): share consumers joining and leaving, acknowledging with ACCEPT, RELEASE and REJECT",
+                 "a share group (KIP-932): share consumers joining and leaving, acknowledging with ACCEPT, RELEASE"
+                 " and REJECT",
                  55),
         Scenario("streams-upgrade", "kafkameta.lab.scenarios.StreamsUpgrade",
                  "a Kafka Streams application rolled from 2.4.1 to 4.4.0 with upgrade.from (two rolling bounces)", 110),
