@@ -420,8 +420,8 @@ def build_timelines(exchanges: Iterable[Any], errors: list[str] | None = None) -
     for group, n in transactions.aborted.items():
         out.setdefault(group, GroupTimeline(group)).aborted_commits += n
     for name, group_commits in commits.items():
-        if name not in out:  # a group seen only committing offsets in transactions
-            out[name] = GroupTimeline(name, commits=group_commits)
+        if name not in builders:  # a group seen only committing offsets in transactions (some perhaps aborted)
+            out.setdefault(name, GroupTimeline(name)).commits = group_commits
     for tl in out.values():
         by_generation: dict[int, int] = defaultdict(int)
         for c in tl.commits:

@@ -4,6 +4,7 @@ the capture, a copy of the broker's log directory and truth.jsonl in OUTDIR.
 OUTDIR/
   capture.pcapng          the loopback traffic to and from the broker's port
   kafka-logs/             __consumer_offsets-*, __cluster_metadata-0 and the other internal topics' segments
+                          (and those of the scenario's kept_topics, labkit.scenarios)
   truth.jsonl             what the Java side observed (lab/src/main/java/kafkameta/lab/truth/Truth.java)
   scenario.log            the scenario's standard output and error (the clients' logs)
   recording.json          what was recorded, when, with which versions, and how it ended
@@ -74,7 +75,7 @@ def record(scenario_name: str, outdir: str | Path, *, broker_dir: str | Path | N
                 brokers.stop(broker.directory)
         finally:
             capture.stop()
-    copied = copy_log_dir(broker.log_dir, outdir / "kafka-logs")
+    copied = copy_log_dir(broker.log_dir, outdir / "kafka-logs", scenario.kept_topics)
     if own_broker and outcome == 0:
         shutil.rmtree(scratch, ignore_errors=True)
     summary = {
@@ -142,11 +143,13 @@ def _kill_group(process: subprocess.Popen) -> None:
     process.wait()
 
 
-def copy_log_dir(source: Path, target: Path) -> list[str]:
-    """Copy the internal topics' .log segments (not their indexes: they are rebuilt, and sparse)."""
+def copy_log_dir(source: Path, target: Path, topics: tuple[str, ...] = ()) -> list[str]:
+    """Copy the internal topics' .log segments and those of `topics` (not their indexes: they are rebuilt, and
+    sparse)."""
     copied = []
     for partition in sorted(source.iterdir()):
-        if not (partition.is_dir() and KEPT_TOPICS.match(partition.name)):
+        kept = KEPT_TOPICS.match(partition.name) or partition.name.rsplit("-", 1)[0] in topics
+        if not (partition.is_dir() and kept):
             continue
         for segment in sorted(partition.glob("*.log")):
             destination = target / partition.name / segment.name

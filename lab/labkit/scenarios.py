@@ -12,6 +12,9 @@ class Scenario:
     about: str
     # seconds the recording takes on the 2-core machine (broker start and copying included), roughly
     takes_s: int
+    # topics of the scenario's own whose segments the recording keeps beside the internal topics' (their
+    # records carry no key, so readers of the log directory take them for no group's records)
+    kept_topics: tuple[str, ...] = ()
 
 
 SCENARIOS = {
@@ -27,8 +30,13 @@ SCENARIOS = {
                  "KIP-848 groups (group.protocol=consumer) with the broker's assignors: joins, leaves, an expiry", 75),
         Scenario("transactions", "kafkameta.lab.scenarios.Transactions",
                  "a transactional producer committing a group's offsets (sendOffsetsToTransaction), one aborted", 35),
+        Scenario("transactions-hanging", "kafkameta.lab.scenarios.TransactionsHanging",
+                 "transactions committed, aborted, fenced by a newer epoch and left hanging by a killed producer",
+                 45, kept_topics=("lab-txh-out",)),
         Scenario("share", "kafkameta.lab.scenarios.ShareGroup",
-                 "a share group (KIP-932): share consumers joining and leaving", 40),
+                 "a share group (KIP-932): share consumers joining and leaving, acknowledging with ACCEPT, RELEASE"
+                 " and REJECT",
+                 55),
         Scenario("streams-upgrade", "kafkameta.lab.scenarios.StreamsUpgrade",
                  "a Kafka Streams application rolled from 2.4.1 to 4.4.0 with upgrade.from (two rolling bounces)", 110),
         Scenario("streams-group", "kafkameta.lab.scenarios.StreamsGroup",

@@ -1,11 +1,9 @@
 package kafkameta.lab.clients;
 
 import java.util.List;
-import java.util.Properties;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * A steady trickle of records into the scenario's topics, so members have something to process and commit
@@ -31,13 +29,8 @@ public final class Load implements AutoCloseable {
 
     /** {@code perSecond} ticks a second, each sending {@code records.next(producer, n)}, as client {@code name}. */
     public Load(String bootstrap, String name, int perSecond, Records records) {
-        Properties config = new Properties();
-        config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        config.put(ProducerConfig.CLIENT_ID_CONFIG, name);
-        config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-        config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-        config.put(ProducerConfig.LINGER_MS_CONFIG, "20");
-        producer = new KafkaProducer<>(config);
+        producer = new KafkaProducer<>(ClientConfig.producer(bootstrap, name).set(ProducerConfig.LINGER_MS_CONFIG, "20")
+            .properties());
         thread = new Thread(() -> {
             long n = 0;
             while (running) {

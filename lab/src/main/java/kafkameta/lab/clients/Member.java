@@ -1,8 +1,5 @@
 package kafkameta.lab.clients;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -14,19 +11,18 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import kafkameta.lab.truth.Json;
+import kafkameta.lab.truth.Stdin;
 import kafkameta.lab.truth.Truth;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.CloseOptions.GroupMembershipOperation;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
-import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
-import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
  * One group member: a Java KafkaConsumer that polls, "processes" what it gets, commits the offsets it processed,
@@ -41,19 +37,16 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  *
  * In its own JVM (`main`) it runs until its standard input says "stop" or closes, or until it is killed.
  */
-public final class Member implements Runnable {
+public final class Member extends PollingClient {
     private final Options options;
     private final String name;
     private final String group;
     private final KafkaConsumer<String, String> consumer;
     private final Truth truth = Truth.get();
     private final Map<TopicPartition, OffsetAndMetadata> processed = new HashMap<>();
-    private final CountDownLatch finished = new CountDownLatch(1);
     private final CountDownLatch stopRequested = new CountDownLatch(1);
     private final AtomicInteger assignments = new AtomicInteger();
     private volatile GroupMembershipOperation onClose = GroupMembershipOperation.DEFAULT;
-    private volatile boolean stopping;
-    private Thread thread;
 
     public Member(String... args) {
         this.options = new Options(args);
@@ -63,29 +56,22 @@ public final class Member implements Runnable {
     }
 
     static Properties config(Options options) {
-        Properties config = new Properties();
-        config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, options.get("bootstrap", System.getProperty("lab.bootstrap")));
-        config.put(ConsumerConfig.GROUP_ID_CONFIG, options.get("group"));
-        config.put(ConsumerConfig.CLIENT_ID_CONFIG, options.get("name"));
-        config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        config.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "50");
+        ClientConfig config = ClientConfig.consumer(options.get("bootstrap", System.getProperty("lab.bootstrap")),
+            options.get("name")).group(options.get("group")).ownCommits();
         String protocol = options.get("protocol", "classic");
-        config.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, protocol);
+        config.set(ConsumerConfig.GROUP_PROTOCOL_CONFIG, protocol);
         if (protocol.equals("classic")) {
             List<String> assignors = new ArrayList<>();
             for (String assignor : options.list("assignors", "range")) assignors.add(assignorClass(assignor));
-            config.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, String.join(",", assignors));
-            config.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, options.get("session-ms", "10000"));
-            config.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, options.get("heartbeat-ms", "1000"));
+            config.set(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, String.join(",", assignors))
+                .set(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, options.get("session-ms", "10000"))
+                .set(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, options.get("heartbeat-ms", "1000"));
         } else if (options.has("remote-assignor")) {
-            config.put(ConsumerConfig.GROUP_REMOTE_ASSIGNOR_CONFIG, options.get("remote-assignor"));
+            config.set(ConsumerConfig.GROUP_REMOTE_ASSIGNOR_CONFIG, options.get("remote-assignor"));
         }
-        config.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, options.get("max-poll-ms", "300000"));
-        if (options.has("instance")) config.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, options.get("instance"));
-        return config;
+        config.set(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, options.get("max-poll-ms", "300000"));
+        if (options.has("instance")) config.set(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, options.get("instance"));
+        return config.properties();
     }
 
     static String assignorClass(String name) {
@@ -100,8 +86,7 @@ public final class Member implements Runnable {
 
     /** Start polling in a thread of this JVM. */
     public Member start() {
-        thread = new Thread(this, "member-" + name);
-        thread.start();
+        startPolling("member-" + name);
         return this;
     }
 
@@ -117,15 +102,8 @@ public final class Member implements Runnable {
 
     private void close(GroupMembershipOperation operation) {
         if (!stopping) onClose = operation;
-        stopping = true;
         stopRequested.countDown();
-        consumer.wakeup();
-        try {
-            finished.await();
-            if (thread != null) thread.join();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        stopAndWait(consumer::wakeup);
     }
 
     /** Wait until this consumer has had `count` onPartitionsAssigned callbacks (one per rebalance it joined). */
@@ -136,7 +114,7 @@ public final class Member implements Runnable {
                 throw new IllegalStateException(name + " had " + assignments.get() + " assignments, not " + count
                     + ", within " + timeoutMs + " ms");
             }
-            Groups.sleep(100);
+            GroupAdmin.sleep(100);
         }
     }
 
@@ -217,7 +195,12 @@ public final class Member implements Runnable {
         return Names.byPartition(plain);
     }
 
-    private final class Listener implements ConsumerRebalanceListener {
+    /** The callbacks written to truth, a revoke committing what was processed first, a loss forgetting it. */
+    private final class Listener extends RebalanceTruth {
+        Listener() {
+            super(name, group, consumer);
+        }
+
         @Override
         public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
             Map<TopicPartition, OffsetAndMetadata> mine = new HashMap<>();
@@ -240,35 +223,12 @@ public final class Member implements Runnable {
             for (TopicPartition partition : partitions) processed.remove(partition);
             callback("lost", partitions);
         }
-
-        private void callback(String event, Collection<TopicPartition> partitions) {
-            ConsumerGroupMetadata metadata = consumer.groupMetadata();
-            truth.record(name, event, Json.object()
-                .put("group", group)
-                .put("member_id", metadata.memberId())
-                .put("generation", metadata.generationId())
-                .put("instance", metadata.groupInstanceId())
-                .put("partitions", Names.partitions(partitions))
-                .put("owned", Names.partitions(consumer.assignment())));
-        }
     }
 
     /** A member in its own JVM: runs until standard input says "stop" or ends (or the JVM is killed). */
     public static void main(String[] args) throws Exception {
         Member member = new Member(args);
-        Thread control = new Thread(() -> {
-            try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = in.readLine()) != null && !line.trim().equals("stop")) {
-                    // only "stop" is understood
-                }
-            } catch (Exception e) {
-                // standard input gone: stop as if told to
-            }
-            member.stop();
-        }, "control");
-        control.setDaemon(true);
-        control.start();
+        Stdin.onStop(member::stop);
         member.run();
     }
 }

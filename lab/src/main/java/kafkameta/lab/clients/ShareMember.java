@@ -6,8 +6,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Properties;
-import java.util.concurrent.CountDownLatch;
 import kafkameta.lab.truth.Json;
 import kafkameta.lab.truth.Truth;
 import org.apache.kafka.clients.consumer.AcknowledgeType;
@@ -19,59 +17,44 @@ import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicIdPartition;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
-import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
- * One share-group member (KIP-932): a KafkaShareConsumer in explicit acknowledgement mode that polls in a
- * thread of its own, accepts every record it gets (AcknowledgeType.ACCEPT), commits the acknowledgements with
- * commitSync, and writes one truth line per non-empty poll, plus its start and close. Closing it sends the
+ * One share-group member (KIP-932): a KafkaShareConsumer in explicit acknowledgement mode
+ * (share.acknowledgement.mode=explicit) that polls in a thread of its own, acknowledges every record it gets
+ * with one of the three kinds ({@link #acknowledgement}: ACCEPT most, RELEASE some on their first delivery,
+ * REJECT some), commits the acknowledgements with commitSync, and writes one truth line per non-empty poll,
+ * plus its start and close. Closing it sends the
  * ShareGroupHeartbeat with member epoch -1 that takes it out of the group.
  *
  * <p>Truth: "share_poll" lines carry group, records (how many the poll returned), received ({partition:
- * [offsets]}), redelivered (the "partition@offset" of records whose delivery count is above 1), acknowledged
- * ({partition: records accepted}) and errors ({partition: error} for acknowledgements commitSync refused).
+ * [offsets]}), redelivered (the "partition@offset" of records whose delivery count is above 1), released and
+ * rejected ({partition: [offsets]} acknowledged with RELEASE and REJECT; the others with ACCEPT), acknowledged
+ * ({partition: records acknowledged, of any kind}) and errors ({partition: error} for acknowledgements
+ * commitSync refused).
  */
-public final class ShareMember implements AutoCloseable, Runnable {
+public final class ShareMember extends PollingClient implements AutoCloseable {
     private final String name;
     private final String group;
     private final List<String> topics;
     private final KafkaShareConsumer<String, String> consumer;
     private final Truth truth = Truth.get();
-    private final CountDownLatch finished = new CountDownLatch(1);
-    private volatile boolean stopping;
-    private Thread thread;
 
     public ShareMember(String bootstrap, String group, String name, List<String> topics) {
         this.name = name;
         this.group = group;
         this.topics = topics;
-        Properties config = new Properties();
-        config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        config.put(ConsumerConfig.GROUP_ID_CONFIG, group);
-        config.put(ConsumerConfig.CLIENT_ID_CONFIG, name);
-        config.put(ConsumerConfig.SHARE_ACKNOWLEDGEMENT_MODE_CONFIG, "explicit");
-        config.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "50");
-        config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        this.consumer = new KafkaShareConsumer<>(config);
+        this.consumer = new KafkaShareConsumer<>(ClientConfig.consumer(bootstrap, name).group(group)
+            .set(ConsumerConfig.SHARE_ACKNOWLEDGEMENT_MODE_CONFIG, "explicit").properties());
     }
 
     public ShareMember start() {
-        thread = new Thread(this, "share-member-" + name);
-        thread.start();
+        startPolling("share-member-" + name);
         return this;
     }
 
     /** Close the share consumer (it leaves the group) and wait for its thread. */
     public void stop() {
-        stopping = true;
-        consumer.wakeup();
-        try {
-            finished.await();
-            if (thread != null) thread.join();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        stopAndWait(consumer::wakeup);
     }
 
     @Override
@@ -102,16 +85,31 @@ public final class ShareMember implements AutoCloseable, Runnable {
         }
     }
 
+    /**
+     * How a record is acknowledged, so one run holds all three kinds: a record at an offset of 5 modulo 7 is
+     * rejected (ARCHIVED: never delivered again), one at 3 modulo 7 is released on its first delivery
+     * (AVAILABLE again: it comes back with delivery count 2 and is then accepted), every other one accepted.
+     */
+    static AcknowledgeType acknowledgement(long offset, int deliveryCount) {
+        if (offset % 7 == 5) return AcknowledgeType.REJECT;
+        if (offset % 7 == 3 && deliveryCount == 1) return AcknowledgeType.RELEASE;
+        return AcknowledgeType.ACCEPT;
+    }
+
     private void acknowledge(ConsumerRecords<String, String> records) {
         Map<TopicPartition, List<Long>> received = new HashMap<>();
+        Map<TopicPartition, List<Long>> released = new HashMap<>();
+        Map<TopicPartition, List<Long>> rejected = new HashMap<>();
         List<String> redelivered = new ArrayList<>();
         for (ConsumerRecord<String, String> record : records) {
             TopicPartition partition = new TopicPartition(record.topic(), record.partition());
             received.computeIfAbsent(partition, p -> new ArrayList<>()).add(record.offset());
-            if (record.deliveryCount().orElse((short) 1) > 1) {
-                redelivered.add(record.topic() + "-" + record.partition() + "@" + record.offset());
-            }
-            consumer.acknowledge(record, AcknowledgeType.ACCEPT);
+            short deliveries = record.deliveryCount().orElse((short) 1);
+            if (deliveries > 1) redelivered.add(record.topic() + "-" + record.partition() + "@" + record.offset());
+            AcknowledgeType type = acknowledgement(record.offset(), deliveries);
+            if (type == AcknowledgeType.RELEASE) released.computeIfAbsent(partition, p -> new ArrayList<>()).add(record.offset());
+            if (type == AcknowledgeType.REJECT) rejected.computeIfAbsent(partition, p -> new ArrayList<>()).add(record.offset());
+            consumer.acknowledge(record, type);
         }
         Map<TopicIdPartition, Optional<KafkaException>> results = consumer.commitSync();
         Map<TopicPartition, Integer> acknowledged = new HashMap<>();
@@ -126,6 +124,8 @@ public final class ShareMember implements AutoCloseable, Runnable {
             .put("records", records.count())
             .put("received", Names.byPartition(received))
             .put("redelivered", redelivered)
+            .put("released", Names.byPartition(released))
+            .put("rejected", Names.byPartition(rejected))
             .put("acknowledged", Names.byPartition(acknowledged))
             .put("errors", Names.byPartition(errors)));
     }

@@ -6,9 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
-import java.util.concurrent.ExecutionException;
 import kafkameta.lab.truth.Json;
-import kafkameta.lab.truth.Truth;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.DescribeStreamsGroupsOptions;
 import org.apache.kafka.clients.admin.ListStreamsGroupOffsetsSpec;
@@ -17,10 +15,8 @@ import org.apache.kafka.clients.admin.StreamsGroupMemberAssignment;
 import org.apache.kafka.clients.admin.StreamsGroupMemberDescription;
 import org.apache.kafka.clients.admin.StreamsGroupSubtopologyDescription;
 import org.apache.kafka.clients.admin.StreamsGroupTopologyDescription;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.GroupState;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.GroupIdNotFoundException;
+import org.apache.kafka.common.KafkaFuture;
 
 /**
  * What Kafka's Admin client says about a streams group (KIP-1071), written to truth.jsonl, so the records a
@@ -40,103 +36,64 @@ import org.apache.kafka.common.errors.GroupIdNotFoundException;
  * <li>{@code committed}: group, offsets ("topic-partition" to offset), from listStreamsGroupOffsets.</li>
  * </ul>
  */
-public final class StreamsGroups {
-    private final Admin admin;
-    private final Truth truth = Truth.get();
-
+public final class StreamsGroups extends GroupAdmin<StreamsGroupDescription> {
     public StreamsGroups(Admin admin) {
-        this.admin = admin;
+        super(admin, "streams group", "describeStreamsGroups", (a, group) -> a.describeStreamsGroups(
+            Collections.singleton(group), new DescribeStreamsGroupsOptions().includeTopologyDescription(true)).all());
     }
 
-    public StreamsGroupDescription describe(String group) {
-        try {
-            DescribeStreamsGroupsOptions options = new DescribeStreamsGroupsOptions().includeTopologyDescription(true);
-            return admin.describeStreamsGroups(Collections.singleton(group), options).all().get().get(group);
-        } catch (InterruptedException | ExecutionException e) {
-            throw new IllegalStateException("describeStreamsGroups " + group + ": " + e.getCause(), e);
-        }
+    @Override
+    protected String snapshotEvent() {
+        return "streams_describe";
     }
 
-    /** The description, or null while the group does not exist yet. */
-    private StreamsGroupDescription describeIfAny(String group) {
-        try {
-            return describe(group);
-        } catch (IllegalStateException e) {
-            if (e.getCause() instanceof ExecutionException && e.getCause().getCause() instanceof GroupIdNotFoundException) {
-                return null;
-            }
-            throw e;
-        }
-    }
-
-    /** Describe the group and write the snapshot to truth. */
-    public StreamsGroupDescription snapshot(String group) {
-        StreamsGroupDescription description = describe(group);
-        List<Json> members = new ArrayList<>();
-        for (StreamsGroupMemberDescription member : description.members()) {
-            members.add(Json.object()
-                .put("member_id", member.memberId())
-                .put("member_epoch", member.memberEpoch())
-                .put("topology_epoch", member.topologyEpoch())
-                .put("instance", member.instanceId())
-                .put("rack", member.rackId())
-                .put("client_id", member.clientId())
-                .put("host", member.clientHost())
-                .put("process_id", member.processId())
-                .put("endpoint", member.userEndpoint().map(e -> e.host() + ":" + e.port()))
-                .put("client_tags", member.clientTags())
-                .put("classic", member.isClassic())
-                .put("active", tasks(member.assignment().activeTasks()))
-                .put("standby", tasks(member.assignment().standbyTasks()))
-                .put("warmup", tasks(member.assignment().warmupTasks()))
-                .put("target", assignment(member.targetAssignment()))
-                .put("task_offsets", offsets(member.taskOffsets()))
-                .put("task_end_offsets", offsets(member.taskEndOffsets())));
-        }
-        List<Json> subtopologies = new ArrayList<>();
-        for (StreamsGroupSubtopologyDescription subtopology : description.subtopologies()) {
-            subtopologies.add(Json.object()
-                .put("id", subtopology.subtopologyId())
-                .put("source_topics", subtopology.sourceTopics())
-                .put("repartition_sink_topics", subtopology.repartitionSinkTopics())
-                .put("state_changelog_topics", partitionCounts(subtopology.stateChangelogTopics()))
-                .put("repartition_source_topics", partitionCounts(subtopology.repartitionSourceTopics())));
-        }
-        truth.record("admin", "streams_describe", Json.object()
+    @Override
+    protected Json describeLine(String group, StreamsGroupDescription description) {
+        return Json.object()
             .put("group", group)
             .put("state", String.valueOf(description.groupState()))
             .put("group_epoch", description.groupEpoch())
             .put("target_assignment_epoch", description.targetAssignmentEpoch())
             .put("topology_epoch", description.topologyEpoch())
             .put("assignor", description.assignorName())
-            .put("coordinator", description.coordinator() == null ? null : description.coordinator().id())
-            .put("members", members)
-            .put("subtopologies", subtopologies)
-            .put("topology", topology(description)));
-        return description;
+            .put("coordinator", coordinatorId(description.coordinator()))
+            .put("members", lines(description.members(), StreamsGroups::member))
+            .put("subtopologies", lines(description.subtopologies(), subtopology -> Json.object()
+                .put("id", subtopology.subtopologyId())
+                .put("source_topics", subtopology.sourceTopics())
+                .put("repartition_sink_topics", subtopology.repartitionSinkTopics())
+                .put("state_changelog_topics", partitionCounts(subtopology.stateChangelogTopics()))
+                .put("repartition_source_topics", partitionCounts(subtopology.repartitionSourceTopics()))))
+            .put("topology", topology(description));
     }
 
-    /**
-     * The group's committed offsets, written to truth with "asked": when the request was sent (the event's ts is
-     * when the answer was in), so a commit that took force in between may or may not be in the answer.
-     */
+    private static Json member(StreamsGroupMemberDescription member) {
+        return Json.object()
+            .put("member_id", member.memberId())
+            .put("member_epoch", member.memberEpoch())
+            .put("topology_epoch", member.topologyEpoch())
+            .put("instance", member.instanceId())
+            .put("rack", member.rackId())
+            .put("client_id", member.clientId())
+            .put("host", member.clientHost())
+            .put("process_id", member.processId())
+            .put("endpoint", member.userEndpoint().map(e -> e.host() + ":" + e.port()))
+            .put("client_tags", member.clientTags())
+            .put("classic", member.isClassic())
+            .put("active", tasks(member.assignment().activeTasks()))
+            .put("standby", tasks(member.assignment().standbyTasks()))
+            .put("warmup", tasks(member.assignment().warmupTasks()))
+            .put("target", assignment(member.targetAssignment()))
+            .put("task_offsets", offsets(member.taskOffsets()))
+            .put("task_end_offsets", offsets(member.taskEndOffsets()));
+    }
+
+    /** The group's committed offsets (listStreamsGroupOffsets), written to truth. */
     public Map<String, Long> committed(String group) {
         long asked = System.currentTimeMillis();
-        try {
-            Map<TopicPartition, OffsetAndMetadata> offsets = admin
-                .listStreamsGroupOffsets(Collections.singletonMap(group, new ListStreamsGroupOffsetsSpec()))
-                .partitionsToOffsetAndMetadata(group).get();
-            Map<TopicPartition, Long> plain = new java.util.HashMap<>();
-            for (Map.Entry<TopicPartition, OffsetAndMetadata> entry : offsets.entrySet()) {
-                if (entry.getValue() != null) plain.put(entry.getKey(), entry.getValue().offset());
-            }
-            Map<String, Long> named = Names.byPartition(plain);
-            truth.record("admin", "committed",
-                Json.object().put("group", group).put("asked", asked).put("offsets", named));
-            return named;
-        } catch (InterruptedException | ExecutionException e) {
-            throw new IllegalStateException("listStreamsGroupOffsets " + group + ": " + e.getCause(), e);
-        }
+        return committed(group, "listStreamsGroupOffsets", asked, admin
+            .listStreamsGroupOffsets(Collections.singletonMap(group, new ListStreamsGroupOffsetsSpec()))
+            .partitionsToOffsetAndMetadata(group));
     }
 
     /**
@@ -145,30 +102,14 @@ public final class StreamsGroups {
      * held in all (none when there are no members: then the group must be Empty); then write a snapshot.
      * Fails after `timeoutMs`.
      */
-    public StreamsGroupDescription awaitStable(String group, int members, int activeTasks, long quietMs, long timeoutMs) {
-        long deadline = System.currentTimeMillis() + timeoutMs;
-        StreamsGroupDescription last = null;
-        int settledEpoch = -1;
-        long since = 0;
-        while (System.currentTimeMillis() < deadline) {
-            last = describeIfAny(group);
-            long now = System.currentTimeMillis();
-            if (last == null || !isSettled(last, members, activeTasks)) {
-                settledEpoch = -1;
-            } else if (last.groupEpoch() != settledEpoch) {
-                settledEpoch = last.groupEpoch();
-                since = now;
-            } else if (now - since >= quietMs) {
-                return snapshot(group);
-            }
-            sleep(250);
-        }
-        snapshot(group);
-        throw new IllegalStateException("streams group " + group + " did not settle with " + members
-            + " members within " + timeoutMs + " ms; last seen: " + last);
+    /** Settled at one group epoch: the quiet time of {@link #awaitStable} counts from its first sight. */
+    @Override
+    protected Object settledKey(StreamsGroupDescription description) {
+        return description.groupEpoch();
     }
 
-    static boolean isSettled(StreamsGroupDescription description, int members, int activeTasks) {
+    @Override
+    protected boolean isSettled(StreamsGroupDescription description, int members, int activeTasks) {
         GroupState state = description.groupState();
         if (members == 0) return state == GroupState.EMPTY || state == GroupState.DEAD;
         if (state != GroupState.STABLE || description.members().size() != members) return false;
@@ -184,15 +125,6 @@ public final class StreamsGroups {
             }
         }
         return held == activeTasks;
-    }
-
-    private static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        }
     }
 
     private static Json assignment(StreamsGroupMemberAssignment assignment) {

@@ -10,10 +10,6 @@ public final class Classic extends Scenario {
     static final int PARTITIONS = 6;
     static final long SETTLE_MS = 60_000;
 
-    Classic() {
-        super("classic");
-    }
-
     @Override
     protected void play() throws Exception {
         group("lab-classic-range", "lab-range-topic", "range");
@@ -26,6 +22,6 @@ public final class Classic extends Scenario {
     }
 
     public static void main(String[] args) {
-        run(new Classic());
+        run("classic", new Classic());
     }
 }

@@ -18,11 +18,6 @@ package kafkameta.lab.scenarios;
  */
 public final class ConsumerProtocol extends Scenario {
     static final int PARTITIONS = 6;
-    static final long SETTLE_MS = 90_000;
-
-    ConsumerProtocol() {
-        super("consumer");
-    }
 
     @Override
     protected void play() throws Exception {
@@ -36,6 +31,6 @@ public final class ConsumerProtocol extends Scenario {
     }
 
     public static void main(String[] args) {
-        run(new ConsumerProtocol());
+        run("consumer", new ConsumerProtocol());
     }
 }

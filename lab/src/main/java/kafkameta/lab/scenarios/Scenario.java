@@ -3,8 +3,8 @@ package kafkameta.lab.scenarios;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Properties;
 import java.util.concurrent.ExecutionException;
+import kafkameta.lab.clients.ClientConfig;
 import kafkameta.lab.clients.Groups;
 import kafkameta.lab.clients.JavaProcess;
 import kafkameta.lab.clients.Load;
@@ -12,8 +12,9 @@ import kafkameta.lab.clients.Member;
 import kafkameta.lab.truth.Json;
 import kafkameta.lab.truth.Truth;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.errors.TopicExistsException;
 
 /**
@@ -22,20 +23,19 @@ import org.apache.kafka.common.errors.TopicExistsException;
  * whatever happens. A scenario marks its phases with `step`, so tests can find them in truth.jsonl.
  */
 public abstract class Scenario implements AutoCloseable {
+    /** How long a scenario waits for a group to settle before it fails. */
+    protected static final long SETTLE_MS = 90_000;
     protected final String bootstrap = System.getProperty("lab.bootstrap");
     protected final Truth truth = Truth.get();
     protected final Admin admin;
     protected final Groups groups;
     private final List<AutoCloseable> started = new ArrayList<>();
-    private final String name;
+    /** The scenario's name (labkit.scenarios' key), the source of its own truth lines; set by {@link #run}. */
+    protected String name;
 
-    protected Scenario(String name) {
+    protected Scenario() {
         if (bootstrap == null) throw new IllegalStateException("the system property lab.bootstrap is not set");
-        this.name = name;
-        Properties config = new Properties();
-        config.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        config.put(AdminClientConfig.CLIENT_ID_CONFIG, "lab-admin");
-        this.admin = Admin.create(config);
+        this.admin = Admin.create(ClientConfig.admin(bootstrap, "lab-admin").properties());
         this.groups = new Groups(admin);
     }
 
@@ -77,17 +77,45 @@ public abstract class Scenario implements AutoCloseable {
 
     /** A member in a JVM of its own (one the scenario may kill). */
     protected JavaProcess memberProcess(String... args) {
-        JavaProcess process = JavaProcess.member(withBootstrap(args));
+        return process(JavaProcess.member(withBootstrap(args)));
+    }
+
+    /** A program the scenario started in a JVM of its own, stopped at the end unless it has ended already. */
+    protected JavaProcess process(JavaProcess process) {
         started.add(() -> {
             if (process.isAlive()) process.stop();
         });
         return process;
     }
 
+    /**
+     * A consume-transform-produce application's topics: {@code input} and {@code output} of {@code partitions}
+     * partitions each, and {@code records} records written into {@code input} first, round-robin over its
+     * partitions, by a producer named after the input (lab-txn-in: client.id lab-txn-fill).
+     */
+    protected void inputAndOutput(String input, String output, int partitions, int records) {
+        createTopic(input, partitions);
+        createTopic(output, partitions);
+        step("fill " + input);
+        String client = input.substring(0, input.lastIndexOf('-')) + "-fill";
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(ClientConfig.producer(bootstrap, client).properties())) {
+            for (int n = 0; n < records; n++) {
+                producer.send(new ProducerRecord<>(input, n % partitions, "key-" + n, "value-" + n));
+            }
+            producer.flush();
+        }
+    }
+
     /** Anything else the scenario starts, closed at the end (in reverse order, with the members and the load). */
     protected <T extends AutoCloseable> T closeAtEnd(T thing) {
         started.add(thing);
         return thing;
+    }
+
+    /** A topic of its own for the scenario's group, with a trickle of {@code perSecond} records into it. */
+    protected void loadedTopic(String topic, int partitions, int perSecond) {
+        createTopic(topic, partitions);
+        load(List.of(topic), perSecond);
     }
 
     protected Load load(List<String> topics, int perSecond) {
@@ -105,8 +133,7 @@ public abstract class Scenario implements AutoCloseable {
      */
     protected void joinLeaveAndExpire(String group, String topic, int partitions, long settleMs, String... common)
             throws Exception {
-        createTopic(topic, partitions);
-        load(List.of(topic), 5);
+        loadedTopic(topic, partitions, 5);
 
         step(group + ": a joins", group, "join", "a");
         Member a = member(with(common, "--name", group + "-a"));
@@ -173,8 +200,12 @@ public abstract class Scenario implements AutoCloseable {
         admin.close();
     }
 
-    /** Run a scenario: play it, record how it ended, stop everything it started, exit non-zero on failure. */
-    protected static void run(Scenario scenario) {
+    /**
+     * Run the scenario called {@code name}: play it, record how it ended, stop everything it started, exit
+     * non-zero on failure.
+     */
+    protected static void run(String name, Scenario scenario) {
+        scenario.name = name;
         int status = 0;
         try (scenario) {
             scenario.truth.record(scenario.name, "scenario_start", Json.object().put("bootstrap", scenario.bootstrap));

@@ -12,8 +12,12 @@ import kafkameta.lab.clients.ShareMember;
  * incrementalAlterConfigs before any member exists), so the records the load wrote before the first member
  * joined are delivered too. On a topic of 3 partitions with a trickle of records, share consumers a and b
  * join (ShareGroupHeartbeat; the broker's assignor spreads the partitions), b leaves, then a leaves; each
- * member accepts every record it receives and commits the acknowledgements after every poll
- * (ShareAcknowledge, or piggy-backed on ShareFetch).
+ * member acknowledges every record it receives in explicit acknowledgement mode, with each of the three kinds
+ * (kafkameta.lab.clients.ShareMember#acknowledgement: ACCEPT most, RELEASE some on their first delivery, so
+ * they come again with delivery count 2, REJECT some, which are archived), and commits the acknowledgements
+ * after every poll (ShareAcknowledge, or piggy-backed on ShareFetch). The share coordinator writes the
+ * share-partitions' state to __share_group_state: a ShareSnapshot when a partition's state is initialized,
+ * then a ShareUpdate for each change of its in-flight records (their delivery states and counts).
  *
  * <p>The first member gets an epoch with no partitions: the group coordinator assigns a topic's partitions
  * only once the share coordinator has initialized their state (InitializeShareGroupState, which the broker
@@ -26,8 +30,9 @@ import kafkameta.lab.clients.ShareMember;
  *   <li>"group_config" (source admin): group, configs ({name: value} as describeConfigs reports them after the
  *       change).</li>
  *   <li>"share_poll" (source: the member): group, records, received ({partition: [offsets]}), redelivered
- *       (["partition@offset"] of records delivered more than once), acknowledged ({partition: records
- *       accepted and committed}), errors ({partition: error} of acknowledgements refused).</li>
+ *       (["partition@offset"] of records delivered more than once), released and rejected ({partition: [offsets]}
+ *       acknowledged with RELEASE and REJECT; the rest with ACCEPT), acknowledged ({partition: records
+ *       acknowledged and committed}), errors ({partition: error} of acknowledgements refused).</li>
  *   <li>"share_offsets" (source admin): group, start_offsets ({partition: share-partition start offset}), lag
  *       ({partition: lag}), from listShareGroupOffsets.</li>
  * </ul>
@@ -36,18 +41,12 @@ public final class ShareGroup extends Scenario {
     static final String GROUP = "lab-share";
     static final String TOPIC = "lab-share-topic";
     static final int PARTITIONS = 3;
-    static final long SETTLE_MS = 90_000;
 
     private final ShareGroups shareGroups = new ShareGroups(admin);
 
-    ShareGroup() {
-        super("share");
-    }
-
     @Override
     protected void play() throws Exception {
-        createTopic(TOPIC, PARTITIONS);
-        load(List.of(TOPIC), 3);
+        loadedTopic(TOPIC, PARTITIONS, 3);
         step("share.auto.offset.reset=earliest for " + GROUP);
         shareGroups.configure(GROUP, Map.of("share.auto.offset.reset", "earliest"));
         pause(2000);
@@ -81,6 +80,6 @@ public final class ShareGroup extends Scenario {
     }
 
     public static void main(String[] args) {
-        run(new ShareGroup());
+        run("share", new ShareGroup());
     }
 }

@@ -39,20 +39,14 @@ public final class StaticMembership extends Scenario {
     static final String GROUP = "lab-static";
     static final String TOPIC = "lab-static-topic";
     static final int PARTITIONS = 6;
-    static final long SETTLE_MS = 90_000;
     static final long WITHIN_SESSION_MS = 2_000;
     static final long PAST_SESSION_MS = 16_000;
 
     private final Member[] members = new Member[4];
 
-    StaticMembership() {
-        super("static");
-    }
-
     @Override
     protected void play() throws Exception {
-        createTopic(TOPIC, PARTITIONS);
-        load(List.of(TOPIC), 3);
+        loadedTopic(TOPIC, PARTITIONS, 3);
 
         step("all three join", GROUP, "join", "lab-static-1,lab-static-2,lab-static-3");
         for (int n = 1; n <= 3; n++) start(n);
@@ -104,6 +98,6 @@ public final class StaticMembership extends Scenario {
     }
 
     public static void main(String[] args) {
-        run(new StaticMembership());
+        run("static", new StaticMembership());
     }
 }

@@ -22,16 +22,10 @@ public final class Storm extends Scenario {
     static final String TOPIC = "lab-storm-topic";
     static final int PARTITIONS = 4;
     static final int REJOINS = 4;
-    static final long SETTLE_MS = 90_000;
-
-    Storm() {
-        super("storm");
-    }
 
     @Override
     protected void play() throws Exception {
-        createTopic(TOPIC, PARTITIONS);
-        load(List.of(TOPIC), 4);
+        loadedTopic(TOPIC, PARTITIONS, 4);
         String[] common = {"--group", GROUP, "--topics", TOPIC, "--assignors", "range", "--session-ms", "10000"};
 
         step("a and b join", GROUP, "join", "lab-storm-a,lab-storm-b");
@@ -58,6 +52,6 @@ public final class Storm extends Scenario {
     }
 
     public static void main(String[] args) {
-        run(new Storm());
+        run("storm", new Storm());
     }
 }

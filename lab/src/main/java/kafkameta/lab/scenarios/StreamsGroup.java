@@ -35,10 +35,6 @@ public final class StreamsGroup extends StreamsScenario {
 
     private final StreamsGroups streamsGroups = new StreamsGroups(admin);
 
-    StreamsGroup() {
-        super("streams-group");
-    }
-
     @Override
     protected void play() throws Exception {
         createTopics();
@@ -78,6 +74,6 @@ public final class StreamsGroup extends StreamsScenario {
     }
 
     public static void main(String[] args) {
-        run(new StreamsGroup());
+        run("streams-group", new StreamsGroup());
     }
 }

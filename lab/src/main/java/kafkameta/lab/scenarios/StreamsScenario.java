@@ -30,17 +30,7 @@ abstract class StreamsScenario extends Scenario {
     /** One task per partition of lab-words and one per partition of the repartition topic. */
     static final int ACTIVE_TASKS = 2 * WordCount.PARTITIONS;
 
-    private final Path states;
-
-    protected StreamsScenario(String name) {
-        super(name);
-        try {
-            states = Files.createTempDirectory("lab-" + name + "-state-");
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        closeAtEnd(this::deleteStates);
-    }
+    private Path states;
 
     protected void createTopics() {
         createTopic(WordCount.INPUT, WordCount.PARTITIONS);
@@ -55,13 +45,22 @@ abstract class StreamsScenario extends Scenario {
     protected JavaProcess instance(String app, String name, String classpath, String... more) {
         if (classpath == null) throw new IllegalStateException("no classpath for " + name + " (run it with lab/record)");
         List<String> args = new ArrayList<>(Arrays.asList("--app", app, "--name", name, "--bootstrap", bootstrap,
-            "--state-dir", states.resolve(name).toString()));
+            "--state-dir", states().resolve(name).toString()));
         args.addAll(Arrays.asList(more));
-        JavaProcess process = JavaProcess.start(name, classpath, WordCount.class.getName(), args.toArray(new String[0]));
-        closeAtEnd(() -> {
-            if (process.isAlive()) process.stop();
-        });
-        return process;
+        return process(JavaProcess.start(name, classpath, WordCount.class.getName(), args.toArray(new String[0])));
+    }
+
+    /** The instances' state directories, in one temporary directory made at the first instance's start. */
+    private Path states() {
+        if (states == null) {
+            try {
+                states = Files.createTempDirectory("lab-" + name + "-state-");
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            closeAtEnd(this::deleteStates);
+        }
+        return states;
     }
 
     private void deleteStates() {

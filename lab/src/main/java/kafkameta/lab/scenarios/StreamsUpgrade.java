@@ -6,7 +6,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.ExecutionException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import kafkameta.lab.clients.JavaProcess;
@@ -16,7 +15,6 @@ import kafkameta.lab.truth.Json;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.common.GroupState;
-import org.apache.kafka.common.errors.GroupIdNotFoundException;
 
 /**
  * A Kafka Streams application rolled from an old release to 4.4.0 the way Kafka's Streams upgrade guide says:
@@ -47,10 +45,6 @@ public final class StreamsUpgrade extends StreamsScenario {
     static final String APP = "lab-wordcount-upgrade";
     static final long SETTLE_MS = 120_000;
     static final long QUIET_MS = 8_000;
-
-    StreamsUpgrade() {
-        super("streams-upgrade");
-    }
 
     @Override
     protected void play() throws Exception {
@@ -88,7 +82,7 @@ public final class StreamsUpgrade extends StreamsScenario {
         groups.committed(APP);
     }
 
-    private JavaProcess bounce(JavaProcess old, String name, String[] args) throws InterruptedException {
+    private JavaProcess bounce(JavaProcess old, String name, String[] args) {
         Set<String> replaced = new HashSet<>();
         for (MemberDescription member : groups.describe(APP).members()) {
             if (member.clientId().startsWith(name + "-")) replaced.add(member.consumerId());
@@ -104,38 +98,12 @@ public final class StreamsUpgrade extends StreamsScenario {
      * `replaced`, each holding active tasks and all of them held, with no change of members or assignment
      * meanwhile; then snapshot it.
      */
-    private void settle(int members, Set<String> replaced) throws InterruptedException {
+    private void settle(int members, Set<String> replaced) {
         long start = System.currentTimeMillis();
-        long deadline = start + SETTLE_MS;
-        String settled = null;
-        long since = 0;
-        while (System.currentTimeMillis() < deadline) {
-            String now = settledAssignment(describe(), members, replaced);
-            long time = System.currentTimeMillis();
-            if (now == null || !now.equals(settled)) {
-                settled = now;
-                since = time;
-            } else if (time - since >= QUIET_MS) {
-                truth.record("streams-upgrade", "settled", Json.object().put("group", APP).put("members", members)
-                    .put("waited_ms", since - start));
-                groups.snapshot(APP);
-                return;
-            }
-            sleep(250);
-        }
-        groups.snapshot(APP);
-        throw new IllegalStateException("group " + APP + " did not settle with " + members + " members within "
-            + SETTLE_MS + " ms");
-    }
-
-    /** The group as the Admin client describes it, or null while it does not exist yet. */
-    private ConsumerGroupDescription describe() throws InterruptedException {
-        try {
-            return admin.describeConsumerGroups(Set.of(APP)).all().get().get(APP);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof GroupIdNotFoundException) return null;
-            throw new IllegalStateException("describeConsumerGroups " + APP + ": " + e.getCause(), e);
-        }
+        groups.awaitSettled(APP, members + " members", SETTLE_MS, QUIET_MS,
+            description -> settledAssignment(description, members, replaced),
+            since -> truth.record("streams-upgrade", "settled", Json.object().put("group", APP).put("members", members)
+                .put("waited_ms", since - start)));
     }
 
     /** The members and their partitions when the group is settled as `settle` wants it, else null. */
@@ -168,16 +136,7 @@ public final class StreamsUpgrade extends StreamsScenario {
         return found.get(0);
     }
 
-    private static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        }
-    }
-
     public static void main(String[] args) {
-        run(new StreamsUpgrade());
+        run("streams-upgrade", new StreamsUpgrade());
     }
 }

@@ -1,26 +1,23 @@
 package kafkameta.lab.scenarios;
 
 import java.time.Duration;
-import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import kafkameta.lab.clients.ClientConfig;
 import kafkameta.lab.clients.Names;
+import kafkameta.lab.clients.RebalanceTruth;
 import kafkameta.lab.truth.Json;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
-import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * Exactly-once consume-transform-produce: a group's offsets committed inside a producer's transactions
@@ -62,24 +59,16 @@ public final class Transactions extends Scenario {
     static final int PARTITIONS = 3;
     static final int RECORDS = 300;
     static final int ABORTED = 3;
-    static final long SETTLE_MS = 90_000;
     static final long LOOP_MS = 120_000;
-
-    Transactions() {
-        super("transactions");
-    }
 
     @Override
     protected void play() throws Exception {
-        createTopic(INPUT, PARTITIONS);
-        createTopic(OUTPUT, PARTITIONS);
-        step("fill " + INPUT);
-        fill();
+        inputAndOutput(INPUT, OUTPUT, PARTITIONS, RECORDS);
 
         try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(consumerConfig());
              KafkaProducer<String, String> producer = new KafkaProducer<>(producerConfig())) {
             step("the consumer joins " + GROUP, GROUP, "join", "consumer");
-            consumer.subscribe(List.of(INPUT), new Listener(consumer));
+            consumer.subscribe(List.of(INPUT), new RebalanceTruth(CONSUMER, GROUP, consumer));
             while (consumer.assignment().isEmpty()) consumer.poll(Duration.ofMillis(200));
             groups.awaitStable(GROUP, 1, PARTITIONS, SETTLE_MS);
             seek(consumer, committed(consumer));
@@ -162,30 +151,11 @@ public final class Transactions extends Scenario {
         return sum;
     }
 
-    private void fill() {
-        Properties config = new Properties();
-        config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        config.put(ProducerConfig.CLIENT_ID_CONFIG, "lab-txn-fill");
-        config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-        config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(config)) {
-            for (int n = 0; n < RECORDS; n++) {
-                producer.send(new ProducerRecord<>(INPUT, n % PARTITIONS, "key-" + n, "value-" + n));
-            }
-            producer.flush();
-        }
-    }
-
     /** Read OUTPUT from its beginning to its end with the given isolation level, and write how many records came. */
     private void count(String isolation) {
-        Properties config = new Properties();
-        config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        config.put(ConsumerConfig.CLIENT_ID_CONFIG, "lab-txn-reader-" + isolation);
-        config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation);
         long records = 0;
-        try (KafkaConsumer<String, String> reader = new KafkaConsumer<>(config)) {
+        try (KafkaConsumer<String, String> reader = new KafkaConsumer<>(ClientConfig.consumer(bootstrap,
+                "lab-txn-reader-" + isolation).set(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation).properties())) {
             List<TopicPartition> partitions = List.of(
                 new TopicPartition(OUTPUT, 0), new TopicPartition(OUTPUT, 1), new TopicPartition(OUTPUT, 2));
             reader.assign(partitions);
@@ -209,63 +179,18 @@ public final class Transactions extends Scenario {
     }
 
     private Properties consumerConfig() {
-        Properties config = new Properties();
-        config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        config.put(ConsumerConfig.GROUP_ID_CONFIG, GROUP);
-        config.put(ConsumerConfig.CLIENT_ID_CONFIG, CONSUMER);
-        config.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
-        config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        config.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "50");
-        config.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "10000");
-        config.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "1000");
-        config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        return config;
+        return ClientConfig.consumer(bootstrap, CONSUMER).group(GROUP).ownCommits()
+            .set(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic")
+            .set(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed")
+            .set(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "10000")
+            .set(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "1000").properties();
     }
 
     private Properties producerConfig() {
-        Properties config = new Properties();
-        config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        config.put(ProducerConfig.CLIENT_ID_CONFIG, TRANSACTIONAL_ID);
-        config.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, TRANSACTIONAL_ID);
-        config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-        config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-        return config;
-    }
-
-    /** The consumer's rebalance callbacks, written like a Member's. */
-    private final class Listener implements ConsumerRebalanceListener {
-        private final KafkaConsumer<String, String> consumer;
-
-        Listener(KafkaConsumer<String, String> consumer) {
-            this.consumer = consumer;
-        }
-
-        @Override
-        public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-            callback("revoked", partitions);
-        }
-
-        @Override
-        public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-            callback("assigned", partitions);
-        }
-
-        private void callback(String event, Collection<TopicPartition> partitions) {
-            ConsumerGroupMetadata metadata = consumer.groupMetadata();
-            truth.record(CONSUMER, event, Json.object()
-                .put("group", GROUP)
-                .put("member_id", metadata.memberId())
-                .put("generation", metadata.generationId())
-                .put("instance", metadata.groupInstanceId())
-                .put("partitions", Names.partitions(partitions))
-                .put("owned", Names.partitions(consumer.assignment())));
-        }
+        return ClientConfig.producer(bootstrap, TRANSACTIONAL_ID).transactional(TRANSACTIONAL_ID).properties();
     }
 
     public static void main(String[] args) {
-        run(new Transactions());
+        run("transactions", new Transactions());
     }
 }

@@ -1,11 +1,8 @@
 package kafkameta.lab.streams;
 
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.lang.reflect.Method;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Collection;
@@ -19,6 +16,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import kafkameta.lab.truth.Json;
+import kafkameta.lab.truth.Stdin;
 import kafkameta.lab.truth.Truth;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.Serdes;
@@ -235,19 +233,7 @@ public final class WordCount {
         AssignorLog.install(options.get("name"));
         WordCount app = new WordCount(options);
         CountDownLatch stop = new CountDownLatch(1);
-        Thread control = new Thread(() -> {
-            try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = in.readLine()) != null && !line.trim().equals("stop")) {
-                    // only "stop" is understood
-                }
-            } catch (Exception e) {
-                // standard input gone: stop as if told to
-            }
-            stop.countDown();
-        }, "control");
-        control.setDaemon(true);
-        control.start();
+        Stdin.onStop(stop::countDown);
         app.start();
         stop.await();
         app.close();
