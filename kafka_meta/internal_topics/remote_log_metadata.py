@@ -1,0 +1,94 @@
+"""``__remote_log_metadata``: tiered storage's record of remote log segments (KIP-405).
+
+A record has no key; its value is one record in the metadata log's frame (frame version 1, apiKey, version,
+body; see :mod:`kafka_meta.formats.remote_log_metadata`): a segment copied to remote storage (apiKey 0), a
+change of its state (1), a partition's remote data being deleted (2), or a segment in snapshot form (3).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import SerializeAsAny
+
+from kafka_meta.errors import DecodeError
+from kafka_meta.formats.remote_log_metadata import PARTITION_DELETE_STATES, SEGMENT_STATES, TOPIC, frame_format
+from kafka_meta.kraft.records import FRAME_VERSION, SHORT, read_frame
+from kafka_meta.models.base import KafkaModel, Message
+from kafka_meta.models.values import KafkaBytes, bytes_to_json
+
+__all__ = ["PARTITION_DELETE_STATES", "SEGMENT_STATES", "TOPIC", "RemoteLogMetadataRecord",
+           "UnknownRemoteLogMetadataRecord", "decode_record", "encode_record", "record_json"]
+
+RECORD = f"{TOPIC} record"
+
+
+class RemoteLogMetadataRecord(KafkaModel):
+    """One decoded record: its frame and its body (``record``, a model of the record type of that apiKey)."""
+
+    frame_version: int
+    api_key: int
+    record_version: int
+    record_name: str
+    record: SerializeAsAny[Message]
+
+
+class UnknownRemoteLogMetadataRecord(KafkaModel):
+    """A record whose apiKey Kafka 4.4 has no record type for: its frame, and its bytes kept whole."""
+
+    frame_version: int
+    api_key: int
+    record_version: int
+    value: KafkaBytes
+    reason: str
+
+
+def decode_record(key: bytes | None, value: bytes | None, *, strict: bool = False,
+                  ) -> RemoteLogMetadataRecord | UnknownRemoteLogMetadataRecord:
+    """One ``__remote_log_metadata`` record from its value (its key, null as Kafka writes it, is not read).
+
+    Lenient (default): an apiKey with no record type is kept as an :class:`UnknownRemoteLogMetadataRecord`;
+    ``strict`` refuses it, as ``RemoteLogMetadataSerde`` does. A frame Kafka refuses (a frame version other
+    than 1, an apiKey or version beyond int16), bytes that do not read and bytes after the record are a
+    :class:`~kafka_meta.errors.DecodeError` naming the field and the byte offset.
+    """
+    if not isinstance(value, (bytes, bytearray, memoryview)):
+        what = "null" if value is None else type(value).__name__
+        raise DecodeError(f"a remote log metadata record's value must be bytes, not {what}", type_name=RECORD,
+                          path="value")
+    value = bytes(value)
+    fmt = frame_format()
+    frame_version, api_key, version = read_frame(value, RECORD)
+    known = fmt.model.record_formats()  # type: ignore[attr-defined]
+    if frame_version == FRAME_VERSION and max(api_key, version) <= SHORT and api_key not in known:
+        reason = f"unknown remote log metadata record apiKey {api_key}"
+        if strict:
+            raise DecodeError(reason, type_name=RECORD, path="apiKey", offset=1)
+        return UnknownRemoteLogMetadataRecord(frame_version=frame_version, api_key=api_key, record_version=version,
+                                              value=value, reason=reason)
+    framed = fmt.decode(value, strict=strict)
+    return RemoteLogMetadataRecord.model_construct(
+        frame_version=framed.frame_version, api_key=framed.api_key,  # type: ignore[attr-defined]
+        record_version=framed.record_version, record_name=type(framed.record).kafka_type,  # type: ignore[attr-defined]
+        record=framed.record)  # type: ignore[attr-defined]
+
+
+def encode_record(record: RemoteLogMetadataRecord | UnknownRemoteLogMetadataRecord) -> bytes:
+    """The value bytes of a record (as ``RemoteLogMetadataSerde`` writes them), byte-exact for decoded records."""
+    if isinstance(record, UnknownRemoteLogMetadataRecord):
+        return bytes(record.value)
+    return frame_format().encode({"frame_version": record.frame_version, "api_key": record.api_key,
+                                  "record_version": record.record_version, "record": record.record}, FRAME_VERSION)
+
+
+def record_json(decoded: RemoteLogMetadataRecord | UnknownRemoteLogMetadataRecord) -> dict[str, Any]:
+    """The record as ``kafka-meta log --decode`` prints it, shaped as offsets records are: ``recordType`` (the
+    apiKey), ``record`` (its name), ``key`` (null), ``value`` (the body's fields), ``valueVersion``, and the
+    frame's ``frameVersion``; for an unknown apiKey, ``unknown``, ``reason`` and the value's bytes (base64)."""
+    if isinstance(decoded, UnknownRemoteLogMetadataRecord):
+        return {"recordType": decoded.api_key, "unknown": True, "reason": decoded.reason, "key": None,
+                "value": bytes_to_json(decoded.value), "valueVersion": decoded.record_version,
+                "frameVersion": decoded.frame_version}
+    return {"recordType": decoded.api_key, "record": decoded.record_name, "key": None,
+            "value": decoded.record.to_json_dict(every_field=True), "valueVersion": decoded.record_version,
+            "frameVersion": decoded.frame_version}
