@@ -1,5 +1,5 @@
 """``__consumer_offsets`` record keys and values (wire-format notes, section 7): a coordinator log
-(:mod:`kafka_meta.formats.coordinator`) with a history.
+(:mod:`kafka_meta.formats.family`) with a history.
 
 ``schemas/offsets/`` holds the current layout of every record type (keys: ``coordinator-key`` specs whose
 apiKey is the record type; values: ``coordinator-value`` specs), read KIP-915 style.
@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from kafka_meta.codec.format import SpecFormat
 from kafka_meta.codec.registry import Format, Registry, schema_root
-from kafka_meta.formats import coordinator
-from kafka_meta.formats.coordinator import FORWARD_NOTE, CoordinatorLog, RecordType, framing
+from kafka_meta.formats import family
+from kafka_meta.formats.family import FORWARD_NOTE, CoordinatorLog, RecordType, framing
 from kafka_meta.spec.loader import iter_spec_files, load_spec
 
 __all__ = ["CURRENT", "FAMILY", "FORWARD_NOTE", "LOG", "SHARED_VALUE_LAYOUTS", "VARIANTS_DIR", "RecordType",
@@ -47,7 +47,7 @@ def is_offsets_layout(fmt: Format) -> bool:
 
 def build_catalog(registry: Registry) -> dict[int, RecordType]:
     """Every record type the registry's offsets layouts describe, by number."""
-    return coordinator.build_catalog(registry, LOG)
+    return family.build_catalog(registry, LOG)
 
 
 def register(registry: Registry) -> None:
@@ -61,4 +61,4 @@ def register(registry: Registry) -> None:
                                          family=VARIANTS_DIR))
 
 
-PLUGIN = coordinator.plugin(LOG, register=register)
+PLUGIN = family.coordinator_plugin(LOG, register=register)

@@ -1,5 +1,5 @@
 """``__transaction_state``: the transaction coordinator's log, a coordinator log (see
-:mod:`kafka_meta.formats.coordinator`) of one record type, 0: ``TransactionLogKey`` (the transactional id) and
+:mod:`kafka_meta.formats.family`) of one record type, 0: ``TransactionLogKey`` (the transactional id) and
 ``TransactionLogValue`` (v0, v1 flexible), from ``schemas/transaction-log/``. A transactional id that expires
 is deleted with a tombstone (a null value).
 
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from pydantic import computed_field
 
-from kafka_meta.formats import coordinator
-from kafka_meta.formats.coordinator import CoordinatorLog
+from kafka_meta.formats import family
+from kafka_meta.formats.family import CoordinatorLog
 from kafka_meta.models.base import Message
 
 TOPIC = "__transaction_state"
@@ -40,4 +40,4 @@ class TransactionLogValueBase(Message):
         return state_name(self.transaction_status)  # type: ignore[attr-defined]
 
 
-PLUGIN = coordinator.plugin(LOG, {"TransactionLogValue": TransactionLogValueBase})
+PLUGIN = family.coordinator_plugin(LOG, {"TransactionLogValue": TransactionLogValueBase})

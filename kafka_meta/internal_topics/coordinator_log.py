@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from kafka_meta.errors import DecodeError
-from kafka_meta.formats.coordinator import CoordinatorLog
+from kafka_meta.formats.family import CoordinatorLog
 from kafka_meta.offsets.catalog import read_record
 from kafka_meta.offsets.records import CoordinatorRecord, UnknownRecord
 from kafka_meta.offsets.render import record_json as offsets_record_json

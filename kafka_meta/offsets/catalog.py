@@ -2,7 +2,7 @@
 reading of one record through them.
 
 How a record type is made of its key and value layouts is the format plugins' business
-(:func:`kafka_meta.formats.coordinator.build_catalog`, for ``__consumer_offsets``, ``__transaction_state`` and
+(:func:`kafka_meta.formats.family.build_catalog`, for ``__consumer_offsets``, ``__transaction_state`` and
 ``__share_group_state`` alike); this module keeps the result per log for the record readers, and
 :func:`read_record` is their one way of reading a key and a value with it.
 """
@@ -12,9 +12,9 @@ from __future__ import annotations
 import threading
 
 from kafka_meta.errors import DecodeError
-from kafka_meta.formats import coordinator
+from kafka_meta.formats import family
 from kafka_meta.formats.catalogue import REGISTRY
-from kafka_meta.formats.coordinator import CoordinatorLog
+from kafka_meta.formats.family import CoordinatorLog
 from kafka_meta.formats.offsets import LOG as OFFSETS
 from kafka_meta.formats.offsets import SHARED_VALUE_LAYOUTS, RecordType, build_catalog
 from kafka_meta.offsets.records import CoordinatorRecord, UnknownRecord
@@ -33,7 +33,7 @@ def catalog(log: CoordinatorLog = OFFSETS) -> dict[int, RecordType]:
         with _lock:
             found = _catalogs.get(log.family)
             if found is None:
-                found = _catalogs[log.family] = coordinator.build_catalog(REGISTRY, log)
+                found = _catalogs[log.family] = family.build_catalog(REGISTRY, log)
     return found
 
 

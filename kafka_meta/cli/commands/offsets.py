@@ -17,6 +17,7 @@ from kafka_meta.cli.output import emit_json, emit_json_text, fail, json_text
 from kafka_meta.cli.status import OK, PROBLEM, require_paths
 from kafka_meta.errors import KafkaMetaError
 from kafka_meta.inputs import Damage, Row, Unreadable, rows
+from kafka_meta.log import holds_offsets
 from kafka_meta.offsets import catalog
 from kafka_meta.offsets.plain_render import PlainRenderer
 from kafka_meta.offsets.render import RecordStats, group_of_json, kind_of_json
@@ -89,6 +90,8 @@ def run_offsets(args: argparse.Namespace) -> int:
             emit_json({"_error": str(item)})
         elif item.kind != "record":
             others[item.kind] += 1
+        elif not holds_offsets(item.data.get("topic")):  # another internal topic's (kafka-meta log --decode reads it)
+            others[f"{item.data['topic']} record"] += 1
         else:
             records += 1
             _one_record(item, args, wanted, stats, render)
