@@ -185,4 +185,4 @@ def coordinator_plugin(log: CoordinatorLog, model_bases: Mapping[str, type[Messa
     """The catalogue's plugin of a coordinator log: its family of specs, framed by :func:`framing`, with the
     forward-reading and record hooks of that log."""
     return FormatPlugin(log.family, {log.family: Family(framing, dict(model_bases or {}))}, register=register,
-                        forward_reading=partial(forward_reading, log), records=partial(records, log))
+                        forward_reading=partial(forward_reading, log), records=partial(records, log=log))
