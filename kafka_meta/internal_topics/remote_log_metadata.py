@@ -57,12 +57,16 @@ PARTITION_DELETE_STATES: dict[int, str] = {0: "DELETE_PARTITION_MARKED", 1: "DEL
 
 
 def load(registry: Registry) -> None:
-    """Register the record bodies: unframed (the frame carries their version), a newer version read as Kafka's
-    generated readers read it (every field range at that version), as the metadata log's bodies are."""
+    """Register the record bodies: unframed (the frame carries their version), a newer version refused.
+
+    Why refused: ``AbstractApiMessageSerde`` hands any version to the generated reader, which reads the top level
+    at it, but every nested struct's reader refuses a version above its own (``Can't read version N of
+    RemoteLogSegmentIdEntry``), and each of these records starts with, or soon holds, a nested struct.
+    """
     directory = schema_root() / FAMILY
     for path in iter_spec_files(directory):
         spec = load_spec(path)
-        registry.register(SpecFormat(spec, Unframed(ForwardPolicy.RANGES), family=FAMILY))
+        registry.register(SpecFormat(spec, Unframed(ForwardPolicy.REFUSE), family=FAMILY))
 
 
 REGISTRY = Registry()

@@ -441,6 +441,9 @@ class RemoteLogMetadataSubject(MetadataRecordSubject):
             return Read({"apiKey": record.api_key}, facts={"unknown type": True})
         return self.view_of(record.api_key, record.record_version, record.record)
 
+    def deliberate(self, ours: Read, kafka: Read, data: bytes, drawn: Drawn) -> why.Deliberate | None:
+        return why.recognise_remote_log_metadata(ours, kafka)
+
 
 def subjects(peer: Peer, types: set[str] | None) -> list[Subject]:
     out: list[Subject] = []
