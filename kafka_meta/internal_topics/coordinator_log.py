@@ -7,7 +7,7 @@ from typing import Any
 
 from kafka_meta.errors import DecodeError
 from kafka_meta.formats.family import CoordinatorLog
-from kafka_meta.offsets.catalog import read_record
+from kafka_meta.offsets.catalog import read_record, write_record
 from kafka_meta.offsets.records import CoordinatorRecord, UnknownRecord
 from kafka_meta.offsets.render import record_json as offsets_record_json
 
@@ -20,6 +20,11 @@ def decode(log: CoordinatorLog, key: bytes | None, value: bytes | None, strict: 
         raise DecodeError("a record without a key cannot be read", type_name=f"{log.topic} record", path="key")
     return read_record(log, _bytes(key, log, "key"), None if value is None else _bytes(value, log, "value"),
                        strict=strict)
+
+
+def encode(log: CoordinatorLog, record: CoordinatorLogRecord) -> tuple[bytes, bytes | None]:
+    """The key and value bytes of a record (value None: a tombstone), byte-exact for decoded records."""
+    return write_record(log, record)
 
 
 def as_json(record: CoordinatorLogRecord) -> dict[str, Any]:

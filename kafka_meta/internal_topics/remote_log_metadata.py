@@ -130,7 +130,10 @@ def decode_record(key: bytes | None, value: bytes | None, *, strict: bool = Fals
             raise DecodeError(reason, type_name=RECORD, path="apiKey", offset=1)
         return UnknownRemoteLogMetadataRecord(frame_version=frame_version, api_key=api_key, record_version=version,
                                               value=value, reason=reason)
-    framed = fmt.decode(value, strict=strict)
+    try:
+        framed = fmt.decode(value, strict=strict)
+    except DecodeError as e:  # the frame is the metadata log's: say whose record it was
+        raise DecodeError(e.reason, type_name=RECORD, version=e.version, path=e.path, offset=e.offset) from None
     return RemoteLogMetadataRecord.model_construct(
         frame_version=framed.frame_version, api_key=framed.api_key,  # type: ignore[attr-defined]
         record_version=framed.record_version, record_name=type(framed.record).kafka_type,  # type: ignore[attr-defined]
@@ -141,8 +144,10 @@ def encode_record(record: RemoteLogMetadataRecord | UnknownRemoteLogMetadataReco
     """The value bytes of a record (as ``RemoteLogMetadataSerde`` writes them), byte-exact for decoded records."""
     if isinstance(record, UnknownRemoteLogMetadataRecord):
         return bytes(record.value)
-    return frame_format().encode({"frame_version": record.frame_version, "api_key": record.api_key,
-                                  "record_version": record.record_version, "record": record.record}, FRAME_VERSION)
+    fmt = frame_format()
+    framed = fmt.model(frame_version=record.frame_version, api_key=record.api_key,
+                       record_version=record.record_version, record=record.record)
+    return fmt.encode(framed, FRAME_VERSION)
 
 
 def record_json(decoded: RemoteLogMetadataRecord | UnknownRemoteLogMetadataRecord) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from kafka_meta.formats.transaction_log import LOG, STATES, TOPIC, state_name
 from kafka_meta.internal_topics import coordinator_log
 from kafka_meta.internal_topics.coordinator_log import CoordinatorLogRecord
 
-__all__ = ["LOG", "STATES", "TERMINAL_STATES", "TOPIC", "decode_record", "record_json", "state_name"]
+__all__ = ["LOG", "STATES", "TERMINAL_STATES", "TOPIC", "decode_record", "encode_record", "record_json", "state_name"]
 
 # states a transaction rests in until the producer starts the next one (Empty, CompleteCommit, CompleteAbort)
 # or, for Dead, until the record is deleted; the others are on the way between two of these
@@ -29,6 +29,11 @@ def decode_record(key: bytes | None, value: bytes | None, *, strict: bool = Fals
     field and the byte offset.
     """
     return coordinator_log.decode(LOG, key, value, strict)
+
+
+def encode_record(record: CoordinatorLogRecord) -> tuple[bytes, bytes | None]:
+    """The key and value bytes of a record (value None: a tombstone), byte-exact for decoded records."""
+    return coordinator_log.encode(LOG, record)
 
 
 def record_json(decoded: CoordinatorLogRecord) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 
-from kafka_meta.errors import DecodeError
+from kafka_meta.errors import DecodeError, EncodeError
 from kafka_meta.formats import family
 from kafka_meta.formats.catalogue import REGISTRY
 from kafka_meta.formats.family import CoordinatorLog
@@ -20,7 +20,7 @@ from kafka_meta.formats.offsets import SHARED_VALUE_LAYOUTS, RecordType, build_c
 from kafka_meta.offsets.records import CoordinatorRecord, UnknownRecord
 
 __all__ = ["OFFSETS", "SHARED_VALUE_LAYOUTS", "CoordinatorLog", "RecordType", "build_catalog", "catalog",
-           "read_record", "record_type"]
+           "read_record", "record_type", "write_record"]
 
 _lock = threading.Lock()
 _catalogs: dict[str, dict[int, RecordType]] = {}
@@ -76,3 +76,15 @@ def read_record(log: CoordinatorLog, key: bytes, value: bytes | None, *, strict:
                                              value=message, value_version=message.version,
                                              value_variant=message.variant, read_forward=message.read_forward,
                                              retired=rt.retired)
+
+
+def write_record(log: CoordinatorLog, record: CoordinatorRecord | UnknownRecord) -> tuple[bytes, bytes | None]:
+    """The key and value bytes of a record of ``log`` (value None for a tombstone), byte-exact for records
+    :func:`read_record` gave; an unknown record's bytes as they were read."""
+    if isinstance(record, UnknownRecord):
+        return record.key, record.value
+    rt = catalog(log).get(record.record_type) if isinstance(record, CoordinatorRecord) else None
+    if rt is None:
+        what = getattr(record, "record_type", type(record).__name__)
+        raise EncodeError(f"not a record type of {log.topic}: {what}", type_name=f"{log.topic} record")
+    return rt.key.encode(record.key), None if record.value is None else rt.values.encode(record.value)
