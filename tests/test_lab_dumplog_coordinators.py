@@ -28,9 +28,10 @@ from kafka_meta.spec.model import parse_default
 pytestmark = pytest.mark.kafka
 
 LAB = Path(__file__).resolve().parents[1] / "fixtures" / "lab"
+TXN_LOGS, SHARE_LOGS = LAB / "transactions" / "kafka-logs", LAB / "share" / "kafka-logs"
 PARTITIONS = {
-    "transaction-log": (transaction_log.LOG, sorted((LAB / "transactions" / "kafka-logs").glob("__transaction_state-*"))),
-    "share-group-state": (share_state.LOG, sorted((LAB / "share" / "kafka-logs").glob("__share_group_state-*"))),
+    "transaction-log": (transaction_log.LOG, sorted(TXN_LOGS.glob("__transaction_state-*"))),
+    "share-group-state": (share_state.LOG, sorted(SHARE_LOGS.glob("__share_group_state-*"))),
 }
 SHOWN = 10
 
