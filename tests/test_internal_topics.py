@@ -25,6 +25,7 @@ from kafka_meta.testing.strategies import values_for
 LAB = Path(__file__).resolve().parents[1] / "fixtures" / "lab"
 TXN = LAB / "transactions" / "kafka-logs" / "__transaction_state-2"
 SHARE = LAB / "share" / "kafka-logs" / "__share_group_state-0"
+TIERED = LAB.parent / "tiered" / "kafka-logs" / "__remote_log_metadata-0"  # a broker with tiered storage on
 MODULES = {"transaction": transaction_log, "share": share_state}
 LAYOUTS = [(name, rt.number, version) for name, module in MODULES.items() for rt in catalog(module.LOG).values()
            for version in rt.values.versions]
@@ -82,6 +83,17 @@ def test_the_recordings_read_as_kafka_wrote_them():
         assert found == names
     states = [transaction_log.decode_record(r["key"], r["value"]).value.transaction_state for r in rows(TXN)]
     assert {"Empty", "Ongoing", "PrepareCommit", "CompleteCommit"} <= set(states)
+
+
+def test_a_tiered_storage_brokers_metadata_topic_reads_as_it_wrote_it():
+    found = set()
+    for row in rows(TIERED):
+        assert row["key"] is None
+        record = remote_log_metadata.decode_record(row["key"], row["value"], strict=True)
+        assert remote_log_metadata.encode_record(record) == row["value"]
+        found.add((record.record_name, record.record.remote_log_segment_state))
+    assert found == {("RemoteLogSegmentMetadataRecord", 0), ("RemoteLogSegmentMetadataUpdateRecord", 1),
+                     ("RemoteLogSegmentMetadataUpdateRecord", 2), ("RemoteLogSegmentMetadataUpdateRecord", 3)}
 
 
 def test_a_transaction_status_is_named_as_kafka_names_it():

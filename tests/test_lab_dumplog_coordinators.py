@@ -95,3 +95,52 @@ def test_log_decode_is_dumplogsegments(lab, decoder):
     assert len(kafka) >= 10  # real traffic: every record of the recording compared
     names = {row["record"] for row in rows}
     assert names == ({"TransactionLog"} if log is transaction_log.LOG else {"ShareSnapshot", "ShareUpdate"})
+
+
+# --- __remote_log_metadata: a real broker's, with tiered storage on (fixtures/tiered, docs/internal-topics.md) ----
+REMOTE = Path(__file__).resolve().parents[1] / "fixtures" / "tiered" / "kafka-logs" / "__remote_log_metadata-0"
+
+
+def segment_id(value: dict[str, Any]) -> str:
+    tip = value["topicIdPartition"]
+    return f"RemoteLogSegmentId{{topicIdPartition={tip['id']}:{tip['name']}-{tip['partition']}, id={value['id']}}}"
+
+
+def as_kafka_prints(row: dict[str, Any]) -> str:
+    """Our line as RemoteLogMetadataSerde's reading prints itself (its toString()), for the records a broker
+    writes; the custom metadata Kafka shows as an Optional (the lab's remote storage keeps none)."""
+    from kafka_meta.internal_topics.remote_log_metadata import SEGMENT_STATES
+
+    value = row["value"]
+    assert value["customMetadata"] is None
+    state = SEGMENT_STATES[value["remoteLogSegmentState"]]
+    if row["record"] == "RemoteLogSegmentMetadataRecord":
+        epochs = ", ".join(f"{e['leaderEpoch']}={e['offset']}" for e in value["segmentLeaderEpochs"])
+        return (f"RemoteLogSegmentMetadata{{remoteLogSegmentId={segment_id(value['remoteLogSegmentId'])}, "
+                f"startOffset={value['startOffset']}, endOffset={value['endOffset']}, brokerId={value['brokerId']}, "
+                f"maxTimestampMs={value['maxTimestampMs']}, eventTimestampMs={value['eventTimestampMs']}, "
+                f"segmentLeaderEpochs={{{epochs}}}, segmentSizeInBytes={value['segmentSizeInBytes']}, "
+                f"customMetadata=Optional.empty, state={state}, txnIdxEmpty={str(value['txnIndexEmpty']).lower()}}}")
+    assert row["record"] == "RemoteLogSegmentMetadataUpdateRecord", row["record"]
+    return (f"RemoteLogSegmentMetadataUpdate{{remoteLogSegmentId={segment_id(value['remoteLogSegmentId'])}, "
+            f"customMetadata=Optional.empty, state={state}, eventTimestampMs={value['eventTimestampMs']}, "
+            f"brokerId={value['brokerId']}}}")
+
+
+def test_remote_log_metadata_decode_is_dumplogsegments(lab):
+    """A broker with tiered storage on (labkit.broker.start(tiered_storage=True)) copied six segments of a topic to
+    the lab's remote storage and deleted them there: every record of its __remote_log_metadata, as
+    `--remote-log-metadata-decoder` prints it, is what `kafka-meta log --decode` read."""
+    import labkit.dumplog
+
+    [dumped] = labkit.dumplog.dump(sorted(REMOTE.glob("*.log")), "remote-log-metadata")
+    code, rows, err = kafka_meta_log([REMOTE])
+    assert code == 0, err
+    assert [r.offset for r in dumped.records] == [row["offset"] for row in rows]
+    mismatches = [f"{row['offset']}: ours {as_kafka_prints(row)}; Kafka {record.payload}"
+                  for record, row in zip(dumped.records, rows, strict=True)
+                  if record.key is not None or as_kafka_prints(row) != record.payload]
+    assert not mismatches, "\n".join(mismatches[:SHOWN])
+    states = {(row["record"], row["value"]["remoteLogSegmentState"]) for row in rows}
+    assert states == {("RemoteLogSegmentMetadataRecord", 0), *(("RemoteLogSegmentMetadataUpdateRecord", s)
+                                                               for s in (1, 2, 3))}
