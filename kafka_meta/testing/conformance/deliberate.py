@@ -81,7 +81,7 @@ TABLE: dict[str, Deliberate] = {d.key: d for d in [
                "(Unknown metadata id); the project reads it as an UnknownRemoteLogMetadataRecord keeping the raw bytes "
                "(strict reading refuses it)",
                "a log reader reports every record it meets instead of dropping it",
-               "docs/internal-topics.md (__remote_log_metadata)"),
+               "docs/internal-topics.md (`__remote_log_metadata`)"),
     Deliberate("streams-repeated-client-tag",
                "a SubscriptionInfo naming a client tag twice: Kafka Streams decodes it, but its clientTags() throws "
                "IllegalStateException (Collectors.toMap refuses a repeated key), failing the leader's assignment; the "
