@@ -21,13 +21,14 @@ DOC = ROOT / "docs" / "conformance.md"
 COMPARED = ("kafka_meta/codec", "kafka_meta/wire", "kafka_meta/spec", "kafka_meta/formats", "kafka_meta/models",
             "kafka_meta/offsets", "kafka_meta/streams", "kafka_meta/negotiation", "kafka_meta/kraft",
             "kafka_meta/java_hash.py", "kafka_meta/errors.py", "kafka_meta/api.py", "kafka_meta/__init__.py",
-            "kafka_meta/payload_text.py",
+            "kafka_meta/payload_text.py", "kafka_meta/internal_topics",
             "kafka_meta/golden/subjects.py", "kafka_meta/schemas", "schemas", "kafka_meta/testing",
             "lab/src/main/java/kafkameta/lab/peer", "lab/pom.xml", "lab/kafka/pom.xml")
 # packages the harness's imports load without its calling them: the fuzzing package's targets read captures and
 # log segments, and conformance uses only its mutator (kafka_meta/testing/fuzz/mutate.py, which imports nothing)
+# (and the offsets renderer's counters, kafka_meta/counts.py, which the internal topics' JSON brings along)
 LOADED_NOT_CALLED = ("kafka_meta/inputs", "kafka_meta/log", "kafka_meta/capture", "kafka_meta/protocol",
-                     "kafka_meta/sniff.py", "kafka_meta/golden")
+                     "kafka_meta/sniff.py", "kafka_meta/golden", "kafka_meta/counts.py")
 
 
 def record_section() -> str:

@@ -26,7 +26,8 @@ from kafka_meta.spec.versions import Versions
 
 pytestmark = pytest.mark.kafka
 
-JARS = ("kafka-clients", "kafka-group-coordinator", "kafka-metadata", "kafka-streams")
+JARS = ("kafka-clients", "kafka-group-coordinator", "kafka-metadata", "kafka-streams", "kafka-transaction-coordinator",
+        "kafka-share-coordinator", "kafka-storage")
 # schemas of ours that are no Kafka message spec: hand-written layouts of Java code (the assignors' user
 # data), and the control record key, which Kafka reads with hand-written code (ControlRecordType)
 NOT_KAFKA_SPECS = {"StickyAssignorUserData", "CooperativeStickyAssignorUserData", "ControlRecordKey"}
@@ -40,7 +41,7 @@ def kafka_spec_texts(lib: Path) -> dict[str, str]:
         [jar] = sorted(lib.glob(f"{prefix}-4.*.jar"))
         with zipfile.ZipFile(jar) as z:
             for name in z.namelist():
-                if name.startswith("common/") and name.endswith(".json"):
+                if name.startswith(("common/", "message/")) and name.endswith(".json"):  # kafka-storage's: message/
                     out[f"{jar.name}!{name}"] = z.read(name).decode()
     assert len(out) > 250
     return out

@@ -99,24 +99,29 @@ def test_progress_on_big_inputs(capsys, monkeypatch):
     assert progress and "/5 segments" in progress[-1] and "__consumer_offsets-3" in progress[-1]
 
 
-def test_decode_leaves_the_other_internal_topics_undecoded(capsys, tmp_path):
+def test_decode_reads_the_other_internal_topics_with_their_own_decoders(capsys, tmp_path):
     """A broker's log directory also holds __transaction_state and __share_group_state, whose records are no
-    group coordinator records: --decode prints them as they are (and --group never selects them), where
-    reading them as __consumer_offsets records would report each as an error."""
+    group coordinator records: --decode reads them with their topic's decoder (kafka_meta.internal_topics), where
+    reading them as __consumer_offsets records would report each as an error (tests/test_internal_topics.py holds
+    the decoders to real recordings), and --group never selects them."""
     from log_support import kafka_python_batch
 
     state = tmp_path / "__transaction_state-0"
     state.mkdir()
-    key, value = b"\x00\x00\x00\x03txn", b"\x00\x01\x00\x00\x00\x00\x00\x00\x00\x07"
-    (state / "00000000000000000000.log").write_bytes(kafka_python_batch(0, [(key, value)]))
+    key = b"\x00\x00\x00\x03txn"  # record type 0, transactional id "txn"; a value too short to read
+    value = b"\x00\x01\x00\x00\x00\x00\x00\x00\x00\x07"
+    (state / "00000000000000000000.log").write_bytes(kafka_python_batch(0, [(key, None), (key, value)]))
     shutil.copytree(LOGS / "__consumer_offsets-0", tmp_path / "__consumer_offsets-0")
     code, rows, err = run(capsys, ["log", "--decode", str(tmp_path)])
-    assert code == 0 and len(rows) == 1 + 39
-    [txn] = [r for r in rows if r["topic"] == "__transaction_state"]
-    assert base64.b64decode(txn["key"]) == key and base64.b64decode(txn["value"]) == value
-    assert err.strip().splitlines()[-1] == "not decoded (no group coordinator records there): 1 of __transaction_state"
-    code, rows, _ = run(capsys, ["log", "--group", "billing", str(tmp_path)])
-    assert code == 0 and rows and all(r["topic"] == "__consumer_offsets" for r in rows)
+    assert code == 1 and len(rows) == 2 + 39  # the damaged value is an error, said where it is
+    tombstone, damaged = [r for r in rows if r["topic"] == "__transaction_state"]
+    assert tombstone["record"] == "TransactionLog" and tombstone["key"] == {"transactionalId": "txn"}
+    assert tombstone["value"] is None and "__transaction_state record" not in err
+    assert damaged["_error"].startswith("TransactionLogValue v1") and "offset 1: TransactionLogValue v1" in err
+    assert "not decoded" not in err
+    code, rows, _ = run(capsys, ["log", "--group", "billing", str(tmp_path)])  # errors are printed all the same
+    assert rows and all(r["topic"] == "__consumer_offsets" or "_error" in r for r in rows)
+    assert [r["offset"] for r in rows if r["topic"] == "__transaction_state"] == [1]
 
 
 def _log_process(argv: list[str]) -> tuple[int, bytes, list[str]]:

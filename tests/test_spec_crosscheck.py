@@ -29,7 +29,10 @@ PROTOCOL_DIR = "protocol"
 
 # Kafka specs that no snapshot of ../shared/kafka-spec holds: tests/test_lab_specs.py compares them, field by
 # field, with Kafka 4.4's own as they lie in the lab's jars
-LAB_ONLY = {"TopicRecord"}
+LAB_ONLY = {"TopicRecord", "TransactionLogKey", "TransactionLogValue", "ShareSnapshotKey", "ShareSnapshotValue",
+            "ShareUpdateKey", "ShareUpdateValue", "RemoteLogSegmentMetadataRecord",
+            "RemoteLogSegmentMetadataUpdateRecord", "RemotePartitionDeleteMetadataRecord",
+            "RemoteLogSegmentMetadataSnapshotRecord"}
 
 # formats Kafka describes with no JSON spec of its own (hand-written Java layouts)
 NO_UPSTREAM = {"StickyAssignorUserData", "CooperativeStickyAssignorUserData", "ControlRecordKey", "EndTxnMarker",

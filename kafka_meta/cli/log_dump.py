@@ -27,6 +27,7 @@ from kafka_meta.cli.output import emit_json, emit_json_text, json_text
 from kafka_meta.counts import add_counts
 from kafka_meta.errors import KafkaMetaError
 from kafka_meta.inputs.topics import partition_role
+from kafka_meta.internal_topics import decoder_for
 from kafka_meta.log import Batch, LogSummary, Partition, Record, Segment, SegmentDamage, SegmentReader
 from kafka_meta.log.compression import Inflater
 from kafka_meta.log.files import segment_reads
@@ -164,9 +165,7 @@ class SegmentPrinter:
                 elif metadata_log:
                     self.metadata_record(segment, event, dump)
                 else:
-                    dump.undecoded[segment.topic] += 1  # no layouts for them: as they are, never of a group
-                    if options.group is None:
-                        emit_json(plain(segment, event, txn))
+                    self.internal_record(segment, event, dump, txn)
                 if self.tick is not None:
                     self.tick(summary, segment)
             elif isinstance(event, SegmentDamage):
@@ -188,6 +187,27 @@ class SegmentPrinter:
         dump.metadata.add(decoded)
         if self.options.group is None:
             emit_json({**at, **metadata_record_json(decoded)})
+
+    def internal_record(self, segment: Segment, record: Record, dump: SegmentDump, txn: dict[str, Any]) -> None:
+        """A record of another internal topic: decoded by its topic's decoder (``__transaction_state``,
+        ``__share_group_state``, ``__remote_log_metadata``), else printed as it is; never of a group, so with
+        --group alone it is left out."""
+        decoder = decoder_for(segment.topic)
+        if decoder is None:
+            dump.undecoded[segment.topic] += 1  # no layouts for them: as they are
+            if self.options.group is None:
+                emit_json(plain(segment, record, txn))
+            return
+        at = {**where(segment, record.offset), "timestamp": record.timestamp, **txn}
+        try:
+            decoded = decoder.decode_json(record.key, record.value, strict=self.options.strict)
+        except KafkaMetaError as e:
+            dump.stats.errors += 1
+            dump.notes.append(f"{segment.path}, offset {record.offset}: {e}")
+            emit_json({**at, "_error": str(e)})
+            return
+        if self.options.group is None:
+            emit_json({**at, **decoded})
 
     def record(self, segment: Segment, record: Record, dump: SegmentDump, partition: str,
                txn: dict[str, Any]) -> None:

@@ -13,7 +13,17 @@ from typing import Any
 
 from kafka_meta.codec.format import SpecFormat
 from kafka_meta.codec.registry import REGISTRY, Format, Registry, schema_root
-from kafka_meta.formats import assignors, consumer, control, kraft, offsets, protocol, streams
+from kafka_meta.formats import (
+    assignors,
+    consumer,
+    control,
+    kraft,
+    offsets,
+    protocol,
+    share_state,
+    streams,
+    transaction_log,
+)
 from kafka_meta.formats.family import FormatPlugin, with_defaults
 from kafka_meta.models.base import Message
 from kafka_meta.spec.loader import iter_spec_files, load_spec
@@ -27,7 +37,9 @@ PLUGINS: tuple[FormatPlugin, ...] = (
     kraft.PLUGIN,
     offsets.PLUGIN,
     protocol.PLUGIN,
+    share_state.PLUGIN,
     streams.PLUGIN,
+    transaction_log.PLUGIN,
 )
 
 

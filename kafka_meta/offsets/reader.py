@@ -19,7 +19,7 @@ from kafka_meta.api import get_format
 from kafka_meta.errors import DecodeError, EncodeError
 from kafka_meta.formats.control import MARKERS
 from kafka_meta.offsets import nest
-from kafka_meta.offsets.catalog import catalog
+from kafka_meta.offsets.catalog import OFFSETS, catalog, read_record
 from kafka_meta.offsets.records import ControlRecord, CoordinatorRecord, OffsetsRecord, UnknownRecord
 
 RECORD = "__consumer_offsets record"
@@ -48,31 +48,9 @@ def decode_record(key: bytes, value: bytes | None, *, strict: bool = False, cont
         value = _bytes(value, "value")
     if control:
         return _control(key, value)
-    if len(key) < 2:
-        raise DecodeError(f"could not read the record type: the key has {len(key)} bytes", type_name=RECORD,
-                          offset=0)
-    number = int.from_bytes(key[:2], "big", signed=True)
-    rt = catalog().get(number)
-    if rt is None:
-        if strict:
-            raise DecodeError(f"unknown record type {number}", type_name=RECORD, path="key", offset=0)
-        return UnknownRecord(record_type=number, key=key, value=value, reason=f"unknown record type {number}")
-    key_message = rt.key.decode(key, strict=strict)
-    if value is None:
-        return CoordinatorRecord.model_construct(record_type=number, record_name=rt.name, key=key_message,
-                                                 retired=rt.retired)
-    message = rt.values.decode(value, strict=strict, variant=variant)
-    record = CoordinatorRecord.model_construct(
-        record_type=number,
-        record_name=rt.name,
-        key=key_message,
-        value=message,
-        value_version=message.version,
-        value_variant=message.variant,
-        read_forward=message.read_forward,
-        retired=rt.retired,
-    )
-    if nested:
+    record = read_record(OFFSETS, key, value, strict=strict, variant=variant)
+    if nested and isinstance(record, CoordinatorRecord) and record.value is not None:
+        number, message = record.record_type, record.value
         record.members = nest.group_members(message) if number == nest.GROUP_METADATA else None
         classic = number == nest.CONSUMER_GROUP_MEMBER_METADATA
         record.classic_protocols = nest.classic_protocols(message) if classic else None

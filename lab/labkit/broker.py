@@ -159,10 +159,32 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
+REMOTE_STORAGE_DIR = "remote-storage"  # under the broker's directory: the lab's remote storage, with tiered storage
+
+
+def tiered_storage_settings(directory: Path) -> dict[str, str]:
+    """Tiered storage (KIP-405) switched on: Kafka's own remote-log manager and metadata manager (which writes
+    `__remote_log_metadata`, one partition here), over the lab's remote storage, a directory
+    (`kafkameta.lab.tiered.DirectoryRemoteStorage`); segments are offered for copying every second. A topic is
+    tiered when created with `remote.storage.enable=true`."""
+    return {
+        "remote.log.storage.system.enable": "true",
+        "remote.log.storage.manager.class.name": "kafkameta.lab.tiered.DirectoryRemoteStorage",
+        "remote.log.storage.manager.impl.prefix": "rsm.config.",
+        "rsm.config.dir": str(directory / REMOTE_STORAGE_DIR),
+        "remote.log.metadata.manager.listener.name": "PLAINTEXT",
+        "rlmm.config.remote.log.metadata.topic.replication.factor": "1",
+        "rlmm.config.remote.log.metadata.topic.num.partitions": "1",
+        "remote.log.manager.task.interval.ms": "1000",
+        "log.retention.check.interval.ms": "1000",
+    }
+
+
 def server_properties(directory: Path, port: int, controller_port: int, secured: dict[str, int] | None = None,
-                      sasl_users: dict[str, str] | None = None, ssl_keystore: Path | None = None) -> str:
+                      sasl_users: dict[str, str] | None = None, ssl_keystore: Path | None = None,
+                      tiered_storage: bool = False) -> str:
     """The broker's configuration; `secured` maps the secured listeners to open (each named after its
-    security protocol) to their ports."""
+    security protocol) to their ports; `tiered_storage` adds `tiered_storage_settings` (off by default)."""
     secured = secured or {}
     listeners = [f"PLAINTEXT://127.0.0.1:{port}", f"CONTROLLER://127.0.0.1:{controller_port}"]
     protocols = ["PLAINTEXT:PLAINTEXT", "CONTROLLER:PLAINTEXT"]
@@ -187,6 +209,8 @@ def server_properties(directory: Path, port: int, controller_port: int, secured:
     if ssl_keystore is not None:
         # PEM keystores take no store password; the key is unencrypted, so no ssl.key.password either
         settings.update({"ssl.keystore.type": "PEM", "ssl.keystore.location": str(ssl_keystore)})
+    if tiered_storage:
+        settings.update(tiered_storage_settings(directory))
     return "".join(f"{key}={value}\n" for key, value in settings.items())
 
 
@@ -268,10 +292,11 @@ def _java_command(main: str, *args: str, heap: str = "512m", log4j: str = "log4j
 
 
 def start(directory: str | Path, port: int | None = None, *, owner_pid: int | None = None,
-          sasl_users: dict[str, str] | None = None, ssl_keystore: str | Path | None = None) -> Broker:
+          sasl_users: dict[str, str] | None = None, ssl_keystore: str | Path | None = None,
+          tiered_storage: bool = False) -> Broker:
     """Format and start a broker whose files live in `directory`; return once it answers (and its secured
     listeners accept connections: SASL_PLAINTEXT with `sasl_users`, SSL with `ssl_keystore`, SASL_SSL with
-    both)."""
+    both). `tiered_storage`: with tiered storage on (`tiered_storage_settings`)."""
     directory = Path(directory).resolve()
     if running(directory) is not None:
         raise BrokerError(f"a broker is already running from {directory} (lab/broker stop {directory})")
@@ -294,7 +319,8 @@ def start(directory: str | Path, port: int | None = None, *, owner_pid: int | No
         if wanted_here:
             secured[name] = _another_free_port(port, controller_port, *secured.values())
     config = directory / "server.properties"
-    config.write_text(server_properties(directory, port, controller_port, secured, sasl_users, ssl_keystore))
+    config.write_text(server_properties(directory, port, controller_port, secured, sasl_users, ssl_keystore,
+                                        tiered_storage))
     cluster_id = _cluster_id()
     env = {**os.environ, "LAB_BROKER_LOG": str(directory / LOG_FILE)}
     formatted = subprocess.run(

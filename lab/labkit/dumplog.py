@@ -2,7 +2,9 @@
 
 Kafka's tool is the reference for what a segment holds: `dump(files, decoder="offsets")` runs
 `org.apache.kafka.tools.DumpLogSegments` once for all the files (one JVM: starting one costs a second) with
-`--offsets-decoder` (`__consumer_offsets`) or `--cluster-metadata-decoder` (`__cluster_metadata`), and turns
+`--offsets-decoder` (`__consumer_offsets`), `--cluster-metadata-decoder` (`__cluster_metadata`),
+`--transaction-log-decoder` (`__transaction_state`), `--share-group-state-decoder` (`__share_group_state`) or
+`--remote-log-metadata-decoder` (`__remote_log_metadata`), and turns
 its text back into values: per file, the batches with their header fields, and per record its offset,
 timestamp, sizes, the control marker of a control batch, and the key and payload JSON the decoder printed, or
 the text it printed instead when it could not parse the record.
@@ -18,8 +20,12 @@ What DumpLogSegments prints, per file (org.apache.kafka.tools.DumpLogSegments, K
 
 The offsets decoder prints `key: {"type":"2","data":{...}} payload: {"version":"3","data":{...}}`, `payload:
 <DELETE>` for a tombstone, and `key: Unknown record type N at offset O, skipping.` or `key: Error at offset O,
-skipping. MESSAGE` (no payload) for what it cannot read; the cluster-metadata decoder prints no key and
-`payload: {"type":"FEATURE_LEVEL_RECORD","version":0,"data":{...}}` or `payload: Error at O, skipping. MESSAGE`.
+skipping. MESSAGE` (no payload) for what it cannot read; the transaction-log and share-group-state decoders
+print the same (the transaction log's `transactionStatus` as the state's name, `"Ongoing"`); the
+cluster-metadata decoder prints no key and `payload: {"type":"FEATURE_LEVEL_RECORD","version":0,"data":{...}}`
+or `payload: Error at O, skipping. MESSAGE`; the remote-log-metadata decoder prints no key and the record as
+`RemoteLogMetadataSerde` reads it, in its `toString()` form (`payload: RemoteLogSegmentMetadata{...}`, kept as
+text in `payload`).
 Records of control batches get their marker (`endTxnMarker: ...`, `LeaderChange: {...}`, `KRaftVersion {...}`...)
 and no contents. Only the standard library, like the rest of labkit.
 """
@@ -36,7 +42,9 @@ from typing import Any
 from labkit import build
 
 MAIN_CLASS = "org.apache.kafka.tools.DumpLogSegments"
-DECODERS = {"offsets": "--offsets-decoder", "cluster-metadata": "--cluster-metadata-decoder"}
+DECODERS = {"offsets": "--offsets-decoder", "cluster-metadata": "--cluster-metadata-decoder",
+            "transaction-log": "--transaction-log-decoder", "share-group-state": "--share-group-state-decoder",
+            "remote-log-metadata": "--remote-log-metadata-decoder"}
 TIMEOUT_S = 300
 DELETE = "<DELETE>"
 
@@ -58,6 +66,8 @@ _RECORD = re.compile(
 _END_TXN = re.compile(r" endTxnMarker: (?P<type>\w+) coordinatorEpoch: (?P<coordinatorEpoch>-?\d+)")
 _CONTROL_JSON = re.compile(r" (?P<type>LeaderChange:|SnapshotHeader|SnapshotFooter|KRaftVersion|KRaftVoters) (?=\{)")
 _CONTROL_OTHER = re.compile(r" controlType: (?P<type>\w+)\((?P<id>-?\d+)\)")
+# what the remote-log-metadata decoder prints: RemoteLogMetadataSerde's reading, as its toString() writes it
+_REMOTE_METADATA = re.compile(r"Remote(LogSegmentMetadata|LogSegmentMetadataUpdate|PartitionDeleteMetadata)\{")
 _TRAILING = re.compile(r"Found (\d+) invalid bytes at the end of (.*)$")
 _JSON = json.JSONDecoder()
 
@@ -217,6 +227,9 @@ def _contents(record: DumpedRecord, what: str, text: str, number: int) -> str:
         return text[end:]
     if what == "payload" and text == DELETE:
         record.tombstone = True
+        return ""
+    if what == "payload" and _REMOTE_METADATA.match(text):  # the remote-log-metadata decoder's toString()
+        record.payload = text
         return ""
     # text the decoder printed instead of JSON: it runs to the end of the line
     record.error = text

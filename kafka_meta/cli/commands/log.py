@@ -2,8 +2,9 @@
 
 Decoding goes by the partition's topic: ``__cluster_metadata`` records are KRaft metadata records
 (``kafka_meta.metadata_log``); those of Kafka's other internal topics (``__transaction_state``,
-``__share_group_state``...), which hold no group coordinator records, are printed undecoded; every other
-topic's are read as ``__consumer_offsets`` records (a copy of that topic may have been renamed).
+``__share_group_state``, ``__remote_log_metadata``), which hold no group coordinator records, by their topic's
+decoder (``kafka_meta.internal_topics``); every other topic's are read as ``__consumer_offsets`` records (a copy
+of that topic may have been renamed).
 
 Exit status (kafka_meta.cli.status): 1 when anything was damaged or did not decode, when an input is no log
 segment (another kind, empty, of no known kind), or when no segment was found; 2 for a path that does not

@@ -46,7 +46,8 @@ TABLE: dict[str, Deliberate] = {d.key: d for d in [
                "the project reads as the newest Kafka does",
                "docs/conformance.md (Deliberate differences)"),
     Deliberate("offsets-unknown-record-type",
-               "a __consumer_offsets record of a type no class describes: Kafka 4.4's serde throws "
+               "a coordinator log's record (__consumer_offsets, __transaction_state, __share_group_state) of a type "
+               "no class describes: Kafka 4.4's serde throws "
                "UnknownRecordTypeException (its loader skips the record); the project reads it as an UnknownRecord "
                "keeping the raw bytes (strict reading refuses it)",
                "a log reader reports every record it meets instead of dropping it",
@@ -75,6 +76,12 @@ TABLE: dict[str, Deliberate] = {d.key: d for d in [
                "refuses the others (any other type's spec can be loaded with kafka_meta.load_specs)",
                "the project reads the records it needs from the metadata log (feature levels, topic names)",
                "docs/kraft.md (Reading a metadata log)"),
+    Deliberate("remote-log-metadata-unknown-record-type",
+               "a __remote_log_metadata record of an apiKey no class describes: RemoteLogMetadataSerde throws "
+               "(Unknown metadata id); the project reads it as an UnknownRemoteLogMetadataRecord keeping the raw bytes "
+               "(strict reading refuses it)",
+               "a log reader reports every record it meets instead of dropping it",
+               "docs/internal-topics.md (`__remote_log_metadata`)"),
     Deliberate("streams-repeated-client-tag",
                "a SubscriptionInfo naming a client tag twice: Kafka Streams decodes it, but its clientTags() throws "
                "IllegalStateException (Collectors.toMap refuses a repeated key), failing the leader's assignment; the "
@@ -196,6 +203,13 @@ def recognise_metadata_record(ours: Any, kafka: Any, registered: set[int]) -> De
     """A deliberate difference between MetadataRecordSerde and the project's MetadataRecord."""
     if ours.refused is not None and kafka.refused is None and kafka.view["apiKey"] not in registered:
         return TABLE["metadata-unregistered-record-type"]
+    return None
+
+
+def recognise_remote_log_metadata(ours: Any, kafka: Any) -> Deliberate | None:
+    """A deliberate difference between the remote-log metadata serde and the project's reader of that topic."""
+    if ours.refused is None and ours.facts.get("unknown type") and "Unknown metadata id" in (kafka.refused or ""):
+        return TABLE["remote-log-metadata-unknown-record-type"]
     return None
 
 

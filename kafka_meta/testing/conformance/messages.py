@@ -38,7 +38,7 @@ def kafka_class(name: str, family: str) -> str | None:
         return None  # a layout Kafka has since changed or retired: no class of 4.4 describes it
     if family == "protocol":
         return name + "Data"
-    if family in ("consumer", "offsets", "metadata") or name == "EndTxnMarker":
+    if family in ("consumer", "offsets", "transaction-log", "share-state", "metadata") or name == "EndTxnMarker":
         return name
     return None
 

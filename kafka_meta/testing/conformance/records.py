@@ -1,4 +1,4 @@
-"""Records as Kafka's logs hold them, through the serdes its coordinator and its metadata log use (the peer's
+"""Records as Kafka's logs hold them, through the serdes its coordinators and its metadata log use (the peer's
 ``records.*``).
 
 * ``__consumer_offsets``: every record type, key and value together, tombstones included, through
@@ -6,8 +6,13 @@
   project reads logs by default). Kafka 4.4 refuses record types and value versions it has no class for (its
   loader skips such records); the project reads them (the retired types with their older layouts, newer versions
   KIP-915 style), which the deliberate differences name.
+* ``__transaction_state`` and ``__share_group_state``: the same, through ``TransactionCoordinatorRecordSerde`` and
+  ``ShareCoordinatorRecordSerde`` against :mod:`kafka_meta.internal_topics` (the same catalogue reader).
 * the metadata log's frame: ``MetadataRecordSerde`` against the project's ``MetadataRecord``, for the records the
   project registers (FeatureLevelRecord and TopicRecord).
+* ``__remote_log_metadata``: the same frame around tiered storage's four record types, through the remote-log
+  metadata records' ``BytesApiMessageSerde`` against the project's reader of that topic
+  (:func:`kafka_meta.internal_topics.remote_log_metadata.decode_record`).
 
 A record travels through the engine as one byte string: the key's length (4 bytes), the key, then, unless it is a
 tombstone, a 1 and the value.
@@ -16,13 +21,17 @@ tombstone, a 1 and the value.
 from __future__ import annotations
 
 import random
-from functools import cache
+from collections.abc import Callable
 from typing import Any
 
 from kafka_meta.errors import EncodeError, KafkaMetaError
+from kafka_meta.formats import share_state, transaction_log
 from kafka_meta.formats.catalogue import REGISTRY
-from kafka_meta.formats.offsets import CURRENT, build_catalog
+from kafka_meta.formats.family import CoordinatorLog, build_catalog
+from kafka_meta.formats.offsets import LOG as OFFSETS
 from kafka_meta.golden.subjects import present_only
+from kafka_meta.internal_topics import remote_log_metadata
+from kafka_meta.internal_topics.coordinator_log import decode as decode_coordinator_record
 from kafka_meta.offsets import decode_record
 from kafka_meta.offsets.records import UnknownRecord
 from kafka_meta.testing.conformance import deliberate as why
@@ -52,13 +61,45 @@ def json_of(message: Any, fmt: Any, layout_version: int) -> Any:
     return kafka_form(present_only(message.to_json_dict(), layout), layout)
 
 
+Reader = Callable[[bytes, "bytes | None"], Any]
+
+
+def read_offsets(key: bytes, value: bytes | None) -> Any:
+    """The production reader of ``__consumer_offsets`` (its nest aside: the serde does not read it)."""
+    return decode_record(key, value, nested=False)
+
+
+class Coordinator:
+    """A coordinator log compared with its serde: the log, the peer's operations (``records.<op>.*``), the serde's
+    name, the project's reader of its records, and the log's catalogue."""
+
+    def __init__(self, log: CoordinatorLog, op: str, serde: str, reader: Reader) -> None:
+        self.log, self.op, self.serde, self.reader = log, op, serde, reader
+        self.catalog = build_catalog(REGISTRY, log)
+
+
+def coordinators() -> list[Coordinator]:
+    def reader_of(log: CoordinatorLog) -> Reader:
+        return lambda key, value: decode_coordinator_record(log, key, value, False)
+
+    return [Coordinator(OFFSETS, "group", "GroupCoordinatorRecordSerde", read_offsets),
+            Coordinator(transaction_log.LOG, "transaction", "TransactionCoordinatorRecordSerde",
+                        reader_of(transaction_log.LOG)),
+            Coordinator(share_state.LOG, "share", "ShareCoordinatorRecordSerde", reader_of(share_state.LOG))]
+
+
 class GroupRecordSubject(Subject):
+    """A coordinator's record type (``__consumer_offsets``' and the others'), key and value through its serde."""
+
     family = "Records"
 
-    def __init__(self, number: int, record: Any, versions: list[int], known_to_kafka: bool) -> None:
+    def __init__(self, number: int, record: Any, versions: list[int], known_to_kafka: bool,
+                 coordinator: Coordinator | None = None) -> None:
+        self.coordinator = coordinator or coordinators()[0]
+        self.current = self.coordinator.log.current
         self.number = number
         self.record = record
-        self.name = f"{record.name} record (GroupCoordinatorRecordSerde)"
+        self.name = f"{record.name} record ({self.coordinator.serde})"
         self.types = (record.key.name, record.values.name, record.name)
         self.key_fmt = record.key
         self.value_fmt = record.values.variants[0].format  # the current layout
@@ -79,7 +120,7 @@ class GroupRecordSubject(Subject):
         value_plain = None if value is None else strip_unknown(value, value_tree)
         request: dict[str, Any] | None = None
         if self.known_to_kafka:
-            request = {"op": "records.group.serialize", "recordType": self.number,
+            request = {"op": f"records.{self.coordinator.op}.serialize", "recordType": self.number,
                        "key": from_plain(key_plain, key_tree), "version": version,
                        "value": None if value_plain is None else from_plain(value_plain, value_tree)}
         try:
@@ -110,7 +151,8 @@ class GroupRecordSubject(Subject):
 
     def kafka_read_request(self, data: bytes, drawn: Drawn) -> dict[str, Any]:
         key, value = unpack(data)
-        return {"op": "records.group.deserialize", "key": key.hex(), "value": None if value is None else value.hex()}
+        return {"op": f"records.{self.coordinator.op}.deserialize", "key": key.hex(),
+                "value": None if value is None else value.hex()}
 
     def kafka_read(self, answer: Answer, drawn: Drawn) -> Read:
         if not answer.ok:
@@ -123,16 +165,18 @@ class GroupRecordSubject(Subject):
 
     def our_read(self, data: bytes, drawn: Drawn, explain: bool = True) -> Read:
         key, value = unpack(data)
-        record = decode_record(key, value, nested=False)
+        record = self.coordinator.reader(key, value)
         if isinstance(record, UnknownRecord):
             return Read({"recordType": record.record_type}, facts={"unknown type": True})
-        facts = {"variant": record.value_variant, "read forward": record.read_forward, "retired": record.retired}
-        key_fmt = _catalog()[record.record_type].key  # damage may have made it a record of another type
+        # the current layouts' label is the log's own: the deliberate differences know no label but offsets'
+        variant = None if record.value_variant == self.current else record.value_variant
+        facts = {"variant": variant, "read forward": record.read_forward, "retired": record.retired}
+        key_fmt = self._catalog()[record.record_type].key  # damage may have made it a record of another type
         view: dict[str, Any] = {"recordType": record.record_type, "key": json_of(record.key, key_fmt, 0),
                                 "version": None, "value": None, "keyRemaining": len(record.key.unknown_trailing),
                                 "valueRemaining": None}
         if record.value is not None:
-            layout_fmt = _layout_format(record)
+            layout_fmt = self._layout_format(record)
             header = layout_fmt.header(value)
             view.update(version=record.value_version,
                         value=json_of(record.value, layout_fmt, header.layout_version),
@@ -183,8 +227,8 @@ class GroupRecordSubject(Subject):
         """The newest value version of the record type the key names (damage may have made it another type's),
         as Kafka 4.4 knows it: this subject's covered versions for its own type, the current layout's for another
         type that has one (the same as Kafka 4.4's); None for a retired or unknown type."""
-        rt = _catalog().get(int.from_bytes(key[:2], "big", signed=True)) if len(key) >= 2 else None
-        if rt is None or not any(v.label == CURRENT for v in rt.values.variants):
+        rt = self._catalog().get(int.from_bytes(key[:2], "big", signed=True)) if len(key) >= 2 else None
+        if rt is None or not any(v.label == self.current for v in rt.values.variants):
             return None
         if rt.number == self.number and self.known_to_kafka:
             return self.versions[-1]
@@ -219,10 +263,10 @@ class GroupRecordSubject(Subject):
         """What the bytes of a record the project refused are, read from its framing alone: a retired record type's
         (``retired``), or a value of a version newer than the project knows (``read forward``)."""
         key, value = unpack(data)
-        rt = _catalog().get(int.from_bytes(key[:2], "big", signed=True)) if len(key) >= 2 else None
+        rt = self._catalog().get(int.from_bytes(key[:2], "big", signed=True)) if len(key) >= 2 else None
         if rt is None:
             return {}
-        if not any(v.label == CURRENT for v in rt.values.variants):
+        if not any(v.label == self.current for v in rt.values.variants):
             return {"retired": True}
         newest = max(rt.values.variants[0].format.versions)
         newer = value is not None and len(value) >= 2 and int.from_bytes(value[:2], "big", signed=True) > newest
@@ -233,12 +277,12 @@ class GroupRecordSubject(Subject):
         same bytes with the current layout only (Kafka 4.4's one layout); ``forward``: a value of a newer version
         read as the newest, shown with the version on the wire (as Kafka's class reads it when asked to)."""
         variant = ours.facts.get("variant")
-        if ours.refused is not None or variant in (None, CURRENT):
+        if ours.refused is not None or variant in (None, self.current):
             return None
         _key, value = unpack(data)
         number = ours.view["recordType"]
-        current = _catalog()[number].values.variants[0]
-        if value is None or current.label != CURRENT:
+        current = self._catalog()[number].values.variants[0]
+        if value is None or current.label != self.current:
             return None
         newest = max(current.format.versions)
         if forward and len(value) >= 2 and int.from_bytes(value[:2], "big", signed=True) > newest:
@@ -256,10 +300,10 @@ class GroupRecordSubject(Subject):
     def _value_format(self, data: bytes) -> tuple[Any, bytes | None, Any]:
         """The current layout's format of the record's type (as its key says), the value, and the key read."""
         key, value = unpack(data)
-        record = decode_record(key, None, nested=False)
+        record = self.coordinator.reader(key, None)
         if isinstance(record, UnknownRecord):
             raise KafkaMetaError("unknown record type")
-        return _catalog()[record.record_type].values.variants[0].format, value, record
+        return self._catalog()[record.record_type].values.variants[0].format, value, record
 
     def production_situation(self, ours: Read, data: bytes) -> Read:
         """``ours`` with the unknown tagged fields the production reader kept in the value, or whether its refusal
@@ -299,7 +343,7 @@ class GroupRecordSubject(Subject):
         parsed, end, tree = tag_rule.parse_tree(value_fmt, value, None, kafka_tags, misfits)
         if tree is None:
             return Read(refused=str(parsed), facts={"tag misfits": misfits}, error=parsed)
-        key_fmt = _catalog()[record.record_type].key
+        key_fmt = self._catalog()[record.record_type].key
         return Read({"recordType": record.record_type, "key": json_of(record.key, key_fmt, 0),
                      "version": int.from_bytes(value[:2], "big", signed=True),
                      "value": from_plain(parsed, tree),
@@ -307,17 +351,15 @@ class GroupRecordSubject(Subject):
                     facts={"tag misfits": misfits, "unknown tags": tag_rule.unknown_in_plain(parsed, tree)})
 
 
-@cache
-def _catalog() -> dict[int, Any]:
-    return build_catalog(REGISTRY)
+    def _catalog(self) -> dict[int, Any]:
+        return self.coordinator.catalog  # type: ignore[no-any-return]
 
-
-def _layout_format(record: Any) -> Any:
-    rt = _catalog()[record.record_type]
-    for variant in rt.values.variants:
-        if variant.label == record.value_variant:
-            return variant.format
-    return rt.values.variants[0].format
+    def _layout_format(self, record: Any) -> Any:
+        rt = self._catalog()[record.record_type]
+        for variant in rt.values.variants:
+            if variant.label == record.value_variant:
+                return variant.format
+        return rt.values.variants[0].format
 
 
 class MetadataRecordSubject(Subject):
@@ -327,8 +369,10 @@ class MetadataRecordSubject(Subject):
     name = f"{METADATA_RECORD} (MetadataRecordSerde)"
     types = (METADATA_RECORD,)
 
-    def __init__(self, bodies: dict[int, tuple[Any, list[int]]]) -> None:
-        self.fmt = REGISTRY.get(METADATA_RECORD)
+    op = "metadata"  # the peer's records.<op>.* operations
+
+    def __init__(self, bodies: dict[int, tuple[Any, list[int]]], fmt: Any = None) -> None:
+        self.fmt = fmt or REGISTRY.get(METADATA_RECORD)
         self.bodies = bodies  # apiKey -> (format, versions)
         self.sampler: Sampler | None = None
 
@@ -348,14 +392,14 @@ class MetadataRecordSubject(Subject):
         except EncodeError as e:
             ours = written = None
             refusal = str(e)
-        request = {"op": "records.metadata.serialize", "apiKey": api_key, "version": version,
+        request = {"op": f"records.{self.op}.serialize", "apiKey": api_key, "version": version,
                    "json": from_plain(plain, tree)}
         return Drawn(version, frame, ours, refusal, request,
                      {"apiKey": api_key, "version": version, "json": from_plain(body, tree)}, written=written,
                      expected_written={"apiKey": api_key, "version": version, "json": from_plain(plain, tree)})
 
     def kafka_read_request(self, data: bytes, drawn: Drawn) -> dict[str, Any]:
-        return {"op": "records.metadata.deserialize", "hex": data.hex()}
+        return {"op": f"records.{self.op}.deserialize", "hex": data.hex()}
 
     def kafka_read(self, answer: Answer, drawn: Drawn) -> Read:
         if not answer.ok:
@@ -365,30 +409,46 @@ class MetadataRecordSubject(Subject):
 
     def our_read(self, data: bytes, drawn: Drawn, explain: bool = True) -> Read:
         message = self.fmt.decode(data)
-        body_fmt = self.bodies[message.api_key][0]
-        return Read({"apiKey": message.api_key, "version": message.record_version,
-                     "json": json_of(message.record, body_fmt, body_fmt.layout_slot(message.record_version))})
+        return self.view_of(message.api_key, message.record_version, message.record)
+
+    def view_of(self, api_key: int, version: int, record: Any) -> Read:
+        body_fmt = self.bodies[api_key][0]
+        return Read({"apiKey": api_key, "version": version,
+                     "json": json_of(record, body_fmt, body_fmt.layout_slot(version))})
 
     def deliberate(self, ours: Read, kafka: Read, data: bytes, drawn: Drawn) -> why.Deliberate | None:
         return why.recognise_metadata_record(ours, kafka, set(self.bodies))
 
 
+class RemoteLogMetadataSubject(MetadataRecordSubject):
+    """``__remote_log_metadata`` records: the metadata log's frame around tiered storage's record types, read by
+    the project's reader of that topic (:func:`kafka_meta.internal_topics.remote_log_metadata.decode_record`)."""
+
+    op = "remote"
+    name = "RemoteLogMetadata (RemoteLogMetadataSerde's BytesApiMessageSerde)"
+
+    def __init__(self) -> None:
+        bodies = {}
+        for name in remote_log_metadata.REGISTRY.names():
+            fmt = remote_log_metadata.body_format(name)
+            bodies[fmt.spec.api_key] = (fmt, list(fmt.versions))
+        self.types = (*sorted(remote_log_metadata.REGISTRY.names()), "RemoteLogMetadata")
+        super().__init__(bodies, remote_log_metadata.frame_format())
+
+    def our_read(self, data: bytes, drawn: Drawn, explain: bool = True) -> Read:
+        record = remote_log_metadata.decode_record(None, data)
+        if isinstance(record, remote_log_metadata.UnknownRemoteLogMetadataRecord):
+            return Read({"apiKey": record.api_key}, facts={"unknown type": True})
+        return self.view_of(record.api_key, record.record_version, record.record)
+
+    def deliberate(self, ours: Read, kafka: Read, data: bytes, drawn: Drawn) -> why.Deliberate | None:
+        return why.recognise_remote_log_metadata(ours, kafka)
+
+
 def subjects(peer: Peer, types: set[str] | None) -> list[Subject]:
     out: list[Subject] = []
-    for number, rt in build_catalog(REGISTRY).items():
-        subject_types = {rt.key.name, rt.values.name, rt.name}
-        if types is not None and not subject_types & types:
-            continue
-        current = [v for v in rt.values.variants if v.label == CURRENT]
-        if current:
-            cover = coverage(peer, rt.values.name, list(current[0].format.versions))
-            versions = sorted(v for v, release in cover.releases.items() if release is None)
-            out.append(GroupRecordSubject(number, rt, versions or list(current[0].format.versions), bool(versions)))
-        else:  # a retired record type: Kafka 4.4 has no class for it, so only its reading is compared
-            retired = GroupRecordSubject(number, rt, list(rt.values.variants[0].format.versions), False)
-            retired.apart = (f"record type {number} is retired: Kafka 4.4 has no class for it "
-                             "(UnknownRecordTypeException), so no value of it is compared with Kafka's")
-            out.append(retired)
+    for coordinator in coordinators():
+        out += coordinator_subjects(peer, types, coordinator)
     if types is None or METADATA_RECORD in types:
         bodies = {}
         for fmt in REGISTRY.formats():
@@ -396,4 +456,27 @@ def subjects(peer: Peer, types: set[str] | None) -> list[Subject]:
             if getattr(fmt, "family", None) == "metadata" and spec is not None and spec.api_key is not None:
                 bodies[spec.api_key] = (fmt, list(fmt.versions))
         out.append(MetadataRecordSubject(bodies))
+    remote = RemoteLogMetadataSubject()
+    if types is None or set(remote.types) & types:
+        out.append(remote)
+    return out
+
+
+def coordinator_subjects(peer: Peer, types: set[str] | None, coordinator: Coordinator) -> list[Subject]:
+    out: list[Subject] = []
+    for number, rt in coordinator.catalog.items():
+        subject_types = {rt.key.name, rt.values.name, rt.name}
+        if types is not None and not subject_types & types:
+            continue
+        current = [v for v in rt.values.variants if v.label == coordinator.log.current]
+        if current:
+            cover = coverage(peer, rt.values.name, list(current[0].format.versions))
+            versions = sorted(v for v, release in cover.releases.items() if release is None)
+            out.append(GroupRecordSubject(number, rt, versions or list(current[0].format.versions), bool(versions),
+                                          coordinator))
+        else:  # a retired record type: Kafka 4.4 has no class for it, so only its reading is compared
+            retired = GroupRecordSubject(number, rt, list(rt.values.variants[0].format.versions), False, coordinator)
+            retired.apart = (f"record type {number} is retired: Kafka 4.4 has no class for it "
+                             "(UnknownRecordTypeException), so no value of it is compared with Kafka's")
+            out.append(retired)
     return out
