@@ -37,15 +37,21 @@ from typing import Any
 
 from kafka_meta.analysis.findings import Finding
 from kafka_meta.analysis.timeline import Evidence
+from kafka_meta.internal_topics.transaction_log import state_name
 
-STATES = {0: "Empty", 1: "Ongoing", 2: "PrepareCommit", 3: "PrepareAbort", 4: "CompleteCommit",
-          5: "CompleteAbort", 6: "Dead", 7: "PrepareEpochFence"}
-ONGOING, PREPARE_COMMIT, PREPARE_ABORT, COMPLETE_COMMIT, COMPLETE_ABORT, PREPARE_EPOCH_FENCE = 1, 2, 3, 4, 5, 7
+EMPTY, ONGOING, PREPARE_COMMIT, PREPARE_ABORT = 0, 1, 2, 3
+COMPLETE_COMMIT, COMPLETE_ABORT, PREPARE_EPOCH_FENCE = 4, 5, 7
+# an Empty this soon after an abort is the initTransactions that caused it (the coordinator aborts the old
+# instance's transaction and answers the new one as soon as the markers are written: milliseconds); a producer
+# restarted after its own abort takes longer than this to start
+FENCE_WINDOW_MS = 1000
 UNDECIDED = frozenset({ONGOING, PREPARE_COMMIT, PREPARE_ABORT, PREPARE_EPOCH_FENCE})
 
 
-def state_name(status: int | None) -> str:
-    return STATES.get(status, f"state {status}") if status is not None else "removed"
+def _state(status: int | None) -> str:
+    if status is None:
+        return "removed"
+    return state_name(status) or f"state {status}"
 
 
 @dataclass
@@ -96,7 +102,9 @@ class TransactionalId:
     transactions: list[Transaction] = field(default_factory=list)
     state: str = "Empty"
     timeout_ms: int | None = None
-    fenced: list[tuple[ProducerEpoch, ProducerEpoch, Evidence | None]] = field(default_factory=list)
+    # (the fenced producer, the epoch after it, where, why)
+    fenced: list[tuple[ProducerEpoch, ProducerEpoch, Evidence | None, str]] = field(default_factory=list)
+    last_abort: tuple[Transaction, int | None] | None = None  # an abort that a new instance's Empty may explain
 
     @property
     def current(self) -> Transaction | None:
@@ -107,7 +115,8 @@ class TransactionalId:
         return {"transactionalId": self.transactional_id, "state": self.state, "timeoutMs": self.timeout_ms,
                 "epochs": [e.to_json() for e in self.epochs],
                 "transactions": [t.to_json() for t in self.transactions],
-                "fenced": [{"from": old.to_json(), "by": new.to_json()} for old, new, _ in self.fenced]}
+                "fenced": [{"from": old.to_json(), "by": new.to_json(), "why": why}
+                           for old, new, _, why in self.fenced]}
 
 
 @dataclass
@@ -183,15 +192,12 @@ class TransactionHistory:
         producer, epoch = value["producerId"], value["producerEpoch"]
         status, updated = value["transactionStatus"], value.get("transactionLastUpdateTimestampMs")
         self.seen(updated)
-        life.state, life.timeout_ms = state_name(status), value.get("transactionTimeoutMs")
+        life.state, life.timeout_ms = _state(status), value.get("transactionTimeoutMs")
         previous = life.epochs[-1] if life.epochs else None
+        now = ProducerEpoch(producer, epoch, updated)
         if previous is None or (previous.producer_id, previous.producer_epoch) != (producer, epoch):
-            now = ProducerEpoch(producer, epoch, updated)
-            # a newer epoch aborting the transaction the older one had open: that producer is fenced
-            ongoing = life.current is not None and life.current.last_state == "Ongoing"
-            if previous is not None and (status == PREPARE_EPOCH_FENCE or (ongoing and status == PREPARE_ABORT)):
-                life.fenced.append((previous, now, where))
             life.epochs.append(now)
+        self._fencing(life, value, now, where)
         current = life.current
         if status == ONGOING:
             if current is None or (value.get("transactionStartTimestampMs") not in (None, -1, current.start_ms)):
@@ -204,16 +210,51 @@ class TransactionHistory:
             current.producer_id, current.producer_epoch = producer, epoch
         elif status in UNDECIDED and current is not None:
             current.partitions |= _partitions(value)
-            current.last_state = state_name(status)
+            current.last_state = _state(status)
         elif status in (COMPLETE_COMMIT, COMPLETE_ABORT) and current is not None:
             current.outcome = "committed" if status == COMPLETE_COMMIT else "aborted"
-            current.last_state, current.end_ms = state_name(status), updated
+            current.last_state, current.end_ms = _state(status), updated
         elif status in (PREPARE_COMMIT, PREPARE_ABORT) and current is None:
             # its Ongoing records lie before what was read (an older segment deleted): known from here on
             current = Transaction(transactional_id, producer, epoch, value.get("transactionTimeoutMs", 0),
                                   value.get("transactionStartTimestampMs"), _partitions(value),
-                                  last_state=state_name(status), evidence=where)
+                                  last_state=_state(status), evidence=where)
             life.transactions.append(current)
+
+    def _fencing(self, life: TransactionalId, value: Mapping[str, Any], now: ProducerEpoch,
+                 where: Evidence | None) -> None:
+        """Whether this record fences the producer of the transaction it ends.
+
+        A producer's own abort keeps its epoch under transaction version 1 and bumps it under version 2 (which
+        bumps it at every end), so the epoch alone cannot tell. What does: an abort under version 1 with a newer
+        epoch, an abort past the transaction's timeout (the coordinator's), or an abort followed at once by an
+        ``Empty`` of a newer epoch: a new instance's ``initTransactions``, which made the coordinator abort the
+        old instance's transaction first (:data:`FENCE_WINDOW_MS`).
+        """
+        status, updated = value["transactionStatus"], value.get("transactionLastUpdateTimestampMs")
+        current = life.current
+        if status == PREPARE_EPOCH_FENCE and current is not None:
+            life.fenced.append((_epoch_of(current), now, where, "the coordinator fenced its epoch"))
+        elif status == PREPARE_ABORT and current is not None and current.last_state == "Ongoing":
+            started, timeout = current.start_ms, current.timeout_ms
+            if started not in (None, -1) and updated is not None and timeout > 0 and updated - started >= timeout:
+                life.fenced.append((_epoch_of(current), now, where,
+                                    f"the coordinator aborted its transaction past transaction.timeout.ms "
+                                    f"({timeout / 1000:g} s)"))
+            elif value.get("clientTransactionVersion", 0) < 2 and now.producer_epoch > current.producer_epoch:
+                life.fenced.append((_epoch_of(current), now, where, "a newer epoch aborted its transaction"))
+            else:
+                life.last_abort = (current, updated)
+            return
+        elif status == EMPTY and life.last_abort is not None:
+            aborted, at = life.last_abort
+            if (updated is not None and at is not None and 0 <= updated - at <= FENCE_WINDOW_MS
+                    and (now.producer_id, now.producer_epoch) != (aborted.producer_id, aborted.producer_epoch)):
+                life.fenced.append((_epoch_of(aborted), now, where,
+                                    "another instance with the same transactional.id started (initTransactions) "
+                                    "while its transaction was ongoing"))
+        if status != PREPARE_ABORT and status not in (COMPLETE_ABORT,):
+            life.last_abort = None
 
     def open_partition(self, row: Mapping[str, Any]) -> None:
         """A partition's summary (the ``partition`` rows of a log directory's user topics): its transactional
@@ -235,13 +276,13 @@ class TransactionHistory:
                 held = [p for p in self.open_partitions if p.producer_id == txn.producer_id]
                 named.update((p.topic, p.partition) for p in held)
                 report.findings.append(self._hanging(txn, held))
-            for old, new, where in life.fenced:
+            for old, new, where, why in life.fenced:
                 report.findings.append(Finding(
                     "fenced-producer", "warning", _id_label(life.transactional_id),
-                    f"producer {old.producer_id} epoch {old.producer_epoch} was fenced by epoch {new.producer_epoch}"
-                    f"{_producer_text(old, new)} while its transaction was ongoing: another instance with the same "
-                    "transactional.id started (or the coordinator aborted the transaction past its timeout); the "
-                    "older instance's writes and offset commits are refused", _seconds(new.since_ms),
+                    f"producer {old.producer_id} epoch {old.producer_epoch} was fenced ({why}); its transaction was "
+                    f"aborted and its writes and offset commits are refused from epoch {new.producer_epoch}"
+                    f"{_producer_text(old, new)} on (ProducerFencedException): two instances sharing an id, or a "
+                    "zombie that outlived its replacement", _seconds(new.since_ms),
                     evidence=[where] if where else [], transactional_id=life.transactional_id))
         for p in self.open_partitions:
             if (p.topic, p.partition) in named:
@@ -274,6 +315,10 @@ class TransactionHistory:
             + (f" ({where})" if where else ""), _seconds(txn.start_ms),
             evidence=[txn.evidence] if txn.evidence else [], transactional_id=txn.transactional_id,
             partitions=partitions)
+
+
+def _epoch_of(txn: Transaction) -> ProducerEpoch:
+    return ProducerEpoch(txn.producer_id, txn.producer_epoch, txn.start_ms)
 
 
 def _id_label(transactional_id: str) -> str:

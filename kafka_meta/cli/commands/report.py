@@ -48,6 +48,7 @@ def run_report(args: argparse.Namespace) -> int:
     from kafka_meta.analysis.findings import Thresholds
     from kafka_meta.analysis.inventory import RecordInventory, take_inputs
     from kafka_meta.analysis.report import AnalysisReport
+    from kafka_meta.analysis.transaction_feed import transactions_of
     from kafka_meta.inputs import read
 
     if args.storm_rounds < 2 or args.storm_window <= 0 or args.eager_pause < 0 or args.stuck_rounds < 1:
@@ -59,6 +60,7 @@ def run_report(args: argparse.Namespace) -> int:
     report = AnalysisReport(unreadable=[str(u) for u in inputs.unreadable], damage=inputs.problems)
     inventory = RecordInventory(report)  # counted in the timeline's reading: every record is decoded once
     report.timeline = build_timeline(inputs.exchanges, inputs.offsets, thresholds, observer=inventory)
+    report.timeline.transactions = transactions_of(inputs.offsets, inputs.partitions, report.timeline.errors)
     take_inputs(inventory.finish(), exchanges=inputs.exchanges, payloads=inputs.payloads)
     if args.output:
         from kafka_meta.report.html import write_html

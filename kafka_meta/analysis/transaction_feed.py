@@ -1,0 +1,54 @@
+"""The rows a report reads, fed to the transaction history: ``__transaction_state`` records decoded by their
+topic's decoder, user topics' partition summaries, and every record's time (where the inputs end)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from kafka_meta.analysis.generations import record_bytes
+from kafka_meta.analysis.timeline import Evidence
+from kafka_meta.analysis.transactional_ids import TransactionHistory, TransactionsReport
+from kafka_meta.errors import KafkaMetaError
+from kafka_meta.internal_topics import transaction_log
+from kafka_meta.offsets import CoordinatorRecord
+
+
+def _ms(value: Any) -> int | None:
+    """A row's timestamp in epoch milliseconds: a number as the readers give it, or Spark's datetime."""
+    if isinstance(value, dt.datetime):
+        return int(value.timestamp() * 1000)
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return int(value)
+    return None
+
+
+def transactions_of(rows: Iterable[Mapping[str, Any]], partitions: Iterable[Mapping[str, Any]] = (),
+                    errors: list[str] | None = None) -> TransactionsReport | None:
+    """The transaction story of the rows (None when they hold no ``__transaction_state`` record and no open
+    transaction of a partition): a record that does not read is said in ``errors`` with its place."""
+    history, states = TransactionHistory(), 0
+    for row in rows:
+        ms = _ms(row.get("timestamp"))
+        history.seen(ms)
+        if row.get("topic") != transaction_log.TOPIC or row.get("control"):
+            continue
+        where = Evidence(file=row.get("_file"), offset=row.get("offset"), line=row.get("_line"),
+                         ts=ms / 1000 if ms is not None else None)
+        try:
+            record = transaction_log.decode_record(record_bytes(row.get("key")), record_bytes(row.get("value")))
+        except (KafkaMetaError, ValueError) as e:
+            if errors is not None:
+                errors.append(f"{where}: {e}")
+            continue
+        if not isinstance(record, CoordinatorRecord):
+            continue  # a record type of a newer Kafka: counted where records are counted
+        value = None if record.value is None else record.value.model_dump(by_alias=True, mode="json")
+        history.state(record.key.transactional_id, value, ms, where)
+        states += 1
+    held = 0
+    for row in partitions:
+        history.open_partition(row)
+        held += len(row.get("openTransactions") or [])
+    return history.finish() if states or held else None
