@@ -29,7 +29,13 @@ from kafka_meta.log import LogSummary, Record, Segment, SegmentDamage, SegmentRe
 from kafka_meta.log.compression import Inflater
 from kafka_meta.log.files import segment_reads
 from kafka_meta.log.segment import as_events
-from kafka_meta.metadata_log import UnknownMetadataRecord, decode_metadata_record, metadata_record_json
+from kafka_meta.metadata_log import (
+    UnknownMetadataRecord,
+    control_record_json,
+    decode_control_record,
+    decode_metadata_record,
+    metadata_record_json,
+)
 from kafka_meta.offsets.plain_render import PlainRenderer
 from kafka_meta.offsets.render import RecordStats, b64_or_none, group_of_json
 
@@ -61,6 +67,7 @@ class MetadataStats:
 
     def __init__(self) -> None:
         self.per_type: Counter[str] = Counter()
+        self.control: Counter[str] = Counter()
         self.records = self.unknown = self.errors = 0
 
     def add(self, record: Any) -> None:
@@ -70,12 +77,17 @@ class MetadataStats:
         else:
             self.per_type[record.record_type] += 1
 
+    def add_control(self, type_name: str) -> None:
+        self.control[type_name] += 1
+
     def merge(self, other: MetadataStats) -> None:
         add_counts(self, other)
 
     def summary(self) -> str:
         types = ", ".join(f"{name} {n}" for name, n in sorted(self.per_type.items()))
-        return (f"metadata records {self.records} ({types or 'none decoded'}); unknown apiKey {self.unknown}; "
+        control = ", ".join(f"{name} {n}" for name, n in sorted(self.control.items()))
+        return (f"metadata records {self.records} ({types or 'none decoded'}); control records "
+                f"{sum(self.control.values())}{f' ({control})' if control else ''}; unknown apiKey {self.unknown}; "
                 f"errors {self.errors}")
 
 
@@ -125,11 +137,11 @@ class SegmentPrinter:
         for event in as_events(segment_reads(segment, self.reader)):
             summary.add(event)
             if isinstance(event, Record):
-                if event.control or not (metadata_log or undecodable):
-                    # control records are markers of the same layout in every topic, read as markers
-                    self.record(segment, event, dump, partition)
-                elif metadata_log:
+                if metadata_log:  # its records and control records (the KRaft log's own) alike
                     self.metadata_record(segment, event, dump)
+                elif event.control or not undecodable:
+                    # control records elsewhere are transaction markers of the same layout in every topic
+                    self.record(segment, event, dump, partition)
                 else:
                     dump.undecoded[segment.topic] += 1  # no layouts for them: as they are, never of a group
                     if options.group is None:
@@ -143,18 +155,25 @@ class SegmentPrinter:
         summary.bytes += segment.size
 
     def metadata_record(self, segment: Segment, record: Record, dump: SegmentDump) -> None:
-        """A record of the metadata log: decoded with --decode; with --group alone, left out (it has no group)."""
+        """A record of the metadata log (or a control record of it, read as its key's type says): decoded with
+        --decode; with --group alone, left out (it has no group)."""
         at = {**where(segment, record.offset), "timestamp": record.timestamp}
         try:
-            decoded = decode_metadata_record(record.value, strict=self.options.strict)
+            if record.control:
+                control = decode_control_record(record.key, record.value, strict=self.options.strict)
+                dump.metadata.add_control(control.type_name)
+                line = control_record_json(control)
+            else:
+                decoded = decode_metadata_record(record.value, strict=self.options.strict)
+                dump.metadata.add(decoded)
+                line = metadata_record_json(decoded)
         except KafkaMetaError as e:
             dump.metadata.errors += 1
             dump.notes.append(f"{segment.path}, offset {record.offset}: {e}")
             emit_json({**at, "_error": str(e)})
             return
-        dump.metadata.add(decoded)
         if self.options.group is None:
-            emit_json({**at, **metadata_record_json(decoded)})
+            emit_json({**at, **line})
 
     def record(self, segment: Segment, record: Record, dump: SegmentDump, partition: str) -> None:
         """One record, decoded when asked (``partition``: the line's start, naming the record's partition)."""
