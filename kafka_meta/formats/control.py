@@ -14,12 +14,14 @@ from kafka_meta.formats.family import Family, FormatPlugin
 from kafka_meta.kraft.control import KRAFT_VALUES, MARKERS
 from kafka_meta.spec.model import MessageSpec
 
-__all__ = ["MARKERS", "PLUGIN"]
+KRAFT_CONTROL_VALUES = KRAFT_VALUES  # the KRaft control records' value types (LeaderChangeMessage...)
+
+__all__ = ["KRAFT_CONTROL_VALUES", "MARKERS", "PLUGIN"]
 
 
 def _framing(spec: MessageSpec) -> Framing:
     """Unframed for the KRaft control values (read at a version the reader supplies), an int16 prefix else."""
-    if spec.name in KRAFT_VALUES:
+    if spec.name in KRAFT_CONTROL_VALUES:
         return Unframed(ForwardPolicy.RANGES)
     return Int16Prefixed(ForwardPolicy.CLAMP)
 
