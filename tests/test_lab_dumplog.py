@@ -31,7 +31,7 @@ import pytest
 from conftest import need_shared
 from kafka_json import NotKafkas, kafka_spec, kafka_view, upper_snake
 from lab_recordings import committed_params, fresh_recording, metadata_segments, offsets_segments
-from test_lab_metadata_records import control_mismatch, jar_specs
+from test_lab_metadata_records import control_mismatch, jar_specs, record_mismatch
 
 import kafka_meta as km
 from kafka_meta.cli.main import main
@@ -376,21 +376,10 @@ def metadata_mismatch(kafka, row: dict[str, Any], specs: dict[str, MessageSpec])
         return None if "_error" in row else f"Kafka: {kafka.error!r}; kafka_meta read {row}"
     payload = kafka.payload
     spec = specs.get(payload["type"])
-    if spec is None or row.get("apiKey") != spec.api_key or row.get("recordVersion") != payload["version"]:
-        # Rule: Kafka prints the record type's name, kafka_meta its apiKey: Kafka's own specs map one to the other.
-        return (f"Kafka {payload['type']} v{payload['version']} vs apiKey {row.get('apiKey')} "
-                f"v{row.get('recordVersion')}")
-    ours = declared_metadata_types().get(spec.api_key)
-    if ours is None:
-        # Rule: kafka_meta declares the metadata records rebalances depend on; the others it keeps as bytes.
+    if spec is not None and spec.api_key not in declared_metadata_types():
+        # Rule: a record type kafka_meta does not declare (none of Kafka 4.4's) is kept as bytes.
         return None if row.get("unknown") else f"kafka_meta decoded {payload['type']}: {row}"
-    if row.get("recordType") != ours or ours != spec.name:
-        return f"Kafka read a {spec.name}, kafka_meta {row}"
-    try:
-        data = kafka_view(row["record"], spec.fields, row["recordVersion"], path="record")
-    except NotKafkas as e:
-        return str(e)
-    return None if data == payload["data"] else f"{ours}: Kafka {payload['data']} vs {data}"
+    return record_mismatch(payload, row, specs)
 
 
 def check_metadata(dumplog, lab, recording: Path) -> None:

@@ -20,22 +20,19 @@ writes them.
 
 from __future__ import annotations
 
-import io
-import json
 import os
 import subprocess
 import time
 import zipfile
 from collections import Counter
-from contextlib import redirect_stderr, redirect_stdout
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pytest
 from kafka_json import NotKafkas, kafka_view, upper_snake
+from test_metadata_records import kafka_meta_rows
 
-from kafka_meta.cli.main import main
 from kafka_meta.kraft.control import DUMP_NAMES
 from kafka_meta.log.files import find_segments
 from kafka_meta.spec import load_spec_text
@@ -119,15 +116,6 @@ def jar_specs(jar_dir: Path) -> dict[str, MessageSpec]:
                     spec = load_spec_text(text, f"{jar.name}!{name}")
                     out[upper_snake(spec.name) if kind == "metadata" else spec.name] = spec
     return out
-
-
-def kafka_meta_rows(path: Path) -> list[dict[str, Any]]:
-    """`kafka-meta log --decode PATH`'s lines, run in this process (a non-zero exit fails)."""
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = main(["log", "--decode", str(path)])
-    assert code == 0, err.getvalue()
-    return [json.loads(line) for line in out.getvalue().splitlines()]
 
 
 def control_mismatch(kafka: dict[str, Any], row: dict[str, Any], specs: dict[str, MessageSpec]) -> str | None:

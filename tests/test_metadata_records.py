@@ -34,8 +34,8 @@ from kafka_meta.models.factory import from_plain
 from kafka_meta.testing.strategies import values_for
 
 ROOT = Path(__file__).resolve().parents[1]
-FIXTURE = ROOT / "fixtures" / "kraft"
-PARTITION = FIXTURE / "kafka-logs" / "__cluster_metadata-0"
+PARTITION = ROOT / "fixtures" / "kraft" / "kafka-logs" / "__cluster_metadata-0"
+FIXTURE = PARTITION.parents[1]
 SETTINGS = settings(max_examples=25, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 FRAME = km.get_format("MetadataRecord")
@@ -143,6 +143,7 @@ def test_snapshots_are_segments_of_their_partition_placed_by_end_offset(tmp_path
 # --- a real broker's log and snapshots against DumpLogSegments ----------------------------------------------
 
 def kafka_meta_rows(path: Path) -> list[dict[str, Any]]:
+    """`kafka-meta log --decode PATH`'s lines, run in this process (a non-zero exit fails)."""
     out, err = io.StringIO(), io.StringIO()
     with redirect_stdout(out), redirect_stderr(err):
         code = main(["log", "--decode", str(path)])

@@ -130,12 +130,10 @@ public final class MetadataChanges {
     }
 
     static void produce(String bootstrap) throws Exception {
-        Properties settings = new Properties();
-        settings.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        settings.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
-        settings.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-        settings.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(settings)) {
+        Map<String, Object> settings = Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+            ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);  // idempotent: the broker asks for producer ids
+        try (KafkaProducer<String, String> producer =
+                 new KafkaProducer<>(settings, new StringSerializer(), new StringSerializer())) {
             producer.send(new ProducerRecord<>(TOPIC, "k", "v")).get();
         }
         System.out.println("produced");
