@@ -23,7 +23,8 @@ skipping. MESSAGE` (no payload) for what it cannot read; the cluster-metadata de
 Records of control batches get their marker (`endTxnMarker: ...`) or, for the KRaft log's own, their type's name
 and their value's JSON (`LeaderChange: {...}`, `SnapshotHeader {...}`, `SnapshotFooter {...}`, `KRaftVersion {...}`,
 `KRaftVoters {...}`: `control` is then `{"type": "LeaderChange", "data": {...}}`), and no contents. A snapshot's
-section starts with `Snapshot end offset: N, epoch: E` instead of `Log starting offset: N`. Only the standard library, like the rest of labkit.
+section starts with `Snapshot end offset: N, epoch: E` instead of `Log starting offset: N`. Only the standard
+library, like the rest of labkit.
 """
 
 from __future__ import annotations
