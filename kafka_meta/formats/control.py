@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from kafka_meta.codec.framing import ForwardPolicy, Framing, Int16Prefixed, Unframed
 from kafka_meta.formats.family import Family, FormatPlugin
-from kafka_meta.kraft.control import KRAFT_VALUES, MARKERS
+from kafka_meta.kraft.control import CONTROL_TYPES, KRAFT_VALUES, MARKERS, control_type, value_version
 from kafka_meta.spec.model import MessageSpec
 
 KRAFT_CONTROL_VALUES = KRAFT_VALUES  # the KRaft control records' value types (LeaderChangeMessage...)
 
-__all__ = ["KRAFT_CONTROL_VALUES", "MARKERS", "PLUGIN"]
+# the one table of control types, for the readers of the layers above formats (offsets: the transaction markers)
+__all__ = ["CONTROL_TYPES", "KRAFT_CONTROL_VALUES", "MARKERS", "PLUGIN", "control_type", "value_version"]
 
 
 def _framing(spec: MessageSpec) -> Framing:
