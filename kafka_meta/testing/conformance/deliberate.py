@@ -89,7 +89,8 @@ TABLE: dict[str, Deliberate] = {d.key: d for d in [
                "a tagged field whose tag the spec gives a field of the same struct only at other versions "
                "(PartitionChangeRecord v0 holding tag 8, Directories from v1): Kafka's generated readers refuse it "
                "(Tag 8 is not valid for version 0); the project reads it as an unknown tagged field and keeps its "
-               "bytes, as for any tag the version does not have",
+               "bytes, as for any tag the version does not have (and refuses it where its declared size runs past "
+               "the end)",
                "an unknown tagged field is skippable by design (KIP-482): a reader of logs keeps what it can read, "
                "byte for byte",
                "docs/kraft.md (Tagged fields of another version)"),
@@ -232,14 +233,20 @@ def recognise_newer_version_struct(kafka: Any, version: int, newest: int, struct
 
 def recognise_tag_of_another_version(production: Any, kafka: Any, other: dict[str, set[int]]) -> Deliberate | None:
     """``tag-of-another-version``, only where Kafka refused with its generated readers' ``Tag N is not valid for
-    version V`` and the production reader read the bytes, keeping tag N as an unknown tagged field (its ``unknown
-    tags`` fact) of a struct whose spec gives N to a field at another version (``other``:
-    :func:`~kafka_meta.testing.conformance.tag_rule.tags_of_other_versions`)."""
+    version V`` and, in a struct whose spec gives N to a field at another version (``other``:
+    :func:`~kafka_meta.testing.conformance.tag_rule.tags_of_other_versions`), the production reader either read the
+    bytes keeping tag N as an unknown tagged field (its ``unknown tags`` fact), or refused tag N's declared size
+    as running past the end (it checks the size before the tag; Kafka the tag before the value). The error's
+    field path is the struct's own (a frame's reader gives the body's path)."""
     found = tag_rule.ANOTHER_VERSION.search(kafka.refused or "")
-    if production.refused is not None or found is None:
+    if found is None:
         return None
-    entries = production.facts.get("unknown tags") or []
-    return TABLE["tag-of-another-version"] if tag_rule.another_versions_tag(entries, other, int(found[1])) else None
+    tag = int(found[1])
+    if production.refused is None:
+        matched = tag_rule.another_versions_tag(production.facts.get("unknown tags") or [], other, tag)
+    else:
+        matched = tag_rule.refused_tag_of_another_version(production.error, other, tag)
+    return TABLE["tag-of-another-version"] if matched else None
 
 
 def recognise_streams(type_name: str, ours: Any, kafka: Any) -> Deliberate | None:

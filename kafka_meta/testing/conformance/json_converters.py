@@ -36,6 +36,7 @@ import random
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from kafka_meta.codec.framing import Int16Prefixed, RecordTypePrefixed, Unframed
@@ -94,6 +95,8 @@ class Kind:
         version = sampler.rng.choice(self.versions)
         tree = self.fmt.construct(version)
         value = sampler.value(tree)
+        while _kafka_refuses_tags(self.name, version, value):
+            value = sampler.value(tree)
         case = Case(version, value, self.kafka_name, self.cover.releases[version])
         try:
             framed = self.fmt.encode(value, version)
@@ -129,7 +132,8 @@ class FrameKind(Kind):
             value = sampler.value(tree)
             record_type = self.fmt.model.record_formats()[value["api_key"]].name
             release = self.covers.get(record_type, Coverage({}, ())).releases
-            if value["record_version"] in release and not _kafka_refuses_tags(record_type, value):
+            if value["record_version"] in release and not _kafka_refuses_tags(record_type, value["record_version"],
+                                                                              value["record"]):
                 break
         version = value["record_version"]
         record_tree = REGISTRY.get(record_type).construct(version)  # type: ignore[attr-defined]
@@ -153,15 +157,20 @@ class FrameKind(Kind):
         return case
 
 
-def _kafka_refuses_tags(record_type: str, value: dict[str, Any]) -> bool:
-    """Whether a drawn record holds, as an unknown tagged field, a tag its spec gives a field at another version:
-    Kafka's reader refuses such bytes (deliberate difference ``tag-of-another-version``, compared by the
-    MetadataRecordSerde subject), so they have no JSON of Kafka's to compare with."""
-    fmt = REGISTRY.get(record_type)
-    version = value["record_version"]
-    other = tag_rule.tags_of_other_versions(fmt, version)
-    entries = tag_rule.unknown_in_plain(value["record"], fmt.construct(version))  # type: ignore[attr-defined]
-    return bool(other) and any(tag_rule.another_versions_tag(entries, other, e[1]) for e in entries)
+def _kafka_refuses_tags(type_name: str, version: int, value: Any) -> bool:
+    """Whether a drawn value holds, as an unknown tagged field, a tag its spec gives a field at another version:
+    Kafka's reader refuses such bytes (deliberate difference ``tag-of-another-version``, compared by the codecs'
+    subjects), so they have no JSON of Kafka's to compare with."""
+    other = _other_version_tags(type_name, version)
+    if not other:
+        return False
+    entries = tag_rule.unknown_in_plain(value, REGISTRY.get(type_name).construct(version))  # type: ignore[attr-defined]
+    return any(tag_rule.another_versions_tag(entries, other, e[1]) for e in entries)
+
+
+@cache
+def _other_version_tags(type_name: str, version: int) -> dict[str, set[int]]:
+    return tag_rule.tags_of_other_versions(REGISTRY.get(type_name), version)
 
 
 # why a writer refuses a value: (the project's EncodeError, Kafka's exception) for each kind of refusal

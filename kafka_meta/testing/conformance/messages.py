@@ -208,6 +208,9 @@ class MessageSubject(Subject):
         if found is None and self.cover.releases[drawn.version]:
             found = why.recognise_release(production, self.tree_read(data, drawn),
                                           self.tree_read(data, drawn, older_release=True), kafka, self.same)
+        if found is None:  # a tag the spec gives a field at other versions only (the metadata records have some)
+            other = tag_rule.tags_of_other_versions(self.fmt, drawn.version)
+            found = why.recognise_tag_of_another_version(production, kafka, other) if other else None
         return found
 
 

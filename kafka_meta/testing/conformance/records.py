@@ -450,7 +450,8 @@ class MetadataRecordSubject(Subject):
                                         self.tree_read(data, kafka_tags=True), kafka, same)
         if found is None:
             other = tag_rule.tags_of_other_versions(body_fmt, min(version, newest))
-            found = why.recognise_tag_of_another_version(ours, kafka, other)
+            in_body = Read(ours.view, ours.refused, ours.unread, ours.facts, self._in_body(ours.error))
+            found = why.recognise_tag_of_another_version(in_body, kafka, other)
         return found
 
 

@@ -210,6 +210,16 @@ def without_indices(path: str) -> str:
     return re.sub(r"\[\d+\]", "", path)
 
 
+def refused_tag_of_another_version(error: Any, other: dict[str, set[int]], tag: int) -> bool:
+    """Whether the production reader's refusal is tag ``tag``'s declared size past the end, in a struct whose spec
+    gives ``tag`` to a field at another version (``other``: :func:`tags_of_other_versions`)."""
+    m = PAST_THE_END.search(getattr(error, "reason", "") or "")
+    if m is None or int(m.group(1)) != tag:
+        return False
+    path = re.sub(r"\.?<tagged fields>$", "", getattr(error, "path", "") or "")
+    return tag in other.get(without_indices(path), set())
+
+
 def another_versions_tag(entries: list[Entry], other: dict[str, set[int]], tag: int) -> bool:
     """Whether ``tag`` is among the unknown tagged fields kept (``entries``) in a struct whose spec gives it to a
     field at another version (``other``: :func:`tags_of_other_versions`)."""
