@@ -70,8 +70,8 @@ def frame_fails(hex_text: str, **kw) -> km.DecodeError:
 def test_frame_errors_are_java_errors():
     assert "unsupported version 0" in frame_fails("000c00" + MV21).reason  # Kafka 2.8's preview frame
     assert "newer than the newest known (1)" in frame_fails("020c00" + MV21).reason
-    e = frame_fails("010300" + MV21)
-    assert (e.path, e.offset) == ("record", 3) and "unknown metadata record apiKey 3" in e.reason
+    e = frame_fails("010600" + MV21)  # apiKey 6: no type of Kafka 4.4's (nor of ours)
+    assert (e.path, e.offset) == ("record", 3) and "unknown metadata record apiKey 6" in e.reason
     e = frame_fails("01808004" + "00" + MV21)
     assert (e.path, e.offset) == ("apiKey", 1) and "int16" in e.reason
     e = frame_fails("010c00" + MV21 + "ff")  # Java: "Found 1 byte(s) of garbage after 12"
@@ -95,8 +95,8 @@ def test_building_a_framed_record():
     from_json = km.model("MetadataRecord").model_validate(framed.to_json_dict(views=True))
     from_json.version = 1
     assert from_json == km.decode("MetadataRecord", km.encode(framed))
-    with pytest.raises(ValueError, match="no registered metadata record has apiKey 3"):
-        km.model("MetadataRecord")(api_key=3, record={"name": "x", "feature_level": 1})
+    with pytest.raises(ValueError, match="no registered metadata record has apiKey 6"):
+        km.model("MetadataRecord")(api_key=6, record={"name": "x", "feature_level": 1})
 
 
 LOADED_RECORD = """{

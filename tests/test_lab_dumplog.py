@@ -1,8 +1,8 @@
 """Kafka's DumpLogSegments is the reference for the broker's segments: `kafka-meta log --decode` gives, record
 for record, what Kafka's own tool prints for every recording's `__consumer_offsets` and `__cluster_metadata`
 segments (the committed recordings under fixtures/lab/ and one recorded in this session). Of the metadata log,
-every record's type and version, and the contents of the records kafka_meta declares (FeatureLevelRecord,
-TopicRecord), held to Kafka's specs of them as they lie in the lab's kafka-metadata jar.
+every record's type, version and contents (every metadata record type is declared), and its control records,
+held to Kafka's specs of them as they lie in the lab's kafka-metadata and kafka-clients jars.
 
 For each record, kafka_meta's JSON line is turned into what DumpLogSegments would print for it
 (`expected_key`, `expected_payload`) by the rules below, each one a place where the two representations
@@ -31,6 +31,7 @@ import pytest
 from conftest import need_shared
 from kafka_json import NotKafkas, kafka_spec, kafka_view, upper_snake
 from lab_recordings import committed_params, fresh_recording, metadata_segments, offsets_segments
+from test_lab_metadata_records import control_mismatch, jar_specs, record_mismatch
 
 import kafka_meta as km
 from kafka_meta.cli.main import main
@@ -44,9 +45,6 @@ pytestmark = pytest.mark.kafka
 
 RECORDINGS = committed_params()
 DELETE = "<DELETE>"  # DumpLogSegments' payload for a tombstone
-# Kafka's ControlRecordType ids by the names DumpLogSegments prints for control records
-CONTROL_TYPES = {"ABORT": 0, "COMMIT": 1, "LeaderChange": 2, "SnapshotHeader": 3, "SnapshotFooter": 4,
-                 "KRaftVersion": 5, "KRaftVoters": 6}
 CONSUMER_PROTOCOL = {"subscription": "ConsumerProtocolSubscription", "assignment": "ConsumerProtocolAssignment"}
 SHOWN = 15  # mismatches listed in a failure
 LOG_FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "log" / "kafka-logs"
@@ -357,6 +355,13 @@ def kafka_metadata_specs(jar_dir: Path) -> dict[str, MessageSpec]:
     return out
 
 
+def lab_lib() -> Path:
+    """Where the lab's build keeps Kafka's jars."""
+    import labkit.build
+
+    return labkit.build.LAB / "kafka" / "target" / "lib"
+
+
 def declared_metadata_types() -> dict[int, str]:
     """apiKey -> name of the metadata records kafka_meta declares (the others it keeps as bytes)."""
     return {key: fmt.name for key, fmt in km.model("MetadataRecord").record_formats().items()}
@@ -365,28 +370,16 @@ def declared_metadata_types() -> dict[int, str]:
 def metadata_mismatch(kafka, row: dict[str, Any], specs: dict[str, MessageSpec]) -> str | None:
     if kafka.control is not None:
         # Rule: DumpLogSegments names a KRaft control record (LeaderChange, KRaftVersion, KRaftVoters...) and
-        # prints its contents; kafka_meta says it is a control record and gives its type id ("type 2").
-        expected = f"type {CONTROL_TYPES[kafka.control['type']]}"
-        return None if row.get("control") and row.get("marker") == expected else f"{kafka.control} vs {row}"
+        # prints its contents; kafka_meta decodes it by its key's type (test_lab_metadata_records.control_mismatch).
+        return control_mismatch(kafka.control, row, jar_specs(lab_lib()))
     if kafka.error is not None:
         return None if "_error" in row else f"Kafka: {kafka.error!r}; kafka_meta read {row}"
     payload = kafka.payload
     spec = specs.get(payload["type"])
-    if spec is None or row.get("apiKey") != spec.api_key or row.get("recordVersion") != payload["version"]:
-        # Rule: Kafka prints the record type's name, kafka_meta its apiKey: Kafka's own specs map one to the other.
-        return (f"Kafka {payload['type']} v{payload['version']} vs apiKey {row.get('apiKey')} "
-                f"v{row.get('recordVersion')}")
-    ours = declared_metadata_types().get(spec.api_key)
-    if ours is None:
-        # Rule: kafka_meta declares the metadata records rebalances depend on; the others it keeps as bytes.
+    if spec is not None and spec.api_key not in declared_metadata_types():
+        # Rule: a record type kafka_meta does not declare (none of Kafka 4.4's) is kept as bytes.
         return None if row.get("unknown") else f"kafka_meta decoded {payload['type']}: {row}"
-    if row.get("recordType") != ours or ours != spec.name:
-        return f"Kafka read a {spec.name}, kafka_meta {row}"
-    try:
-        data = kafka_view(row["record"], spec.fields, row["recordVersion"], path="record")
-    except NotKafkas as e:
-        return str(e)
-    return None if data == payload["data"] else f"{ours}: Kafka {payload['data']} vs {data}"
+    return record_mismatch(payload, row, specs)
 
 
 def check_metadata(dumplog, lab, recording: Path) -> None:

@@ -26,9 +26,10 @@ from kafka_meta.metadata_log import (
 from kafka_meta.offsets import decode_record
 
 MV21 = bytes.fromhex("010c00" "116d657461646174612e76657273696f6e" "0015" "00")  # metadata.version = 21
-# a NoOpRecord (apiKey 20, v0: nothing but its tagged fields), as a controller writes one every few hundred ms;
-# no spec of ours declares it
+# a NoOpRecord (apiKey 20, v0: nothing but its tagged fields), as a controller writes one every few hundred ms
 NOOP = bytes.fromhex("011400" "00")
+# a record of apiKey 6, a number no type of Kafka 4.4's has (as a newer Kafka's new type would be)
+UNDECLARED = bytes.fromhex("010600" "00")
 # a TopicRecord (apiKey 2, v0) of Kafka 4.4's controller (fixtures/lab/transactions, offset 30): a name, an id
 TOPIC = bytes.fromhex("010200" "0b6c61622d74786e2d696e" "70305a98b91e4bdd89d6f0373f456994" "00")
 LAB = Path(__file__).resolve().parents[1] / "fixtures" / "lab"
@@ -53,15 +54,29 @@ def test_a_topic_record_is_decoded():
     assert km.encode(record) == TOPIC
 
 
+def test_every_record_type_of_kafka_4_4_is_declared():
+    """Kafka 4.4's MetadataRecordType has 29 apiKeys: 0-5, 7-12, 14, 15 and 17-29 (6, 13 and 16 were retired
+    before it); each is registered, under Kafka's name, with its versions."""
+    formats = km.model("MetadataRecord").record_formats()
+    kafkas = {*range(0, 6), *range(7, 13), 14, 15, *range(17, 30)}
+    assert kafkas <= set(formats) and not {6, 13, 16} & set(formats)  # other tests may load specs of their own
+    assert {formats[k].name for k in (0, 5, 17, 20, 21, 28)} == {
+        "RegisterBrokerRecord", "PartitionChangeRecord", "BrokerRegistrationChangeRecord", "NoOpRecord",
+        "ZkMigrationStateRecord", "ClearElrRecord"}
+    assert {k: str(formats[k].versions) for k in (0, 3, 5, 17)} == {0: "0-4", 3: "0-2", 5: "0-2", 17: "0-3"}
+    noop = decode_metadata_record(NOOP)
+    assert noop.record_type == "NoOpRecord" and km.encode(noop) == NOOP
+
+
 def test_a_record_of_an_undeclared_type_is_kept_whole():
-    record = decode_metadata_record(NOOP)
+    record = decode_metadata_record(UNDECLARED)
     assert isinstance(record, UnknownMetadataRecord)
-    assert (record.frame_version, record.api_key, record.record_version, record.value) == (1, 20, 0, NOOP)
-    assert metadata_record_json(record) == {"frameVersion": 1, "apiKey": 20, "recordVersion": 0, "unknown": True,
-                                            "reason": "unknown metadata record apiKey 20",
-                                            "value": base64.b64encode(NOOP).decode()}
-    with pytest.raises(km.DecodeError, match="unknown metadata record apiKey 20") as info:
-        decode_metadata_record(NOOP, strict=True)
+    assert (record.frame_version, record.api_key, record.record_version, record.value) == (1, 6, 0, UNDECLARED)
+    assert metadata_record_json(record) == {"frameVersion": 1, "apiKey": 6, "recordVersion": 0, "unknown": True,
+                                            "reason": "unknown metadata record apiKey 6",
+                                            "value": base64.b64encode(UNDECLARED).decode()}
+    with pytest.raises(km.DecodeError, match="unknown metadata record apiKey 6") as info:
+        decode_metadata_record(UNDECLARED, strict=True)
     assert (info.value.path, info.value.offset) == ("apiKey", 1)
 
 
@@ -85,7 +100,7 @@ def test_what_kafka_refuses_is_an_error_naming_where():
 def test_kafka_meta_log_decodes_a_metadata_partition(tmp_path, capsys):
     partition = tmp_path / "__cluster_metadata-0"
     partition.mkdir()
-    (partition / "00000000000000000000.log").write_bytes(kafka_python_batch(0, [(None, MV21), (None, NOOP)]))
+    (partition / "00000000000000000000.log").write_bytes(kafka_python_batch(0, [(None, MV21), (None, UNDECLARED)]))
     code = main(["log", "--decode", str(partition)])
     out, err = capsys.readouterr()
     rows = [json.loads(line) for line in out.splitlines()]
@@ -93,11 +108,12 @@ def test_kafka_meta_log_decodes_a_metadata_partition(tmp_path, capsys):
     assert [(r["topic"], r["offset"], r.get("recordType"), r.get("unknown")) for r in rows] == [
         ("__cluster_metadata", 0, "FeatureLevelRecord", None), ("__cluster_metadata", 1, None, True)]
     assert rows[0]["record"] == {"name": "metadata.version", "featureLevel": 21}
-    assert err.strip().splitlines()[-1] == "metadata records 2 (FeatureLevelRecord 1); unknown apiKey 1; errors 0"
+    assert err.strip().splitlines()[-1] == ("metadata records 2 (FeatureLevelRecord 1); control records 0; "
+                                            "unknown apiKey 1; errors 0")
 
     code = main(["log", "--decode", "--strict", str(partition)])
     out, err = capsys.readouterr()
-    assert code == 1 and "unknown metadata record apiKey 20" in json.loads(out.splitlines()[1])["_error"]
+    assert code == 1 and "unknown metadata record apiKey 6" in json.loads(out.splitlines()[1])["_error"]
     assert main(["log", "--group", "g", str(partition)]) == 0 and capsys.readouterr().out == ""  # no groups here
 
 

@@ -35,7 +35,13 @@ from kafka_meta.log.partitions import partition_of, scan_partitions
 from kafka_meta.log.segment import as_events
 from kafka_meta.log.topics import Role, role_of
 from kafka_meta.log.transactions import Outcomes
-from kafka_meta.metadata_log import UnknownMetadataRecord, decode_metadata_record, metadata_record_json
+from kafka_meta.metadata_log import (
+    UnknownMetadataRecord,
+    control_record_json,
+    decode_control_record,
+    decode_metadata_record,
+    metadata_record_json,
+)
 from kafka_meta.offsets.plain_render import PlainRenderer
 from kafka_meta.offsets.render import RecordStats, b64_or_none, group_of_json
 
@@ -66,6 +72,7 @@ class MetadataStats:
 
     def __init__(self) -> None:
         self.per_type: Counter[str] = Counter()
+        self.control: Counter[str] = Counter()
         self.records = self.unknown = self.errors = 0
 
     def add(self, record: Any) -> None:
@@ -75,12 +82,17 @@ class MetadataStats:
         else:
             self.per_type[record.record_type] += 1
 
+    def add_control(self, type_name: str) -> None:
+        self.control[type_name] += 1
+
     def merge(self, other: MetadataStats) -> None:
         add_counts(self, other)
 
     def summary(self) -> str:
         types = ", ".join(f"{name} {n}" for name, n in sorted(self.per_type.items()))
-        return (f"metadata records {self.records} ({types or 'none decoded'}); unknown apiKey {self.unknown}; "
+        control = ", ".join(f"{name} {n}" for name, n in sorted(self.control.items()))
+        return (f"metadata records {self.records} ({types or 'none decoded'}); control records "
+                f"{sum(self.control.values())}{f' ({control})' if control else ''}; unknown apiKey {self.unknown}; "
                 f"errors {self.errors}")
 
 
@@ -159,11 +171,11 @@ class SegmentPrinter:
                 labels.batch(event)
             elif isinstance(event, Record):
                 txn = labels.of(event)
-                if event.control or not (metadata_log or undecodable):
-                    # control records are markers of the same layout in every topic, read as markers
-                    self.record(segment, event, dump, partition, txn)
-                elif metadata_log:
+                if metadata_log:  # its records and control records (the KRaft log's own) alike
                     self.metadata_record(segment, event, dump)
+                elif event.control or not undecodable:
+                    # control records elsewhere are transaction markers of the same layout in every topic
+                    self.record(segment, event, dump, partition, txn)
                 else:
                     self.internal_record(segment, event, dump, txn)
                 if self.tick is not None:
@@ -175,18 +187,25 @@ class SegmentPrinter:
         summary.bytes += segment.size
 
     def metadata_record(self, segment: Segment, record: Record, dump: SegmentDump) -> None:
-        """A record of the metadata log: decoded with --decode; with --group alone, left out (it has no group)."""
+        """A record of the metadata log (or a control record of it, read as its key's type says): decoded with
+        --decode; with --group alone, left out (it has no group)."""
         at = {**where(segment, record.offset), "timestamp": record.timestamp}
         try:
-            decoded = decode_metadata_record(record.value, strict=self.options.strict)
+            if record.control:
+                control = decode_control_record(record.key, record.value, strict=self.options.strict)
+                dump.metadata.add_control(control.type_name)
+                line = control_record_json(control)
+            else:
+                decoded = decode_metadata_record(record.value, strict=self.options.strict)
+                dump.metadata.add(decoded)
+                line = metadata_record_json(decoded)
         except KafkaMetaError as e:
             dump.metadata.errors += 1
             dump.notes.append(f"{segment.path}, offset {record.offset}: {e}")
             emit_json({**at, "_error": str(e)})
             return
-        dump.metadata.add(decoded)
         if self.options.group is None:
-            emit_json({**at, **metadata_record_json(decoded)})
+            emit_json({**at, **line})
 
     def internal_record(self, segment: Segment, record: Record, dump: SegmentDump, txn: dict[str, Any]) -> None:
         """A record of another internal topic: decoded by its topic's decoder (``__transaction_state``,

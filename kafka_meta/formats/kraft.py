@@ -1,8 +1,9 @@
 """KRaft cluster metadata (section 8 of the wire-format notes).
 
-* ``schemas/metadata/``: metadata-log record bodies (``FeatureLevelRecord``, ``TopicRecord``), unframed: the version is
-  given by the log's frame. A version above the newest is read as Kafka's generated readers do (field
-  ranges evaluated at that version).
+* ``schemas/metadata/``: metadata-log record bodies (every type Kafka 4.4 writes, ``FeatureLevelRecord`` to
+  ``UnregisterControllerRecord``), unframed: the version is given by the log's frame. A version above the newest
+  is read as Kafka's generated reader of the record does (field ranges evaluated at that version; docs/kraft.md,
+  "Newer record versions", says where the readers of its structs refuse instead).
 * ``MetadataRecord``: a record framed as in the ``__cluster_metadata`` log, declared in
   :mod:`kafka_meta.kraft.records`.
 """

@@ -4,6 +4,16 @@ A broker keeps each partition in a directory named ``<topic>-<partition>`` holdi
 their first offset (``00000000000000000000.log``) beside index files; a path given here may be one
 segment, one partition directory or a log directory holding many. Segments are mapped into memory, so
 a file of any size costs only the pages being read.
+
+The KRaft metadata log (``__cluster_metadata-0``) also holds snapshots, ``<end offset>-<epoch>.checkpoint``
+(20 and 10 digits): files of record batches like a segment, a SNAPSHOT_HEADER control record first and a
+SNAPSHOT_FOOTER last, holding the whole metadata state of every offset below the end offset. They are read as
+segments of their partition. Their records carry offsets of their own (from 0), not the log's, so a snapshot
+is placed by its end offset: just before the segment starting there, after the segments starting below it, and,
+of several snapshots, by end offset and epoch. That is the order Kafka applies them in: a node loads its newest
+snapshot, the state as of its end offset, then replays the log from that offset on; an older snapshot with the
+segments it covers reads as history in offset order. Snapshots being written (``.checkpoint.part``) or deleted
+(``.checkpoint.deleted``) are left out, as Kafka leaves them out.
 """
 
 from __future__ import annotations
@@ -22,6 +32,8 @@ from kafka_meta.log.segment import Read, SegmentReader
 
 PARTITION_DIR = re.compile(r"^(?P<topic>.+)-(?P<partition>\d+)$")
 SEGMENT_SUFFIX = ".log"
+SNAPSHOT_SUFFIX = ".checkpoint"
+SNAPSHOT_NAME = re.compile(r"^(?P<offset>\d{20})-(?P<epoch>\d{10})\.checkpoint$")  # a KRaft snapshot's name
 # internal topics a broker keeps beside __consumer_offsets in the same log directory: their records are not
 # group coordinator records (the metadata log, the transaction and share-group state, tiered storage's)
 OTHER_INTERNAL_TOPICS = frozenset({"__cluster_metadata", "__transaction_state", "__share_group_state",
@@ -53,6 +65,12 @@ class Segment:
         return int(stem) if stem.isdigit() else None
 
     @property
+    def snapshot_id(self) -> tuple[int, int] | None:
+        """A KRaft snapshot's end offset and epoch, from its name; None for any other file."""
+        match = SNAPSHOT_NAME.match(Path(self.path).name)
+        return (int(match["offset"]), int(match["epoch"])) if match else None
+
+    @property
     def size(self) -> int:
         return os.path.getsize(self.path)
 
@@ -67,15 +85,24 @@ def segment_at(path: str | os.PathLike[str]) -> Segment:
 
 
 def _order(segment: Segment) -> tuple:
-    base = segment.base_offset
-    return (segment.topic or "", segment.partition or 0, base if base is not None else -1, segment.path)
+    """Partition, then offset; a snapshot at its end offset, before the segment that starts there (module doc)."""
+    base, snapshot = segment.base_offset, segment.snapshot_id
+    if snapshot is not None:
+        return (segment.topic or "", segment.partition or 0, snapshot[0], 0, snapshot[1], segment.path)
+    return (segment.topic or "", segment.partition or 0, base if base is not None else -1, 1, 0, segment.path)
+
+
+def _is_segment(name: str) -> bool:
+    """Whether a file in a directory is read: a segment (``*.log``) or a KRaft snapshot."""
+    return name.endswith(SEGMENT_SUFFIX) or SNAPSHOT_NAME.match(name) is not None
 
 
 def find_segments(path: str | os.PathLike[str]) -> list[Segment]:
     """Every segment under ``path`` in partition order, each partition's segments in offset order.
 
     A file is taken as a segment whatever its name; in directories, files named ``*.log`` are (Kafka's
-    ``.log.deleted``/``.cleaned``/``.swap`` leftovers and ``-delete``/``-future`` directories are not).
+    ``.log.deleted``/``.cleaned``/``.swap`` leftovers and ``-delete``/``-future`` directories are not), and so
+    are KRaft snapshots (``<end offset>-<epoch>.checkpoint``), placed by their end offset (module doc).
     """
     p = Path(path)
     if not p.exists():
@@ -85,7 +112,7 @@ def find_segments(path: str | os.PathLike[str]) -> list[Segment]:
     found = []
     for root, dirs, files in os.walk(p):
         dirs.sort()
-        found += [segment_at(Path(root) / f) for f in files if f.endswith(SEGMENT_SUFFIX)]
+        found += [segment_at(Path(root) / f) for f in files if _is_segment(f)]
     if not found:
         raise LogError(f"{path}: no log segments (*{SEGMENT_SUFFIX} files) in this directory")
     return sorted(found, key=_order)

@@ -1,10 +1,11 @@
 """Records of the KRaft metadata log as a broker's ``__cluster_metadata`` segments hold them.
 
 Each record of that log has no key; its value is one framed metadata record (``MetadataRecord``). A
-controller writes dozens of record types (topics, partitions, brokers, configs...), of which kafka_meta
-declares the ones rebalances depend on (``FeatureLevelRecord``, and ``TopicRecord``, which names the topic ids
-KIP-848 groups use: :func:`topic_names`; more with :func:`kafka_meta.load_specs`).
-So, as :func:`kafka_meta.offsets.decode_record` does for ``__consumer_offsets``, a lenient read keeps a
+controller writes dozens of record types (topics, partitions, brokers, configs...); kafka_meta declares every
+one Kafka 4.4 has (``TopicRecord`` among them, which names the topic ids KIP-848 groups use:
+:func:`topic_names`), and a newer Kafka's can be loaded with :func:`kafka_meta.load_specs`. Its control records
+are :mod:`kafka_meta.metadata_log.control`'s.
+As :func:`kafka_meta.offsets.decode_record` does for ``__consumer_offsets``, a lenient read keeps a
 record of an apiKey no registered spec has as an :class:`UnknownMetadataRecord` with its frame and bytes,
 instead of failing the log it sits in; a strict read refuses it. Anything else that does not read (a frame
 version other than 1, a damaged body, bytes after the record) is a :class:`~kafka_meta.errors.DecodeError`.

@@ -26,8 +26,11 @@ cluster-metadata decoder prints no key and `payload: {"type":"FEATURE_LEVEL_RECO
 or `payload: Error at O, skipping. MESSAGE`; the remote-log-metadata decoder prints no key and the record as
 `RemoteLogMetadataSerde` reads it, in its `toString()` form (`payload: RemoteLogSegmentMetadata{...}`, kept as
 text in `payload`).
-Records of control batches get their marker (`endTxnMarker: ...`, `LeaderChange: {...}`, `KRaftVersion {...}`...)
-and no contents. Only the standard library, like the rest of labkit.
+Records of control batches get their marker (`endTxnMarker: ...`) or, for the KRaft log's own, their type's name
+and their value's JSON (`LeaderChange: {...}`, `SnapshotHeader {...}`, `SnapshotFooter {...}`, `KRaftVersion {...}`,
+`KRaftVoters {...}`: `control` is then `{"type": "LeaderChange", "data": {...}}`), and no contents. A snapshot's
+section starts with `Snapshot end offset: N, epoch: E` instead of `Log starting offset: N`. Only the standard
+library, like the rest of labkit.
 """
 
 from __future__ import annotations
@@ -127,7 +130,8 @@ def command(files: list[str | Path], decoder: str) -> list[str]:
 
 
 def dump(files: list[str | Path], decoder: str = "offsets") -> list[DumpedFile]:
-    """Run DumpLogSegments once over `files` (segment files, `.log`) and parse its output, one entry per file."""
+    """Run DumpLogSegments once over `files` (segment files, `.log`, and KRaft snapshots, `.checkpoint`) and parse
+    its output, one entry per file."""
     done = subprocess.run(command(files, decoder), capture_output=True, text=True, timeout=TIMEOUT_S)
     if done.returncode != 0:
         raise DumpError(f"DumpLogSegments exited with {done.returncode}: {done.stderr.strip()[-2000:]}")

@@ -8,6 +8,7 @@ difference, and the run fails.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -72,9 +73,9 @@ TABLE: dict[str, Deliberate] = {d.key: d for d in [
                "docs/offsets.md (Reading policy)"),
     Deliberate("metadata-unregistered-record-type",
                "a metadata-log record of a type the project does not register: Kafka's MetadataRecordSerde reads "
-               "every metadata record type; the project declares FeatureLevelRecord and TopicRecord only and "
-               "refuses the others (any other type's spec can be loaded with kafka_meta.load_specs)",
-               "the project reads the records it needs from the metadata log (feature levels, topic names)",
+               "every metadata record type; the project declares every type Kafka 4.4 has, so only a registry "
+               "whose metadata specs were replaced (kafka_meta.load_specs) lacks one, and refuses it",
+               "a registry reads the record types it holds",
                "docs/kraft.md (Reading a metadata log)"),
     Deliberate("remote-log-metadata-unknown-record-type",
                "a __remote_log_metadata record of an apiKey no class describes: RemoteLogMetadataSerde throws "
@@ -82,6 +83,24 @@ TABLE: dict[str, Deliberate] = {d.key: d for d in [
                "(strict reading refuses it)",
                "a log reader reports every record it meets instead of dropping it",
                "docs/internal-topics.md (`__remote_log_metadata`)"),
+    Deliberate("metadata-newer-version-struct",
+               "a metadata record of a version newer than Kafka 4.4 knows that holds a struct (an element of an "
+               "array of structs, e.g. RegisterBrokerRecord v5 with an endpoint): Kafka's generated reader of the "
+               "record reads on at that version, but the struct's own reader refuses it (Can't read version 5 of "
+               "BrokerEndpoint); the project reads the whole record forward, every field's version range evaluated "
+               "at that version",
+               "a reader of logs shows what a newer controller wrote as far as the known layout goes; the records "
+               "without such a struct are read alike, and strict reading refuses every newer version",
+               "docs/kraft.md (Newer record versions)"),
+    Deliberate("tag-of-another-version",
+               "a tagged field whose tag the spec gives a field of the same struct only at other versions "
+               "(PartitionChangeRecord v0 holding tag 8, Directories from v1): Kafka's generated readers refuse it "
+               "(Tag 8 is not valid for version 0); the project reads it as an unknown tagged field and keeps its "
+               "bytes, as for any tag the version does not have (and refuses it where its declared size runs past "
+               "the end)",
+               "an unknown tagged field is skippable by design (KIP-482): a reader of logs keeps what it can read, "
+               "byte for byte",
+               "docs/kraft.md (Tagged fields of another version)"),
     Deliberate("streams-repeated-client-tag",
                "a SubscriptionInfo naming a client tag twice: Kafka Streams decodes it, but its clientTags() throws "
                "IllegalStateException (Collectors.toMap refuses a repeated key), failing the leader's assignment; the "
@@ -211,6 +230,35 @@ def recognise_remote_log_metadata(ours: Any, kafka: Any) -> Deliberate | None:
     if ours.refused is None and ours.facts.get("unknown type") and "Unknown metadata id" in (kafka.refused or ""):
         return TABLE["remote-log-metadata-unknown-record-type"]
     return None
+NESTED_VERSION = re.compile(r"Can't read version (\d+) of (\w+)")
+
+
+def recognise_newer_version_struct(kafka: Any, version: int, newest: int, structs: set[str]) -> Deliberate | None:
+    """``metadata-newer-version-struct``, only where the record's version is newer than its spec's newest and Kafka
+    refused with a struct's generated reader's ``Can't read version V of S``, V that version and S a struct of the
+    record's spec (not the record itself, whose reader reads on)."""
+    found = NESTED_VERSION.search(kafka.refused or "")
+    if found is None or version <= newest or int(found[1]) != version or found[2] not in structs:
+        return None
+    return TABLE["metadata-newer-version-struct"]
+
+
+def recognise_tag_of_another_version(production: Any, kafka: Any, other: dict[str, set[int]]) -> Deliberate | None:
+    """``tag-of-another-version``, only where Kafka refused with its generated readers' ``Tag N is not valid for
+    version V`` and, in a struct whose spec gives N to a field at another version (``other``:
+    :func:`~kafka_meta.testing.conformance.tag_rule.tags_of_other_versions`), the production reader either read the
+    bytes keeping tag N as an unknown tagged field (its ``unknown tags`` fact), or refused tag N's declared size
+    as running past the end (it checks the size before the tag; Kafka the tag before the value). The error's
+    field path is the struct's own (a frame's reader gives the body's path)."""
+    found = tag_rule.ANOTHER_VERSION.search(kafka.refused or "")
+    if found is None:
+        return None
+    tag = int(found[1])
+    if production.refused is None:
+        matched = tag_rule.another_versions_tag(production.facts.get("unknown tags") or [], other, tag)
+    else:
+        matched = tag_rule.refused_tag_of_another_version(production.error, other, tag)
+    return TABLE["tag-of-another-version"] if matched else None
 
 
 def recognise_streams(type_name: str, ours: Any, kafka: Any) -> Deliberate | None:

@@ -1,7 +1,8 @@
 """Messages Kafka describes with generated classes, compared through those classes (the peer's ``message.*``).
 
 Every registered type that has a generated class in Kafka (request and response bodies, the consumer protocol's
-messages, ``__consumer_offsets`` keys and values, metadata records, transaction markers) is compared at every
+messages, ``__consumer_offsets`` keys and values, metadata records, transaction markers and the KRaft log's control
+record values) is compared at every
 version both know, as a body: the version travels outside it (an int16 prefix, a record type, a request header).
 Values are compared in Kafka's JSON converter form (:mod:`~kafka_meta.testing.conformance.kafka_json`), together
 with the bytes each side writes back for what it read: Kafka keeps unknown tagged fields and writes them back, and so
@@ -17,6 +18,7 @@ from typing import Any
 from kafka_meta.codec.framing import Int16Prefixed, LeadingVersion, RecordTypePrefixed, Unframed
 from kafka_meta.errors import EncodeError, KafkaMetaError
 from kafka_meta.formats.catalogue import REGISTRY
+from kafka_meta.formats.control import KRAFT_CONTROL_VALUES
 from kafka_meta.golden.subjects import decode_message, present_only
 from kafka_meta.testing.conformance import deliberate as why
 from kafka_meta.testing.conformance import refusals, tag_rule
@@ -38,7 +40,8 @@ def kafka_class(name: str, family: str) -> str | None:
         return None  # a layout Kafka has since changed or retired: no class of 4.4 describes it
     if family == "protocol":
         return name + "Data"
-    if family in ("consumer", "offsets", "transaction-log", "share-state", "metadata") or name == "EndTxnMarker":
+    if family in ("consumer", "offsets", "transaction-log", "share-state", "metadata") or name == "EndTxnMarker" \
+            or name in KRAFT_CONTROL_VALUES:
         return name
     return None
 
@@ -206,6 +209,9 @@ class MessageSubject(Subject):
         if found is None and self.cover.releases[drawn.version]:
             found = why.recognise_release(production, self.tree_read(data, drawn),
                                           self.tree_read(data, drawn, older_release=True), kafka, self.same)
+        if found is None:  # a tag the spec gives a field at other versions only (the metadata records have some)
+            other = tag_rule.tags_of_other_versions(self.fmt, drawn.version)
+            found = why.recognise_tag_of_another_version(production, kafka, other) if other else None
         return found
 
 

@@ -8,8 +8,8 @@
   KIP-915 style), which the deliberate differences name.
 * ``__transaction_state`` and ``__share_group_state``: the same, through ``TransactionCoordinatorRecordSerde`` and
   ``ShareCoordinatorRecordSerde`` against :mod:`kafka_meta.internal_topics` (the same catalogue reader).
-* the metadata log's frame: ``MetadataRecordSerde`` against the project's ``MetadataRecord``, for the records the
-  project registers (FeatureLevelRecord and TopicRecord).
+* the metadata log's frame: ``MetadataRecordSerde`` against the project's ``MetadataRecord``, for every record type
+  the project registers (every one Kafka 4.4 has, all their versions).
 * ``__remote_log_metadata``: the same frame around tiered storage's four record types, through the remote-log
   metadata records' ``BytesApiMessageSerde`` against the project's reader of that topic
   (:func:`kafka_meta.internal_topics.remote_log_metadata.decode_record`).
@@ -22,8 +22,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any
 
+from kafka_meta.codec.framing import read_number
 from kafka_meta.errors import EncodeError, KafkaMetaError
 from kafka_meta.formats import share_state, transaction_log
 from kafka_meta.formats.catalogue import REGISTRY
@@ -44,6 +46,7 @@ from kafka_meta.testing.conformance.values import Sampler
 from kafka_meta.wire.errors import Fault
 
 METADATA_RECORD = "MetadataRecord"
+RECORD_FIELD = "record"  # the frame's field holding the record
 
 
 def pack(key: bytes, value: bytes | None) -> bytes:
@@ -363,7 +366,7 @@ class GroupRecordSubject(Subject):
 
 
 class MetadataRecordSubject(Subject):
-    """The metadata log's frame around each record type the project registers."""
+    """The metadata log's frame around each record type the project registers (every type Kafka 4.4 has)."""
 
     family = "Records"
     name = f"{METADATA_RECORD} (MetadataRecordSerde)"
@@ -413,11 +416,90 @@ class MetadataRecordSubject(Subject):
 
     def view_of(self, api_key: int, version: int, record: Any) -> Read:
         body_fmt = self.bodies[api_key][0]
+        layout = body_fmt.construct(body_fmt.layout_slot(version))
         return Read({"apiKey": api_key, "version": version,
-                     "json": json_of(record, body_fmt, body_fmt.layout_slot(version))})
+                     "json": json_of(record, body_fmt, body_fmt.layout_slot(version))},
+                    facts={"unknown tags": tag_rule.unknown_of(record, layout)})
+
+    def _body(self, data: bytes) -> tuple[Any, int, bytes] | None:
+        """The registered format of the record's apiKey, its version and its body, as the frame says (None: a frame
+        that does not read, or an apiKey no registered spec has)."""
+        try:
+            _frame, at = read_number("uvarint", data, 0, "frameVersion", METADATA_RECORD)
+            api_key, at = read_number("uvarint", data, at, "apiKey", METADATA_RECORD)
+            version, at = read_number("uvarint", data, at, "recordVersion", METADATA_RECORD)
+        except KafkaMetaError:
+            return None
+        if api_key not in self.bodies:
+            return None
+        return self.bodies[api_key][0], version, data[at:]
+
+    @staticmethod
+    def _in_body(error: Any) -> Any:
+        """A refusal of the frame's (its field path ``record.members[0]``) as the body's own reader would say it
+        (``members[0]``), for the tag-size rule's look at the body."""
+        path = getattr(error, "path", "") or ""
+        inner = path[len(RECORD_FIELD) + 1:] if path.startswith(RECORD_FIELD + ".") else path
+        return SimpleNamespace(reason=getattr(error, "reason", None), path=inner)
+
+    @staticmethod
+    def _in_frame(error: Any) -> Any:
+        """A refusal of the body's tree reader as the frame's says it (its field path under ``record``)."""
+        inner = getattr(error, "field_path", getattr(error, "path", "")) or ""
+        return SimpleNamespace(reason=getattr(error, "reason", None),
+                               field_path=f"{RECORD_FIELD}.{inner}" if inner else RECORD_FIELD)
+
+    def production_situation(self, ours: Read, data: bytes) -> Read:
+        """``ours`` with what the tag-size rule looks for where the production reader refused: whether it refused a
+        known tag's size past the end (``refused known tag``); a reading has its ``unknown tags`` already."""
+        body = self._body(data)
+        if ours.refused is None or body is None:
+            return ours
+        body_fmt, version, _ = body
+        try:
+            layout = body_fmt.construct(body_fmt.layout_slot(version))
+        except (KafkaMetaError, Fault):
+            layout = None
+        facts = {**ours.facts, "refused known tag": tag_rule.refused_known_tag(self._in_body(ours.error), layout)}
+        return Read(ours.view, ours.refused, ours.unread, facts, ours.error)
+
+    def tree_read(self, data: bytes, kafka_tags: bool = False) -> Read:
+        """The construct tree's reading of the record's body (a second reader beside the production one), with the
+        project's rule for known tagged fields or Kafka's (``kafka_tags``); bytes after the body are refused, as
+        the frame (and MetadataRecordSerde) refuses them."""
+        body = self._body(data)
+        if body is None:
+            return Read(refused="the frame does not read")
+        body_fmt, version, raw = body
+        misfits: list[int] = []
+        parsed, end, tree = tag_rule.parse_tree(body_fmt, raw, version, kafka_tags, misfits)
+        if tree is None:
+            return Read(refused=str(parsed), facts={"tag misfits": misfits}, error=self._in_frame(parsed))
+        if end != len(raw):  # the frame's own refusal of them, at the same byte
+            error = self.fmt.trailing_error(len(raw) - end, 1, len(data) - len(raw) + end, False)
+            return Read(refused=str(error), facts={"tag misfits": misfits}, error=error)
+        return Read({"apiKey": body_fmt.spec.api_key, "version": version, "json": from_plain(parsed, tree)},
+                    facts={"tag misfits": misfits, "unknown tags": tag_rule.unknown_in_plain(parsed, tree)})
 
     def deliberate(self, ours: Read, kafka: Read, data: bytes, drawn: Drawn) -> why.Deliberate | None:
-        return why.recognise_metadata_record(ours, kafka, set(self.bodies))
+        found = why.recognise_metadata_record(ours, kafka, set(self.bodies))
+        body = self._body(data)
+        if found is not None or body is None:
+            return found
+        body_fmt, version, _ = body
+        newest = max(body_fmt.versions)
+        found = why.recognise_newer_version_struct(kafka, version, newest,
+                                                   set(body_fmt.spec.structs) - {body_fmt.spec.name})
+        if found is not None:
+            return found
+        same = Subject.same.__get__(self)
+        found = why.recognise_tag_sizes(self.production_situation(ours, data), self.tree_read(data),
+                                        self.tree_read(data, kafka_tags=True), kafka, same)
+        if found is None:
+            other = tag_rule.tags_of_other_versions(body_fmt, min(version, newest))
+            in_body = Read(ours.view, ours.refused, ours.unread, ours.facts, self._in_body(ours.error))
+            found = why.recognise_tag_of_another_version(in_body, kafka, other)
+        return found
 
 
 class RemoteLogMetadataSubject(MetadataRecordSubject):

@@ -30,7 +30,8 @@ KINDS = {
     "malformed": "the bytes do not hold a well-formed value: the input ends before something it declares, a "
                  "varint runs too long, a length is negative (null where the field is not nullable) or too "
                  "large, a tagged-field count is negative or exceeds the bytes left, a string is not valid "
-                 "(modified) UTF-8 where the reader checks it",
+                 "(modified) UTF-8 where the reader checks it, a tag the version read does not give its field "
+                 "(Kafka's readers refuse it there; the project reads it as unknown and may refuse later bytes)",
     "version": "a version the reader does not know or accept",
     "record type": "a record type (or metadata apiKey) the reader does not know",
     "trailing": "bytes after the last field, where the reader refuses them",
@@ -52,7 +53,8 @@ KAFKA_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), k) 
     (r"BufferUnderflowException|EOFException|Error reading (?:byte array|string) of|Tried to read \d+ tagged fields|"
      r"Tried to allocate a collection of size|Varint is too long|was serialized as null|had invalid length|"
      r"Invalid negative number of tagged fields|NegativeArraySizeException|newLimit > capacity|"
-     r"Could not read version from|Buffer underflow|UTFDataFormatException|[Mm]alformed input", "malformed"),
+     r"Could not read version from|Buffer underflow|UTFDataFormatException|[Mm]alformed input|"
+     r"Tag \d+ is not valid for version \d+", "malformed"),
 ])
 # wrappers that may say no more than that the bytes were bad
 KAFKA_UNSPECIFIED = re.compile(r"TaskAssignmentException|SchemaException: Malformed consumer protocol|"

@@ -177,3 +177,50 @@ def parse_tree(fmt: Any, data: bytes, version: int | None, kafka_tags: bool = Fa
         return value, stream.tell(), tree
     except (Fault, KafkaMetaError) as e:
         return e, 0, None
+
+
+ANOTHER_VERSION = re.compile(r"Tag (\d+) is not valid for version (\d+)")  # Kafka's generated readers' refusal
+
+
+def tags_of_other_versions(fmt: Any, version: int) -> dict[str, set[int]]:
+    """Struct path (array indices left out, as :func:`without_indices` gives them) -> the tags the spec gives fields
+    of that struct at other versions but not at ``version``. Kafka's generated readers know every tag of a struct
+    whatever the version, and refuse one whose field is not in the version read (``Tag 8 is not valid for version
+    0``: PartitionChangeRecord's Directories, tag 8 from v1); a tag no version has is an unknown tagged field."""
+    def tags(con: Any, path: str, into: dict[str, set[int]]) -> None:
+        con = _struct(con)
+        if isinstance(con, KArray):
+            tags(con.element, path, into)
+        elif isinstance(con, KStruct):
+            into.setdefault(path, set()).update(con.by_tag)
+            for m in con.members:
+                if m.con is not None and m.role != "absent":
+                    tags(m.con, f"{path}.{m.json}" if path else m.json, into)
+
+    every: dict[str, set[int]] = {}
+    for v in fmt.versions:
+        tags(fmt.construct(fmt.layout_slot(v)), "", every)
+    here: dict[str, set[int]] = {}
+    tags(fmt.construct(fmt.layout_slot(version)), "", here)
+    return {path: found - here.get(path, set()) for path, found in every.items() if found - here.get(path, set())}
+
+
+def without_indices(path: str) -> str:
+    """``voters[2].endpoints`` -> ``voters.endpoints``: a struct path as :func:`tags_of_other_versions` keys it."""
+    return re.sub(r"\[\d+\]", "", path)
+
+
+def refused_tag_of_another_version(error: Any, other: dict[str, set[int]], tag: int) -> bool:
+    """Whether the production reader's refusal is tag ``tag``'s declared size past the end, in a struct whose spec
+    gives ``tag`` to a field at another version (``other``: :func:`tags_of_other_versions`)."""
+    m = PAST_THE_END.search(getattr(error, "reason", "") or "")
+    if m is None or int(m.group(1)) != tag:
+        return False
+    path = re.sub(r"\.?<tagged fields>$", "", getattr(error, "path", "") or "")
+    return tag in other.get(without_indices(path), set())
+
+
+def another_versions_tag(entries: list[Entry], other: dict[str, set[int]], tag: int) -> bool:
+    """Whether ``tag`` is among the unknown tagged fields kept (``entries``) in a struct whose spec gives it to a
+    field at another version (``other``: :func:`tags_of_other_versions`)."""
+    return any(e[1] == tag and tag in other.get(without_indices(e[0]), set()) for e in entries)
