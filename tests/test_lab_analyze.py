@@ -21,7 +21,8 @@ pytest.importorskip("pyspark", reason="PySpark is not installed (the spark extra
 
 from kafka_meta.cli.main import main
 
-SCENARIOS = ("classic", "static", "storm", "consumer", "transactions", "share", "streams-upgrade", "streams-group")
+SCENARIOS = ("classic", "static", "storm", "consumer", "transactions", "transactions-hanging", "share",
+             "streams-upgrade", "streams-group")
 
 
 def _units(labels: list[str] | None) -> set[tuple[str, int]] | None:
@@ -140,3 +141,19 @@ def test_spark_writer_gives_the_same_report(report, spark, tmp_path):
     assert (tmp_path / "out" / "offsets" / "_SUCCESS").exists()  # Spark's writer wrote this one
     theirs = json.loads(json.dumps(by_spark.to_json()))
     assert {**theirs, "output": None} == {**doc, "output": None}
+
+
+def test_transactions_as_their_producers_and_the_coordinator_saw_them(report):
+    """analyze's transactions section, read from every recording's log directory at once: each transaction the
+    producers of transactions-hanging logged, the one they fenced and the one left hanging."""
+    doc, paths = report
+    recorded = truth(next(p for p in paths if p.name == "transactions-hanging"))
+    told = {(t["transactionalId"], t["startMs"]): t for i in doc["transactions"]["transactionalIds"]
+            for t in i["transactions"]}
+    for txn in (e for e in recorded if e["event"] == "txn"):
+        ours = told[(txn["transactional_id"], txn["start"])]
+        assert (ours["outcome"], ours["producerId"], ours["producerEpoch"]) == (
+            txn["outcome"], txn["producer_id"], txn["producer_epoch"])
+    kinds = {(f["kind"], f["transactionalId"]) for f in doc["findings"]}
+    assert {(k, t) for k, t in kinds if t and t.startswith("lab-txh")} == {
+        ("fenced-producer", "lab-txh-fenced"), ("hanging-transaction", "lab-txh-hanging")}

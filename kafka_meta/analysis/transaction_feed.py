@@ -1,5 +1,6 @@
 """The rows a report reads, fed to the transaction history: ``__transaction_state`` records decoded by their
-topic's decoder, user topics' partition summaries, and every record's time (where the inputs end)."""
+topic's decoder, user topics' partition summaries, and the times of the coordinators' records (the latest is
+where the inputs end, for what is still open)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from kafka_meta.analysis.timeline import Evidence
 from kafka_meta.analysis.transactional_ids import TransactionHistory, TransactionsReport
 from kafka_meta.errors import KafkaMetaError
 from kafka_meta.internal_topics import transaction_log
+from kafka_meta.log.topics import role_of_row
 from kafka_meta.offsets import CoordinatorRecord
 
 
@@ -31,8 +33,10 @@ def transactions_of(rows: Iterable[Mapping[str, Any]], partitions: Iterable[Mapp
     history, states = TransactionHistory(), 0
     for row in rows:
         ms = _ms(row.get("timestamp"))
-        history.seen(ms)
-        if row.get("topic") != transaction_log.TOPIC or row.get("control"):
+        role = role_of_row(row)
+        if role in ("offsets", "transactions"):  # where the inputs end: as analyze tells it too
+            history.seen(ms)
+        if role != "transactions" or row.get("control"):
             continue
         where = Evidence(file=row.get("_file"), offset=row.get("offset"), line=row.get("_line"),
                          ts=ms / 1000 if ms is not None else None)

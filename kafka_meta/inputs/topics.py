@@ -10,8 +10,10 @@ type's key, and its value as a valid version of its value, for it to be taken fo
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from kafka_meta.errors import KafkaMetaError
-from kafka_meta.log import Partition
+from kafka_meta.log import Partition, Segment, SegmentReader, segment_reads
 from kafka_meta.log.topics import Role, role_of
 from kafka_meta.offsets import UnknownRecord, decode_record
 
@@ -24,20 +26,51 @@ def partition_role(partition: Partition) -> Role:
     role = role_of(partition.scan.topic)
     if role != "user" or partition.scan.records == 0:
         return role
+    return "offsets" if holds_offsets_records(partition.segments) else "user"
+
+
+def holds_offsets_records(segments: Iterable[Segment]) -> bool:
+    """Whether the first records of a partition's segments (in offset order) read as ``__consumer_offsets``
+    records: at most :data:`SNIFFED_RECORDS` of them are read, from the first batches only."""
     sniffed = 0
-    rows = partition.rows()
-    try:
-        for row in rows:
-            if row["_error"] is not None or row["control"]:
-                continue
-            if row["key"] is None or not _reads_as_offsets(row["key"], row["value"]):
-                return "user"
-            sniffed += 1
-            if sniffed == SNIFFED_RECORDS:
-                break
-    finally:
-        rows.close()  # the segment being read is unmapped now, not when the generator is collected
-    return "offsets" if sniffed else "user"
+    reader = SegmentReader()
+    for segment in segments:
+        reads = segment_reads(segment, reader)
+        try:
+            for item in reads:
+                if type(item) is not tuple or item[0].control:
+                    continue
+                for record in item[1]:
+                    if record.key is None or not _reads_as_offsets(record.key, record.value):
+                        return False
+                    sniffed += 1
+                    if sniffed == SNIFFED_RECORDS:
+                        return True
+        finally:
+            reads.close()  # the segment is unmapped now, not when the generator is collected
+    return sniffed > 0
+
+
+def topics_holding_offsets(segments: Iterable[Segment]) -> set[str]:
+    """The topics of ``segments`` whose partitions hold ``__consumer_offsets`` records: ``__consumer_offsets``
+    itself and any user topic whose first partition with records reads as one (a partition of a topic is as
+    any other of it). Told from the first records alone: for a reader that cannot scan whole partitions first
+    (Spark's planning, on the driver)."""
+    by_topic: dict[str, list[Segment]] = {}
+    for segment in segments:
+        if segment.topic is not None:
+            by_topic.setdefault(segment.topic, []).append(segment)
+    found = set()
+    for topic, found_segments in by_topic.items():
+        role = role_of(topic)
+        if role == "offsets" or (role == "user" and holds_offsets_records(
+                s for s in found_segments if s.partition == _first_with_bytes(found_segments))):
+            found.add(topic)
+    return found
+
+
+def _first_with_bytes(segments: list[Segment]) -> int | None:
+    return next((s.partition for s in segments if s.size > 0), None)
 
 
 def _reads_as_offsets(key: bytes, value: bytes | None) -> bool:

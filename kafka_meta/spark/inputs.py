@@ -32,7 +32,7 @@ from typing import Any
 
 from kafka_meta.errors import InputError
 from kafka_meta.inputs import BY_NAME, CAPTURE, JSONL, PARQUET, SEGMENT, Unreadable, classify
-from kafka_meta.log import OTHER_INTERNAL_TOPICS, LogError
+from kafka_meta.log import LogError
 from kafka_meta.metadata_log.reader import METADATA_TOPIC
 from kafka_meta.spark.input_frames import PROVENANCE, Inputs
 from kafka_meta.spark.row_inputs import read_jsonl, read_parquet
@@ -137,11 +137,25 @@ def read_log(spark: Any, paths: list[str], decode: bool = False,
     if metadata:
         topics = (spark.read.format("kafka-meta-log").load(metadata)
                   .where(F.substring("value", 1, 2) == F.lit(bytearray(b"\x01\x02"))).select("topic", "key", "value"))
-    df = df.where(F.col("topic").isNull() | ~F.col("topic").isin(*OTHER_INTERNAL_TOPICS))  # not offsets records
+    # the topics holding __consumer_offsets records, told on the driver as every reader tells them (by name, or a
+    # user topic by its first records: kafka_meta.inputs.topics); every other topic's records are no offsets records
+    held = sorted(offsets_topics(paths))
+    df = df.where(F.col("topic").isNull() | (F.col("topic").isin(*held) if held else F.lit(False)))
     # each record's place as the reader without Spark gives it (kafka_meta.inputs.segment): its partition's log
     where = F.when(F.col("topic").isNotNull(), F.concat_ws("-", "topic", F.col("partition").cast("string")))
     return Inputs(topics=topics, offsets=df.select("key", "value", *PROVENANCE, "control", "producerId", "_error",
                                                    where.alias("_file"), *decoded))
+
+
+def offsets_topics(paths: list[str]) -> set[str]:
+    """The topics among the segments of ``paths`` that hold ``__consumer_offsets`` records."""
+    from kafka_meta.inputs.topics import topics_holding_offsets
+    from kafka_meta.spark.sources.log import segments_of
+
+    try:
+        return topics_holding_offsets(segments_of(paths))
+    except LogError:
+        return set()
 
 
 def metadata_segments(paths: list[str]) -> list[str]:

@@ -25,6 +25,7 @@ from kafka_meta.analysis.generations import COMMITS
 from kafka_meta.analysis.groups import GROUP_RECORD_TYPES, add_committed
 from kafka_meta.analysis.report import ERROR_SAMPLES
 from kafka_meta.errors import InputError, KafkaMetaError
+from kafka_meta.inputs.topics import topics_holding_offsets
 from kafka_meta.metadata_log import topic_names
 from kafka_meta.offsets import catalog, decode_record
 from kafka_meta.spark.inputs import CAPTURE, FORMATS, SEGMENT, Inputs, Planned, plan, read_inputs
@@ -38,6 +39,7 @@ from kafka_meta.spark.offsets_writer import (
     is_local,
     write_offsets,
 )
+from kafka_meta.spark.sources.log import segments_of
 from kafka_meta.spark.tallies import committed_per_group, spark_counts, spark_newest
 from kafka_meta.spark.timeline import (
     READ_ORDER,
@@ -48,6 +50,7 @@ from kafka_meta.spark.timeline import (
     timeline_of,
     write_report_html,
 )
+from kafka_meta.spark.transactions import transactions_report
 
 OFFSETS_TOPIC = "__consumer_offsets"
 DAMAGE_LISTED = 10_000  # damaged places listed one by one in the report; beyond, counted
@@ -105,7 +108,7 @@ def log_inputs(planned: list[Planned]) -> list[LogInput] | None:
 
 def analyze_offsets(offsets: Any, output: str, report: AnalysisReport, progress: Progress, source: str | None = None,
                     exchanges: list[dict[str, Any]] | None = None, names: dict[str, str] | None = None,
-                    logs: list[LogInput] | None = None) -> None:
+                    logs: list[LogInput] | None = None, log_paths: list[str] | None = None) -> None:
     """``offsets``: the records as :func:`read_inputs` gives them decoded, typed as commits (COMMIT_TYPES);
     ``logs``: the same inputs as broker logs, when they all are and the Python workers can write ``output``
     themselves (:mod:`kafka_meta.spark.offsets_writer`: the same rows, without Spark's writer)."""
@@ -177,6 +180,13 @@ def analyze_offsets(offsets: Any, output: str, report: AnalysisReport, progress:
     report.groups = dict(sorted(report.groups.items()))
     progress.step("building the rebalance timeline")
     report.timeline = timeline_of(decoded, source, exchanges, names, group_records, tallied)
+    if log_paths:
+        progress.step("reading the transactions (__transaction_state, the user topics' open transactions)")
+        latest = decoded.agg(F.max("timestamp").alias("t")).collect()[0].t if "timestamp" in decoded.columns else None
+        segments = segments_of(log_paths)
+        report.timeline.transactions = transactions_report(
+            spark, segments, topics_holding_offsets(segments),
+            int(latest.timestamp() * 1000) if latest is not None else None, report.timeline.errors)
     shutil.rmtree(f"{output}/{TALLIES}", ignore_errors=True)
 
 
@@ -293,7 +303,8 @@ def run(spark: Any, source: str | list[str], fmt: str = "auto", output: str = "k
         analyze_exchanges(inputs.exchanges, output, report, progress)
     if inputs.offsets is not None:
         names = topic_names([row.asDict() for row in inputs.topics.collect()]) if inputs.topics is not None else {}
-        analyze_offsets(inputs.offsets, output, report, progress, source, exchanges, names, logs)
+        log_paths = [path for item in planned[0] for path in item.by_kind.get(SEGMENT, [])]
+        analyze_offsets(inputs.offsets, output, report, progress, source, exchanges, names, logs, log_paths)
     elif exchanges:
         report.timeline = build_timeline(exchanges)
     if inputs.blobs is not None:

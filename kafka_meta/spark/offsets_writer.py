@@ -38,8 +38,8 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from kafka_meta.analysis.generations import COMMITS
+from kafka_meta.inputs.topics import topics_holding_offsets
 from kafka_meta.log import DEFAULT_LIMIT, Segment
-from kafka_meta.log.files import OTHER_INTERNAL_TOPICS
 from kafka_meta.spark.schema import ERROR_FIELD, spark_type
 from kafka_meta.spark.sources.log import ARROW_SCHEMA, decoded_batch, segment_rows, segments_of
 from kafka_meta.spark.tallies import (
@@ -83,6 +83,7 @@ class SegmentTask:
     partition: int | None
     source: str
     named: tuple[str, ...]
+    holds_offsets: bool = True  # its topic holds __consumer_offsets records (kafka_meta.inputs.topics)
 
 
 def direct_write(spark: Any, output: str) -> bool:
@@ -119,8 +120,11 @@ def segment_tasks(logs: list[LogInput]) -> list[SegmentTask]:
     tasks: list[SegmentTask] = []
     for log in logs:
         named = tuple(os.path.abspath(p) for p in log.paths)
-        for segment in segments_of(list(named)):
-            tasks.append(SegmentTask(len(tasks), segment.path, segment.topic, segment.partition, log.name, named))
+        segments = segments_of(list(named))
+        held = topics_holding_offsets(segments)
+        for segment in segments:
+            tasks.append(SegmentTask(len(tasks), segment.path, segment.topic, segment.partition, log.name, named,
+                                     segment.topic is None or segment.topic in held))
     return tasks
 
 
@@ -152,7 +156,7 @@ class SegmentWriter:
     def write(self) -> list[dict[str, Any]]:
         """Write the segment's tables; its counts tally."""
         task, output = self.task, self.output
-        if task.topic in OTHER_INTERNAL_TOPICS:  # the job reads __consumer_offsets (and logs without topic)
+        if not task.holds_offsets:  # the job reads __consumer_offsets (and logs without topic)
             return []
         segment = Segment(task.path, task.topic, task.partition)
         place = None if task.topic is None else f"{task.topic}-{task.partition}"
