@@ -24,7 +24,7 @@ def partition_role(partition: Partition) -> Role:
     """What the partition holds: its topic's role, or for a user topic, ``offsets`` when its first records
     read as ``__consumer_offsets`` records."""
     role = role_of(partition.scan.topic)
-    if role != "user" or partition.scan.records == 0:
+    if role != "user" or partition.scan.batches == 0:
         return role
     return "offsets" if holds_offsets_records(partition.segments) else "user"
 

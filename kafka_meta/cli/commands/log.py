@@ -36,6 +36,9 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--decode", action="store_true",
                    help="decode each record as a __consumer_offsets record, as 'kafka-meta offsets' does (the "
                         "records of __cluster_metadata partitions as KRaft metadata records)")
+    p.add_argument("--topic", action="append", default=[], metavar="TOPIC",
+                   help="only the partitions of this topic (repeat, or separate with commas); a broker's log "
+                        "directory holds every topic")
     p.add_argument("--from-offset", type=int, metavar="N", help="skip the records before offset N")
     p.add_argument("--group", help="only records of this group (decodes each key to find it)")
     p.add_argument("--strict", action="store_true", help="with --decode: Kafka 4.0+'s strict reading")
@@ -62,6 +65,15 @@ def run_log(args: argparse.Namespace) -> int:
     for problem in refused:
         reader = f" ({OTHER_VERBS[problem.kind]} reads it)" if problem.kind in OTHER_VERBS else ""
         print(f"kafka-meta log: {problem}{reader}", file=sys.stderr)
+    topics = {t.strip() for chunk in args.topic for t in chunk.split(",") if t.strip()}
+    absent: set[str] = set()
+    if topics:
+        held = {s.topic for s in segments}
+        absent = topics - held
+        for missing in sorted(absent):
+            print(f"kafka-meta log: no partition of topic {missing!r} here (topics: "
+                  f"{', '.join(sorted(t for t in held if t)) or 'none'})", file=sys.stderr)
+        segments = [s for s in segments if s.topic in topics]
     if not segments:
         return PROBLEM
     options = DumpOptions(decode=args.decode, group=args.group, strict=args.strict, raw=args.raw,
@@ -75,4 +87,4 @@ def run_log(args: argparse.Namespace) -> int:
         if found.undecoded:
             topics = ", ".join(f"{n} of {topic}" for topic, n in sorted(found.undecoded.items()))
             print(f"not decoded (no group coordinator records there): {topics}", file=sys.stderr)
-    return PROBLEM if refused or found.summary.damage or found.stats.errors or found.metadata.errors else OK
+    return PROBLEM if refused or absent or found.summary.damage or found.stats.errors or found.metadata.errors else OK
