@@ -201,11 +201,9 @@ class SegmentPrinter:
                 line = metadata_record_json(decoded)
         except KafkaMetaError as e:
             dump.metadata.errors += 1
-            dump.notes.append(f"{segment.path}, offset {record.offset}: {e}")
-            emit_json({**at, "_error": str(e)})
+            self.unreadable(segment, record, at, e, dump)
             return
-        if self.options.group is None:
-            emit_json({**at, **line})
+        self.ungrouped(at, line)
 
     def internal_record(self, segment: Segment, record: Record, dump: SegmentDump, txn: dict[str, Any]) -> None:
         """A record of another internal topic: decoded by its topic's decoder (``__transaction_state``,
@@ -222,9 +220,19 @@ class SegmentPrinter:
             decoded = decoder.decode_json(record.key, record.value, strict=self.options.strict)
         except KafkaMetaError as e:
             dump.stats.errors += 1
-            dump.notes.append(f"{segment.path}, offset {record.offset}: {e}")
-            emit_json({**at, "_error": str(e)})
+            self.unreadable(segment, record, at, e, dump)
             return
+        self.ungrouped(at, decoded)
+
+    @staticmethod
+    def unreadable(segment: Segment, record: Record, at: dict[str, Any], error: KafkaMetaError,
+                   dump: SegmentDump) -> None:
+        """A record that did not decode: a note for stderr, and its line with ``_error`` where it stands."""
+        dump.notes.append(f"{segment.path}, offset {record.offset}: {error}")
+        emit_json({**at, "_error": str(error)})
+
+    def ungrouped(self, at: dict[str, Any], decoded: dict[str, Any]) -> None:
+        """The line of a record of no group: printed unless --group asks for one group's records."""
         if self.options.group is None:
             emit_json({**at, **decoded})
 
@@ -252,8 +260,7 @@ class SegmentPrinter:
             decoded = self.render(record.key, record.value, record.control)
         except KafkaMetaError as e:
             stats.errors += 1
-            dump.notes.append(f"{segment.path}, offset {record.offset}: {e}")
-            emit_json({**at, "_error": str(e)})
+            self.unreadable(segment, record, at, e, dump)
             return
         stats.add_json(decoded)
         if options.group is not None and group_of_json(decoded) != options.group:
