@@ -31,7 +31,7 @@ from kafka_meta.internal_topics import decoder_for
 from kafka_meta.log import Batch, LogSummary, Partition, Record, Segment, SegmentDamage, SegmentReader
 from kafka_meta.log.compression import Inflater
 from kafka_meta.log.files import segment_reads
-from kafka_meta.log.partitions import partition_of, scan_partitions
+from kafka_meta.log.partitions import LazyOutcomes, partition_of
 from kafka_meta.log.segment import as_events
 from kafka_meta.log.topics import Role, role_of
 from kafka_meta.log.transactions import Outcomes
@@ -133,7 +133,7 @@ class TransactionLabels:
     """The ``producerId`` and ``transaction`` fields of the records of a partition's transactional batches
     (none for any other record), from the partition's markers, found before its records are printed."""
 
-    def __init__(self, outcomes: Outcomes) -> None:
+    def __init__(self, outcomes: Outcomes | LazyOutcomes) -> None:
         self.outcomes = outcomes
         self.producer = -1
 
@@ -155,7 +155,7 @@ class SegmentPrinter:
         self.render = PlainRenderer(strict=options.strict, raw=options.raw)  # record_json without models
         self.tick = tick
 
-    def print_segment(self, segment: Segment, dump: SegmentDump, outcomes: Outcomes | None = None,
+    def print_segment(self, segment: Segment, dump: SegmentDump, outcomes: Outcomes | LazyOutcomes | None = None,
                       role: Role | None = None) -> None:
         """Print one segment; ``outcomes``: the markers of its partition (how its transactions ended); ``role``:
         what the partition holds (by default, what its topic's name says)."""
@@ -304,12 +304,11 @@ def jobs_for(segments: list[Segment], asked: int | None) -> int:
 def print_segments(segments: list[Segment], options: DumpOptions, jobs: int = 1) -> SegmentDump:
     """Print every segment's lines to standard output in order, and what they held; stderr gets the notes of
     each segment as it is printed, and progress lines on long runs."""
-    scans = scan_partitions(segments)
     work: Work = []  # each partition's markers and role, known before any of its records is printed
-    for key, group in groupby(segments, key=partition_of):
-        partition = Partition(scans[key], list(group))
-        role = partition_role(partition) if options.decoding else role_of(partition.scan.topic)
-        work += [(segment, partition.scan.outcomes, role) for segment in partition.segments]
+    for _key, group in groupby(segments, key=partition_of):
+        partition = Partition(list(group))
+        role = partition_role(partition) if options.decoding else role_of(partition.topic)
+        work += [(segment, partition.outcomes, role) for segment in partition.segments]
     total, progress = SegmentDump(), Progress(segments)  # its clock starts with the printing
     printed = _in_parallel(work, options, jobs) if jobs > 1 else _in_turn(work, options, progress)
     for segment, dump in printed:
@@ -323,7 +322,7 @@ def print_segments(segments: list[Segment], options: DumpOptions, jobs: int = 1)
     return total
 
 
-Work = list[tuple[Segment, Outcomes, Role]]  # each segment with its partition's markers and role
+Work = list[tuple[Segment, LazyOutcomes, Role]]  # each segment with its partition's markers and role
 
 
 def _in_turn(work: Work, options: DumpOptions, progress: Progress) -> Iterator[tuple[Segment, SegmentDump]]:
@@ -371,7 +370,7 @@ def _start_worker(options: DumpOptions) -> None:
     _worker = SegmentPrinter(options)
 
 
-def _print_to_file(job: tuple[Segment, Outcomes, Role, str]) -> SegmentDump:
+def _print_to_file(job: tuple[Segment, LazyOutcomes, Role, str]) -> SegmentDump:
     """In a worker: one segment's lines into ``path``."""
     segment, outcomes, role, path = job
     assert _worker is not None

@@ -34,10 +34,9 @@ def read(source: Source) -> Iterator[Item]:
 
     try:
         for partition in read_partitions(str(source.path)):
-            scan = partition.scan
-            where = f"{source.path}" if scan.topic is None else f"{scan.topic}-{scan.partition}"
+            where = f"{source.path}" if partition.topic is None else f"{partition.topic}-{partition.partition}"
             if partition_role(partition) == "user":
-                yield Row("partition", partition_row(scan) | {"_file": where})
+                yield Row("partition", partition_row(partition.scan) | {"_file": where})
                 continue
             for row in partition.rows():
                 if row["_error"]:

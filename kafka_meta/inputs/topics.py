@@ -23,8 +23,8 @@ SNIFFED_RECORDS = 3  # the first records of a user topic's partition read to tel
 def partition_role(partition: Partition) -> Role:
     """What the partition holds: its topic's role, or for a user topic, ``offsets`` when its first records
     read as ``__consumer_offsets`` records."""
-    role = role_of(partition.scan.topic)
-    if role != "user" or partition.scan.batches == 0:
+    role = role_of(partition.topic)
+    if role != "user":
         return role
     return "offsets" if holds_offsets_records(partition.segments) else "user"
 

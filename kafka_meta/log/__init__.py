@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
 from itertools import groupby
 from typing import Any
 
@@ -26,7 +25,7 @@ from kafka_meta.log.files import (
     holds_offsets,
     segment_reads,
 )
-from kafka_meta.log.partitions import PartitionScan, partition_of, scan_partitions
+from kafka_meta.log.partitions import LazyOutcomes, PartitionScan, partition_of, scan_partitions
 from kafka_meta.log.rows import COLUMNS, RecordRow, segment_rows
 from kafka_meta.log.segment import Read, SegmentReader, read_segment
 from kafka_meta.log.summary import LogSummary
@@ -77,34 +76,41 @@ def read_events(path: str | os.PathLike[str], *, limit: int = DEFAULT_LIMIT,
             yield segment, item
 
 
-@dataclass(frozen=True)
 class Partition:
-    """One partition under a path: what its batch headers say (scanned first) and its segments, whose
-    records :meth:`rows` reads, each transactional one labelled by the scan's markers."""
+    """One partition under a path: its segments, whose records :meth:`rows` reads (each transactional one
+    labelled by the partition's markers), and :attr:`scan`, what its batch headers say. Both scan the headers
+    only when first needed (a summary asked for, or a transactional record met), and once."""
 
-    scan: PartitionScan
-    segments: list[Segment]
+    def __init__(self, segments: list[Segment]) -> None:
+        self.segments = segments
+        self.topic, self.partition = segments[0].topic, segments[0].partition
+        self._scan: PartitionScan | None = None
+        self.outcomes = LazyOutcomes(segments)
+
+    @property
+    def scan(self) -> PartitionScan:
+        if self._scan is None:
+            self._scan = scan_partitions(self.segments)[partition_of(self.segments[0])]
+            self.outcomes = LazyOutcomes(self.segments, self._scan.outcomes)
+        return self._scan
 
     def rows(self, *, limit: int = DEFAULT_LIMIT, from_offset: int | None = None) -> Iterator[RecordRow]:
         for segment, items in _segments(self.segments, limit, from_offset):
-            yield from segment_rows(segment, items, self.scan.outcomes)
+            yield from segment_rows(segment, items, self.outcomes)
 
 
 def read_partitions(path: str | os.PathLike[str]) -> Iterator[Partition]:
-    """Every partition under ``path`` (a segment, a partition directory or a log directory), in order, each
-    scanned by its batch headers before any of its records is read."""
-    segments = find_segments(path)
-    scans = scan_partitions(segments)
-    for key, group in groupby(segments, key=partition_of):
-        yield Partition(scans[key], list(group))
+    """Every partition under ``path`` (a segment, a partition directory or a log directory), in order."""
+    for _key, group in groupby(find_segments(path), key=partition_of):
+        yield Partition(list(group))
 
 
 def read_log(path: str | os.PathLike[str], *, limit: int = DEFAULT_LIMIT,
              from_offset: int | None = None) -> Iterator[dict[str, Any]]:
     """Every record under ``path`` (a segment, a partition directory or a log directory) as a row shaped
     like Spark's Kafka source, plus ``control``, ``producerId``, ``transaction`` and ``_error``; damage comes
-    as rows with ``_error`` set. Each partition's transaction markers are found first (a header scan), so a
-    transactional record already says how its transaction ended.
+    as rows with ``_error`` set. A partition's transaction markers are found (a header scan) when its first
+    transactional record is met, so that record already says how its transaction ended.
 
     ``limit`` is how many bytes one batch may inflate to; a batch beyond it is reported as damage.
     """

@@ -163,3 +163,19 @@ def deciding_outcomes(segment: Segment, later: Iterable[Segment]) -> Outcomes:
         with segment_bytes(following) as data:
             scan.add_segment(data)
     return scan.outcomes
+
+
+class LazyOutcomes:
+    """A partition's outcomes, scanned for only when a transactional record first asks (most partitions of
+    ``__consumer_offsets`` hold no transaction: their records are read without the scan). Picklable: a worker
+    process given one scans, if it must, on its own."""
+
+    def __init__(self, segments: list[Segment], scanned: Outcomes | None = None) -> None:
+        self.segments = segments
+        self._outcomes = scanned
+
+    def outcome(self, producer_id: int, offset: int) -> str:
+        if self._outcomes is None:
+            self._outcomes = outcomes_of(self.segments).get(partition_of(self.segments[0]), Outcomes()) \
+                if self.segments else Outcomes()
+        return self._outcomes.outcome(producer_id, offset)

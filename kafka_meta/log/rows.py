@@ -20,12 +20,15 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable, Iterator
-from typing import TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 from kafka_meta.log.events import Batch, Record, SegmentDamage
 from kafka_meta.log.files import Segment
 from kafka_meta.log.segment import Read
 from kafka_meta.log.transactions import Outcomes
+
+if TYPE_CHECKING:
+    from kafka_meta.log.partitions import LazyOutcomes
 
 
 class Header(TypedDict):
@@ -98,7 +101,8 @@ def damage_row(segment: Segment, damage: SegmentDamage) -> RecordRow:
             "control": False, "producerId": -1, "transaction": None, "_error": damage.describe(segment.path)}
 
 
-def segment_rows(segment: Segment, items: Iterable[Read], outcomes: Outcomes | None = None) -> Iterator[RecordRow]:
+def segment_rows(segment: Segment, items: Iterable[Read], outcomes: Outcomes | LazyOutcomes | None = None
+                 ) -> Iterator[RecordRow]:
     """The rows of one segment's batches and damage (``SegmentReader.batches`` of its bytes): a record
     row per record, a damage row per damaged stretch. ``outcomes``, the markers of the segment's partition,
     says how each transactional record's transaction ended; without them every transactional record is
