@@ -9,12 +9,12 @@ order with the same bindings, so references always resolve. Requires ``hypothesi
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from hypothesis import strategies as st
 
 from kafka_meta.codec.dispatch import Dispatch
+from kafka_meta.testing.wire_order import struct_in_wire_order
 from kafka_meta.wire.bindings import Bind
 from kafka_meta.wire.checked import UVARINT_BOUNDS, Bounded, LayoutVersion
 from kafka_meta.wire.codegen import UNKNOWN_KEY
@@ -89,26 +89,9 @@ def _struct(con: KStruct, bindings: Bindings) -> st.SearchStrategy[dict[str, Any
 
     @st.composite
     def draw_struct(draw: Any) -> dict[str, Any]:
-        local = dict(bindings)
-        preset: dict[str, Any] = {}
-        for m in con.members:
-            if isinstance(m.con, Dispatch) and m.role == "inline":
-                preset[m.con.key], preset[m.con.version] = draw(st.sampled_from(m.con.choices()))
-        out: dict[str, Any] = {}
-        for m in con.members:
-            if m.role == "absent":
-                out[m.py] = copy.deepcopy(m.default)
-                continue
-            binds = getattr(m.con, "binds", None)
-            value = preset[binds] if binds in preset else draw(values_for(m.con, local))
-            out[m.py] = value
-            if isinstance(m.con, Dictionary):
-                local[m.con.binds] = [entry[m.con.value.py] for entry in value]
-            elif binds is not None:
-                local[binds] = value
-        if con.shape.unknown_key:
-            out[UNKNOWN_KEY] = draw(_unknown_tags(con)) if con.flexible else []
-        return out
+        return struct_in_wire_order(con, bindings, lambda choices: draw(st.sampled_from(choices)),
+                                    lambda member, local: draw(values_for(member, local)),
+                                    lambda struct: draw(_unknown_tags(struct)))
 
     return draw_struct()
 
