@@ -27,8 +27,23 @@ SMALL = 4  # collection sizes: enough to exercise loops, small enough to keep ex
 Bindings = dict[str, Any]
 
 
+_MADE: dict[int, tuple[Any, st.SearchStrategy[Any]]] = {}
+
+
 def values_for(con: Any, bindings: Bindings | None = None) -> st.SearchStrategy[Any]:
-    bindings = {} if bindings is None else bindings
+    """Values ``con`` encodes and decodes back unchanged, given the values read before it (``bindings``).
+
+    A construct with nothing bound gets the same strategy object every time it is asked for: hypothesis then
+    works out each strategy's properties (and a lambda's description) once, not once per example."""
+    if bindings:
+        return _values_for(con, bindings)
+    made = _MADE.get(id(con))
+    if made is None or made[0] is not con:  # the construct kept with its strategy, so its id is not reused
+        made = _MADE[id(con)] = (con, _values_for(con, {}))
+    return made[1]
+
+
+def _values_for(con: Any, bindings: Bindings) -> st.SearchStrategy[Any]:
     if isinstance(con, Fixed):
         if con.kind == "float64":
             return st.floats(allow_nan=False)
