@@ -138,6 +138,8 @@ def _dictionary(con: Dictionary) -> st.SearchStrategy[list[dict[str, Any]]]:
 
 def _unknown_tags(con: KStruct) -> st.SearchStrategy[list[tuple[int, bytes]]]:
     known = set(con.by_tag)
-    tags = st.lists(st.integers(0, 300).filter(lambda t: t not in known), max_size=2, unique=True)
-    return tags.flatmap(lambda ts: st.tuples(*(st.tuples(st.just(t), st.binary(max_size=6)) for t in sorted(ts)))
-                        .map(list))
+    # up to two tags the struct does not know, each once, sorted by tag (one strategy: no flatmap, which makes
+    # new strategies for every example)
+    tag = st.integers(0, 300).filter(lambda t: t not in known)
+    fields = st.lists(st.tuples(tag, st.binary(max_size=6)), max_size=2, unique_by=lambda field: field[0])
+    return fields.map(lambda drawn: sorted(drawn, key=lambda field: field[0]))
