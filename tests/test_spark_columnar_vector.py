@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
-from formats import ids, registered_formats, upstream_formats, versioned
+from formats import drawn_batch, ids, registered_formats, upstream_formats, versioned
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_malformed import mutate
@@ -22,7 +22,6 @@ from kafka_meta.spark.columnar_vector import VectorProgram, flat_layout
 from kafka_meta.spark.columns import InvalidUtf8, null_array
 from kafka_meta.spark.offsets import decode_batch, decode_rows, record_columns
 from kafka_meta.spark.schema import message_row_type
-from kafka_meta.testing.strategies import values_for
 
 
 def _asked(fmt: SpecFormat, version: int) -> int | None:
@@ -61,9 +60,7 @@ def test_the_common_records_have_flat_layouts():
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(data=st.data())
 def test_flat_rows_equal_the_row_decoders(pair, data):
-    fmt, version = pair
-    strategy = values_for(fmt.construct(version))
-    good = [fmt.encode(data.draw(strategy), version) for _ in range(data.draw(st.integers(1, 4)))]
+    fmt, version, good = drawn_batch(pair, data.draw)
     blobs = [*good, None, *(mutate(blob, data.draw) for blob in good[:2]), b"", *good]
     for strict in (False, True):
         program = batch_program(fmt, False, _asked(fmt, version), strict)  # compiled once a process, as in use
