@@ -10,7 +10,8 @@ import argparse
 from kafka_meta.cli.output import fail
 
 
-def without_spark(parser: argparse.ArgumentParser, verb: str) -> None:
-    """Make ``verb``'s parser take any arguments and its run fail with how to install PySpark."""
+def without_spark(parser: argparse.ArgumentParser, message: str) -> None:
+    """Make a verb's parser take any arguments and its run fail with ``message`` (the verb's own words, naming
+    the extra to install: the README's list of extras is held to them)."""
     parser.add_argument("rest", nargs=argparse.REMAINDER)
-    parser.set_defaults(run=lambda args: fail(f"{verb} needs Spark: pip install 'kafka-meta[spark]'"))
+    parser.set_defaults(run=lambda args: fail(message))

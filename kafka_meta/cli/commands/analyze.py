@@ -30,7 +30,7 @@ def add_parsers(sub: Any) -> None:
             raise ImportError("pyspark")
         from kafka_meta.spark.job import add_arguments
     except ImportError:  # PySpark missing: the command still explains how to get it
-        without_spark(p, "analyze")
+        without_spark(p, "analyze needs Spark: pip install 'kafka-meta[spark]'")
         return
     add_arguments(p)
     p.add_argument("--command-config", metavar="FILE",

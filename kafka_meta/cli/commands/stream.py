@@ -25,7 +25,7 @@ def add_parsers(sub: Any) -> None:
                                    one stopped, losing and repeating nothing. Spark's Kafka connector is fetched
                                    from Maven Central on first use.""")
     if importlib.util.find_spec("pyspark") is None:  # PySpark missing: the command still explains how to get it
-        without_spark(p, "stream")
+        without_spark(p, "stream needs Spark: pip install 'kafka-meta[spark]'")
         return
     from kafka_meta.spark.stream import add_arguments
 
