@@ -3,7 +3,11 @@ flexible versions, tagged fields and nullable structs that our bundled types may
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from conftest import SPEC_DIR
+from hypothesis import strategies as st
 
 import kafka_meta as km
 from kafka_meta.codec.format import MessageFormat, SpecFormat
@@ -11,6 +15,7 @@ from kafka_meta.codec.framing import Unframed
 from kafka_meta.codec.variants import VariantFormat
 from kafka_meta.spec import load_spec
 from kafka_meta.spec.loader import iter_spec_files
+from kafka_meta.testing.strategies import values_for
 
 
 def registered_formats() -> list[MessageFormat]:
@@ -42,3 +47,11 @@ def versioned(formats: list[MessageFormat]) -> list[tuple[MessageFormat, int]]:
 
 def ids(pair: tuple[MessageFormat, int]) -> str:
     return f"{pair[0].name}-{type(pair[0].framing).__name__}-v{pair[1]}"
+
+
+def drawn_batch(pair: tuple[MessageFormat, int], draw: Callable[[Any], Any]) -> tuple[MessageFormat, int, list[bytes]]:
+    """A format and version of the parametrised ``pair``, and one to four of its values drawn and encoded (the
+    good rows of the batch decoders' tests)."""
+    fmt, version = pair
+    strategy = values_for(fmt.construct(version))
+    return fmt, version, [fmt.encode(draw(strategy), version) for _ in range(draw(st.integers(1, 4)))]

@@ -10,18 +10,18 @@ comparison; everything else (names, types, version ranges, nullability, tags, de
 from __future__ import annotations
 
 import zipfile
-from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
 import pytest
+from spec_support import fields_kept
 
 from kafka_meta.codec.registry import schema_root
 from kafka_meta.protocol import APIS
 from kafka_meta.spec import jsonc, load_spec, load_spec_text
 from kafka_meta.spec.compare import structural_differences
 from kafka_meta.spec.loader import iter_spec_files
-from kafka_meta.spec.model import FieldSpec, MessageSpec
+from kafka_meta.spec.model import MessageSpec
 from kafka_meta.spec.versions import Versions
 
 pytestmark = pytest.mark.kafka
@@ -69,17 +69,7 @@ def kafka44(kafka_texts) -> dict[str, MessageSpec]:
 
 def from_version(spec: MessageSpec, low: int) -> MessageSpec:
     """The spec as a reader of versions `low` and later sees it: fields only older versions had left out."""
-    def kept(fields: list[FieldSpec]) -> list[FieldSpec]:
-        out = []
-        for f in fields:
-            if f.versions.high < low:
-                continue
-            if f.struct is not None:
-                f = replace(f, struct=replace(f.struct, fields=kept(f.struct.fields)))
-            out.append(f)
-        return out
-
-    return replace(spec, fields=kept(spec.fields))
+    return fields_kept(spec, lambda f: f.versions.high >= low)
 
 
 OURS = [path for path in sorted(iter_spec_files(schema_root())) if "offsets-variants" not in path.parts]

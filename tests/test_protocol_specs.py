@@ -11,11 +11,11 @@ that 4.3 had, the differences are listed (CHANGED_SINCE_43).
 from __future__ import annotations
 
 import importlib.util
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from conftest import SPEC_DIR, need_shared
+from spec_support import fields_kept
 
 import kafka_meta as km
 from kafka_meta.codec.registry import schema_root
@@ -23,7 +23,7 @@ from kafka_meta.protocol import APIS
 from kafka_meta.spec import jsonc, load_spec
 from kafka_meta.spec.compare import structural_differences
 from kafka_meta.spec.loader import iter_spec_files
-from kafka_meta.spec.model import FieldSpec, MessageSpec
+from kafka_meta.spec.model import MessageSpec
 from kafka_meta.spec.versions import Versions
 
 OURS = sorted(iter_spec_files(schema_root() / "protocol"))
@@ -66,17 +66,7 @@ def kafka_python_specs() -> Path | None:
 
 def up_to(spec: MessageSpec, high: int) -> MessageSpec:
     """The spec as a reader of versions up to `high` sees it: the fields of newer versions left out."""
-    def kept(fields: list[FieldSpec]) -> list[FieldSpec]:
-        out = []
-        for f in fields:
-            if f.versions.low > high:
-                continue
-            if f.struct is not None:
-                f = replace(f, struct=replace(f.struct, fields=kept(f.struct.fields)))
-            out.append(f)
-        return out
-
-    return replace(spec, fields=kept(spec.fields))
+    return fields_kept(spec, lambda f: f.versions.low <= high)
 
 
 def snapshot_files(name: str) -> list[Path]:

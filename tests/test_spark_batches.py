@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 import pytest
-from formats import ids, registered_formats, versioned
+from formats import drawn_batch, ids, registered_formats, versioned
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_malformed import mutate
@@ -24,9 +24,7 @@ FORMATS = [f for f in registered_formats() if f.name in km.types()]
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(data=st.data())
 def test_columns_equal_rows_and_typed_decoding(pair, data):
-    fmt, version = pair
-    strategy = values_for(fmt.construct(version))
-    good = [fmt.encode(data.draw(strategy), version) for _ in range(data.draw(st.integers(1, 4)))]
+    fmt, version, good = drawn_batch(pair, data.draw)
     damaged = [mutate(blob, data.draw) for blob in good[:2]]
     blobs = [*good, None, *damaged]
     decoder = BatchDecoder(fmt.name, version=version if fmt.framing.__class__.__name__ == "Unframed" else None)

@@ -32,7 +32,7 @@ from kafka_meta.analysis.codes import (
     REBALANCE_IN_PROGRESS,
     error_name,
 )
-from kafka_meta.analysis.epochs import PROTOCOLS, EpochBuilder, topic_label, topic_names
+from kafka_meta.analysis.epochs import PROTOCOLS, EpochBuilder, topic_names
 from kafka_meta.analysis.joins import resolve_member_ids
 from kafka_meta.analysis.moves import moves
 from kafka_meta.analysis.streams_rounds import streams_account
@@ -43,7 +43,7 @@ from kafka_meta.analysis.timeline import (
     Round,
     sort_rounds,
 )
-from kafka_meta.analysis.transactions import END_TXN, TXN_COMMIT, Transactions
+from kafka_meta.analysis.transactions import END_TXN, TXN_COMMIT, Transactions, committed
 from kafka_meta.protocol.shapes import ExchangeRow
 
 JOIN, SYNC, HEARTBEAT, LEAVE, COMMIT = "JoinGroup", "SyncGroup", "Heartbeat", "LeaveGroup", "OffsetCommit"
@@ -461,15 +461,7 @@ def _commit(group: str, ex: ExchangeRow, names: Mapping[str, str]) -> Commit:
     c = Commit(group, ex["ts"], member_id=req.get("memberId") or ex["memberId"],
                generation=generation if isinstance(generation, int) else None, evidence=exchange_rows.evidence(ex),
                answered=ex["responseTs"])
-    for topic in req.get("topics") or []:
-        c.partitions += len(topic.get("partitions") or [])
-        for p in topic.get("partitions") or []:
-            if isinstance(p.get("committedOffset"), int) and isinstance(p.get("partitionIndex"), int):
-                c.offsets[f"{topic_label(topic, names)}-{p['partitionIndex']}"] = p["committedOffset"]
-    for topic in resp.get("topics") or []:
-        for p in topic.get("partitions") or []:
-            if p.get("errorCode"):
-                c.error_codes[p["errorCode"]] += 1
+    committed(c, req, resp, names)
     return c
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Mapping
+from typing import Any
 
 from kafka_meta.analysis import exchange_rows
 from kafka_meta.analysis.epochs import topic_label
@@ -22,6 +23,21 @@ TXN_COMMIT, END_TXN = "TxnOffsetCommit", "EndTxn"
 def _producer(ex: ExchangeRow) -> int | None:
     producer = (ex["request"] or {}).get("producerId")
     return producer if isinstance(producer, int) and not isinstance(producer, bool) else None
+
+
+def committed(commit: Commit, req: dict[str, Any], resp: dict[str, Any], names: Mapping[str, str]) -> None:
+    """Count into ``commit`` what an OffsetCommit or a TxnOffsetCommit exchange committed (both lay out their
+    topics and partitions alike): the partitions, each one's offset where the request says it, and the
+    per-partition errors of the response."""
+    for topic in req.get("topics") or []:
+        for p in topic.get("partitions") or []:
+            commit.partitions += 1
+            if isinstance(p.get("committedOffset"), int) and isinstance(p.get("partitionIndex"), int):
+                commit.offsets[f"{topic_label(topic, names)}-{p['partitionIndex']}"] = p["committedOffset"]
+    for topic in resp.get("topics") or []:
+        for p in topic.get("partitions") or []:
+            if p.get("errorCode"):
+                commit.error_codes[p["errorCode"]] += 1
 
 
 class Transactions:
@@ -40,15 +56,7 @@ class Transactions:
         commit = Commit(group, ex["ts"], member_id=req.get("memberId") or None,
                         generation=generation if isinstance(generation, int) and generation >= 0 else None,
                         evidence=exchange_rows.evidence(ex))
-        for topic in req.get("topics") or []:
-            for p in topic.get("partitions") or []:
-                commit.partitions += 1
-                if isinstance(p.get("committedOffset"), int) and isinstance(p.get("partitionIndex"), int):
-                    commit.offsets[f"{topic_label(topic, names)}-{p['partitionIndex']}"] = p["committedOffset"]
-        for topic in resp.get("topics") or []:
-            for p in topic.get("partitions") or []:
-                if p.get("errorCode"):
-                    commit.error_codes[p["errorCode"]] += 1
+        committed(commit, req, resp, names)
         self.pending[producer].append(commit)
 
     def end(self, ex: ExchangeRow) -> Iterator[Commit]:

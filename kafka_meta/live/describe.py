@@ -136,40 +136,17 @@ def described_classic(body: dict[str, Any]) -> list[GroupDescription]:
 
 def described_consumer(body: dict[str, Any]) -> list[GroupDescription]:
     """ConsumerGroupDescribe: the group epoch, the assignor, members with their epochs and assignments."""
-    out = []
-    for g in body.get("groups") or []:
-        error = g.get("errorCode")
-        if error:
-            out.append(GroupDescription(g["groupId"], "consumer", error=g.get("errorMessage") or error_name(error)))
-            continue
-        members = [DescribedMember(m["memberId"], m.get("clientId"), m.get("clientHost"), m.get("instanceId"),
-                                   epoch=m.get("memberEpoch"),
-                                   assigned=_partitions((m.get("assignment") or {}).get("topicPartitions"),
-                                                        "topicName"))
-                   for m in g.get("members") or []]
-        out.append(GroupDescription(g["groupId"], "consumer", state=g.get("groupState") or None,
-                                    epoch=g.get("groupEpoch"), protocol=g.get("assignorName") or None,
-                                    members=members, assignment_epoch=g.get("assignmentEpoch")))
-    return out
+    return _described(body, "consumer", lambda m: DescribedMember(
+        m["memberId"], m.get("clientId"), m.get("clientHost"), m.get("instanceId"), epoch=m.get("memberEpoch"),
+        assigned=_partitions((m.get("assignment") or {}).get("topicPartitions"), "topicName")))
 
 
 def described_share(body: dict[str, Any]) -> list[GroupDescription]:
     """ShareGroupDescribe: the group and assignment epochs, the assignor, members with their epochs and the
     partitions each shares with the others."""
-    out = []
-    for g in body.get("groups") or []:
-        error = g.get("errorCode")
-        if error:
-            out.append(GroupDescription(g["groupId"], "share", error=g.get("errorMessage") or error_name(error)))
-            continue
-        members = [DescribedMember(m["memberId"], m.get("clientId"), m.get("clientHost"), epoch=m.get("memberEpoch"),
-                                   assigned=_partitions((m.get("assignment") or {}).get("topicPartitions"),
-                                                        "topicName"))
-                   for m in g.get("members") or []]
-        out.append(GroupDescription(g["groupId"], "share", state=g.get("groupState") or None,
-                                    epoch=g.get("groupEpoch"), protocol=g.get("assignorName") or None,
-                                    members=members, assignment_epoch=g.get("assignmentEpoch")))
-    return out
+    return _described(body, "share", lambda m: DescribedMember(
+        m["memberId"], m.get("clientId"), m.get("clientHost"), epoch=m.get("memberEpoch"),
+        assigned=_partitions((m.get("assignment") or {}).get("topicPartitions"), "topicName")))
 
 
 def _task_ids(entries: Any) -> TaskIds:
@@ -185,21 +162,27 @@ def _tasks(assignment: dict[str, Any] | None) -> StreamsTasks:
 def described_streams(body: dict[str, Any]) -> list[GroupDescription]:
     """StreamsGroupDescribe: the group, assignment and topology epochs, the assignor (v1 on), members with
     their epochs, Streams instance and the tasks each holds now."""
+    return _described(body, "streams", lambda m: DescribedMember(
+        m["memberId"], m.get("clientId"), m.get("clientHost"), m.get("instanceId"), epoch=m.get("memberEpoch"),
+        tasks=_tasks(m.get("assignment")), topology_epoch=m.get("topologyEpoch"), process_id=m.get("processId")),
+        lambda g: {"topology_epoch": g["topology"].get("epoch") if g.get("topology") else None})
+
+
+def _described(body: dict[str, Any], kind: str, member: Callable[[dict[str, Any]], DescribedMember],
+               extra: Callable[[dict[str, Any]], dict[str, Any]] = lambda g: {}) -> list[GroupDescription]:
+    """The groups of a KIP-848 style describe answer (consumer, share, streams: the same group fields, members of
+    their own kind): a group the coordinator refused is its error alone (the message it gave, else the code's name),
+    the others their state, epochs, assignor, members (each by ``member``) and what ``extra`` adds."""
     out = []
     for g in body.get("groups") or []:
         error = g.get("errorCode")
         if error:
-            out.append(GroupDescription(g["groupId"], "streams", error=g.get("errorMessage") or error_name(error)))
+            out.append(GroupDescription(g["groupId"], kind, error=g.get("errorMessage") or error_name(error)))
             continue
-        members = [DescribedMember(m["memberId"], m.get("clientId"), m.get("clientHost"), m.get("instanceId"),
-                                   epoch=m.get("memberEpoch"), tasks=_tasks(m.get("assignment")),
-                                   topology_epoch=m.get("topologyEpoch"), process_id=m.get("processId"))
-                   for m in g.get("members") or []]
-        topology = g.get("topology")
-        out.append(GroupDescription(g["groupId"], "streams", state=g.get("groupState") or None,
+        out.append(GroupDescription(g["groupId"], kind, state=g.get("groupState") or None,
                                     epoch=g.get("groupEpoch"), protocol=g.get("assignorName") or None,
-                                    members=members, assignment_epoch=g.get("assignmentEpoch"),
-                                    topology_epoch=topology.get("epoch") if topology else None))
+                                    members=[member(m) for m in g.get("members") or []],
+                                    assignment_epoch=g.get("assignmentEpoch"), **extra(g)))
     return out
 
 

@@ -9,12 +9,12 @@ order with the same bindings, so references always resolve. Requires ``hypothesi
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from hypothesis import strategies as st
 
 from kafka_meta.codec.dispatch import Dispatch
+from kafka_meta.testing.wire_order import struct_in_wire_order
 from kafka_meta.wire.bindings import Bind
 from kafka_meta.wire.checked import UVARINT_BOUNDS, Bounded, LayoutVersion
 from kafka_meta.wire.codegen import UNKNOWN_KEY
@@ -27,8 +27,23 @@ SMALL = 4  # collection sizes: enough to exercise loops, small enough to keep ex
 Bindings = dict[str, Any]
 
 
+_MADE: dict[int, tuple[Any, st.SearchStrategy[Any]]] = {}
+
+
 def values_for(con: Any, bindings: Bindings | None = None) -> st.SearchStrategy[Any]:
-    bindings = {} if bindings is None else bindings
+    """Values ``con`` encodes and decodes back unchanged, given the values read before it (``bindings``).
+
+    A construct with nothing bound gets the same strategy object every time it is asked for: hypothesis then
+    works out each strategy's properties (and a lambda's description) once, not once per example."""
+    if bindings:
+        return _values_for(con, bindings)
+    made = _MADE.get(id(con))
+    if made is None or made[0] is not con:  # the construct kept with its strategy, so its id is not reused
+        made = _MADE[id(con)] = (con, _values_for(con, {}))
+    return made[1]
+
+
+def _values_for(con: Any, bindings: Bindings) -> st.SearchStrategy[Any]:
     if isinstance(con, Fixed):
         if con.kind == "float64":
             return st.floats(allow_nan=False)
@@ -89,26 +104,9 @@ def _struct(con: KStruct, bindings: Bindings) -> st.SearchStrategy[dict[str, Any
 
     @st.composite
     def draw_struct(draw: Any) -> dict[str, Any]:
-        local = dict(bindings)
-        preset: dict[str, Any] = {}
-        for m in con.members:
-            if isinstance(m.con, Dispatch) and m.role == "inline":
-                preset[m.con.key], preset[m.con.version] = draw(st.sampled_from(m.con.choices()))
-        out: dict[str, Any] = {}
-        for m in con.members:
-            if m.role == "absent":
-                out[m.py] = copy.deepcopy(m.default)
-                continue
-            binds = getattr(m.con, "binds", None)
-            value = preset[binds] if binds in preset else draw(values_for(m.con, local))
-            out[m.py] = value
-            if isinstance(m.con, Dictionary):
-                local[m.con.binds] = [entry[m.con.value.py] for entry in value]
-            elif binds is not None:
-                local[binds] = value
-        if con.shape.unknown_key:
-            out[UNKNOWN_KEY] = draw(_unknown_tags(con)) if con.flexible else []
-        return out
+        return struct_in_wire_order(con, bindings, lambda choices: draw(st.sampled_from(choices)),
+                                    lambda member, local: draw(values_for(member, local)),
+                                    lambda struct: draw(_unknown_tags(struct)))
 
     return draw_struct()
 
@@ -140,6 +138,8 @@ def _dictionary(con: Dictionary) -> st.SearchStrategy[list[dict[str, Any]]]:
 
 def _unknown_tags(con: KStruct) -> st.SearchStrategy[list[tuple[int, bytes]]]:
     known = set(con.by_tag)
-    tags = st.lists(st.integers(0, 300).filter(lambda t: t not in known), max_size=2, unique=True)
-    return tags.flatmap(lambda ts: st.tuples(*(st.tuples(st.just(t), st.binary(max_size=6)) for t in sorted(ts)))
-                        .map(list))
+    # up to two tags the struct does not know, each once, sorted by tag (one strategy: no flatmap, which makes
+    # new strategies for every example)
+    tag = st.integers(0, 300).filter(lambda t: t not in known)
+    fields = st.lists(st.tuples(tag, st.binary(max_size=6)), max_size=2, unique_by=lambda field: field[0])
+    return fields.map(lambda drawn: sorted(drawn, key=lambda field: field[0]))

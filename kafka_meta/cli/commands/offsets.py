@@ -27,12 +27,12 @@ PROVENANCE = ("topic", "partition", "offset", "timestamp")
 
 def add_parsers(sub: Any) -> None:
     p = sub.add_parser("offsets", help="decode __consumer_offsets records (dumps, log segments, Parquet)",
-                       description="Each input is recognised by its content, as every verb's: JSON Lines whose "
-                                   "record lines are {\"key\": ..., \"value\": ...} with hex or base64 bytes "
-                                   "(value null or absent = tombstone), optionally partition, offset, timestamp "
-                                   "and control (true for records of a control batch); Parquet of such rows; "
-                                   "broker log segments and partition or log directories. Rows of other kinds "
-                                   "(captured exchanges, payloads, members) are counted and skipped.")
+                       description="""Each input is recognised by its content, as every verb's: JSON Lines whose
+                                   record lines are {"key": ..., "value": ...} with hex or base64 bytes
+                                   (value null or absent = tombstone), optionally partition, offset, timestamp
+                                   and control (true for records of a control batch); Parquet of such rows;
+                                   broker log segments and partition or log directories. Rows of other kinds
+                                   (captured exchanges, payloads, members) are counted and skipped.""")
     p.add_argument("files", nargs="+", metavar="INPUT",
                    help="files or directories of any kind the project reads; - for stdin")
     p.add_argument("--strict", action="store_true",

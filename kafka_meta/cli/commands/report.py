@@ -18,12 +18,12 @@ from kafka_meta.cli.status import OK, PROBLEM, require_paths
 
 def add_parsers(sub: Any) -> None:
     p = sub.add_parser("report", help="the rebalance timeline of captures and __consumer_offsets dumps",
-                       description="Read packet captures, JSON Lines or Parquet of captured exchanges or of "
-                                   "__consumer_offsets records, broker log segments and directories holding any "
-                                   "of them (each file recognised by its content); print each group's rebalance "
-                                   "rounds and the findings (groups with the most trouble first), and write a "
-                                   "self-contained HTML report with -o. Exit status 1 when some input, record or "
-                                   "payload could not be read (each is listed in the report).")
+                       description="""Read packet captures, JSON Lines or Parquet of captured exchanges or of
+                                   __consumer_offsets records, broker log segments and directories holding any
+                                   of them (each file recognised by its content); print each group's rebalance
+                                   rounds and the findings (groups with the most trouble first), and write a
+                                   self-contained HTML report with -o. Exit status 1 when some input, record or
+                                   payload could not be read (each is listed in the report).""")
     p.add_argument("inputs", nargs="+", metavar="INPUT",
                    help="a capture, JSON Lines, Parquet, a log segment, or a directory of any of them")
     p.add_argument("-o", "--output", help="write the HTML report here (one offline file)")

@@ -12,21 +12,20 @@ import importlib.util
 import sys
 from typing import Any
 
-from kafka_meta.cli.output import fail
+from kafka_meta.cli.needs_spark import without_spark
 
 
 def add_parsers(sub: Any) -> None:
     p = sub.add_parser("stream", help="decode a cluster's __consumer_offsets into Parquet as it is written "
                                       "(Spark Structured Streaming, restartable from its checkpoint)",
-                       description="Read a cluster's __consumer_offsets through Spark's Kafka source (committed "
-                                   "records, from the earliest offset on the first run), decode every record "
-                                   "and write it to Parquet under --output, keeping the query's progress in "
-                                   "--checkpoint: a run started again with the same two goes on where the last "
-                                   "one stopped, losing and repeating nothing. Spark's Kafka connector is fetched "
-                                   "from Maven Central on first use.")
+                       description="""Read a cluster's __consumer_offsets through Spark's Kafka source (committed
+                                   records, from the earliest offset on the first run), decode every record
+                                   and write it to Parquet under --output, keeping the query's progress in
+                                   --checkpoint: a run started again with the same two goes on where the last
+                                   one stopped, losing and repeating nothing. Spark's Kafka connector is fetched
+                                   from Maven Central on first use.""")
     if importlib.util.find_spec("pyspark") is None:  # PySpark missing: the command still explains how to get it
-        p.add_argument("rest", nargs=argparse.REMAINDER)
-        p.set_defaults(run=lambda args: fail("stream needs Spark: pip install 'kafka-meta[spark]'"))
+        without_spark(p, "stream needs Spark: pip install 'kafka-meta[spark]'")
         return
     from kafka_meta.spark.stream import add_arguments
 

@@ -17,11 +17,11 @@ from kafka_meta.protocol.servers import bootstrap_servers
 
 def add_parsers(sub: Any) -> None:
     p = sub.add_parser("watch", help="the rebalance timeline of a running cluster, as it happens",
-                       description="Read __consumer_offsets (every partition, read_committed, joining no group) "
-                                   "and describe the groups the cluster holds; show each group's state, generation "
-                                   "or epoch, members, last rebalance round and why it started, and its commit "
-                                   "rate, live. Survives the cluster going away and coming back. Ends after "
-                                   "--duration or on Ctrl-C, the HTML report written.")
+                       description="""Read __consumer_offsets (every partition, read_committed, joining no group)
+                                   and describe the groups the cluster holds; show each group's state, generation
+                                   or epoch, members, last rebalance round and why it started, and its commit
+                                   rate, live. Survives the cluster going away and coming back. Ends after
+                                   --duration or on Ctrl-C, the HTML report written.""")
     p.add_argument("--bootstrap-server", required=True, metavar="HOST:PORT", help="a broker of the cluster")
     p.add_argument("--group", action="append", metavar="G", help="only this group (repeat for more)")
     p.add_argument("--from-beginning", action="store_true",

@@ -168,9 +168,5 @@ class CooperativeSubject(Subject):
 
 
 def subjects(types: set[str] | None) -> list[Subject]:
-    out: list[Subject] = []
-    if types is None or STICKY in types:
-        out.append(StickySubject())
-    if types is None or COOPERATIVE in types:
-        out.append(CooperativeSubject())
-    return out
+    return [subject() for t, subject in ((STICKY, StickySubject), (COOPERATIVE, CooperativeSubject))
+            if types is None or t in types]

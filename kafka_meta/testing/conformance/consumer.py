@@ -16,14 +16,11 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from kafka_meta.errors import EncodeError
-from kafka_meta.formats.catalogue import REGISTRY
 from kafka_meta.golden.subjects import decode_message, present_only
 from kafka_meta.testing.conformance.engine import MUTANTS, Drawn, Read, Subject, damage
 from kafka_meta.testing.conformance.java_order import java_string_key
 from kafka_meta.testing.conformance.kafka_json import from_plain, kafka_form
-from kafka_meta.testing.conformance.peer import Answer
-from kafka_meta.testing.conformance.values import Sampler
+from kafka_meta.testing.conformance.registered import RegisteredSubject
 
 SUBSCRIPTION = "ConsumerProtocolSubscription"
 ASSIGNMENT = "ConsumerProtocolAssignment"
@@ -61,24 +58,17 @@ def hexed(data: bytes | None) -> str | None:
     return None if data is None else bytes(data).hex()
 
 
-class ConsumerProtocolSubject(Subject):
+class ConsumerProtocolSubject(RegisteredSubject):
     family = "ConsumerProtocolOps"
 
     def __init__(self, type_name: str) -> None:
-        self.type_name = type_name
-        self.name = f"{type_name} (ConsumerProtocol)"
-        self.types = (type_name,)
-        self.fmt = REGISTRY.get(type_name)
         self.subscription = type_name == SUBSCRIPTION
         self.op = "consumer.subscription" if self.subscription else "consumer.assignment"
-        self.sampler: Sampler | None = None
+        super().__init__(type_name, f"{type_name} (ConsumerProtocol)", f"{self.op}.deserialize")
 
     def draw(self, rng: random.Random) -> Drawn:
-        if self.sampler is None or self.sampler.rng is not rng:
-            self.sampler = Sampler(rng)
         version = rng.choice(list(self.fmt.versions))
-        tree = self.fmt.construct(version)  # type: ignore[attr-defined]
-        value = self.sampler.value(tree)
+        tree, value = self.sample(rng, version)
         if self.subscription:
             written = subscription_as_written(value)
             request = {"op": f"{self.op}.serialize", "version": version, "topics": value["topics"],
@@ -88,10 +78,7 @@ class ConsumerProtocolSubject(Subject):
             written = assignment_as_written(value)
             request = {"op": f"{self.op}.serialize", "version": version,
                        "partitions": flat(value["assigned_partitions"]), "userData": hexed(value["user_data"])}
-        try:
-            ours, refusal = self.fmt.encode(written, version), None
-        except EncodeError as e:
-            ours, refusal = None, str(e)
+        ours, refusal = self.encode(written, version)
         return Drawn(version, value, ours, refusal, request, self.view(version, written, from_plain(written, tree), 0))
 
     def view(self, version: int, plain: dict[str, Any], json: Any, unread: int) -> dict[str, Any]:
@@ -108,13 +95,7 @@ class ConsumerProtocolSubject(Subject):
             out["partitions"] = flat(plain["assigned_partitions"])
         return out
 
-    def kafka_read_request(self, data: bytes, drawn: Drawn) -> dict[str, Any]:
-        return {"op": f"{self.op}.deserialize", "hex": data.hex()}
-
-    def kafka_read(self, answer: Answer, drawn: Drawn) -> Read:
-        if not answer.ok:
-            return Read(refused=answer.error)
-        r = answer.result
+    def kafka_view(self, r: dict[str, Any]) -> Read:
         out = {"version": r["version"], "json": r["json"], "unread": r["remaining"], "userData": r["userData"]}
         if self.subscription:
             out.update(topics=r["topics"], ownedPartitions=r["ownedPartitions"],

@@ -17,8 +17,7 @@ from typing import Any
 from kafka_meta.codec.dispatch import Dispatch
 from kafka_meta.models.factory import UNKNOWN_ALIAS
 from kafka_meta.models.json_form import version_fields
-from kafka_meta.testing.conformance.tag_rule import unknown_in_plain
-from kafka_meta.wire.bindings import Bind
+from kafka_meta.testing.conformance.tag_rule import _struct, unknown_in_plain  # Bind and Marked seen through
 from kafka_meta.wire.codegen import UNKNOWN_KEY
 from kafka_meta.wire.composite import KArray, KStruct, Marked
 from kafka_meta.wire.primitives import KBytes, KUuid
@@ -36,14 +35,11 @@ def from_plain(value: Any, con: Any) -> Any:
     """A plain value (snake_case dicts, raw bytes) of ``con`` as Kafka's converter writes it."""
     if value is None:
         return None
-    if isinstance(con, Bind):
-        con = con.inner
+    con = _struct(con)
     if isinstance(con, KUuid):
         return uuid_text(value)
     if isinstance(con, KBytes):
         return bytes_text(value)
-    if isinstance(con, Marked):
-        return from_plain(value, con.struct)
     if isinstance(con, KArray):
         return [from_plain(v, con.element) for v in value]
     if isinstance(con, Dispatch):
@@ -87,10 +83,7 @@ def strip_unknown(value: Any, con: Any) -> Any:
     """The value without its unknown tagged fields: what Kafka's converter can carry (it reads none)."""
     if value is None:
         return None
-    if isinstance(con, Bind):
-        con = con.inner
-    if isinstance(con, Marked):
-        return strip_unknown(value, con.struct)
+    con = _struct(con)
     if isinstance(con, KArray):
         return value if not isinstance(con.element, (KStruct, Marked)) else [strip_unknown(v, con.element)
                                                                            for v in value]

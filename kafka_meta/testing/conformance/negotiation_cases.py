@@ -14,7 +14,7 @@ nextRebalanceMs below version 7.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from kafka_meta.negotiation.facts import StreamsSubscription
@@ -56,20 +56,18 @@ UPGRADE_FROM_VALUES: tuple[str | None, ...] = (None, *PRE_2_0, *EAGER_ERA, *COOP
 
 
 @dataclass(frozen=True)
-class Member:
-    """One subscription as the leader reads it, and who sent it (for the examples)."""
+class Member(StreamsSubscription):
+    """One subscription as the leader reads it (the fact the rules take), and who sent it (for the examples)."""
 
-    member_id: str
-    used: int
-    latest: int = UNKNOWN
-    error_code: int = 0
     sender: str = ""
 
     def fact(self) -> StreamsSubscription:
-        return StreamsSubscription(self.member_id, self.used, self.latest, self.error_code)
+        """The subscription alone, as the rules see one read from the wire."""
+        return StreamsSubscription(self.member_id, self.used_version, self.latest_supported_version, self.error_code)
 
     def request(self) -> dict[str, Any]:
-        return {"id": self.member_id, "used": self.used, "latest": self.latest, "errorCode": self.error_code}
+        return {"id": self.member_id, "used": self.used_version, "latest": self.latest_supported_version,
+                "errorCode": self.error_code}
 
 
 @dataclass(frozen=True)
@@ -147,7 +145,7 @@ def _sender(rng: random.Random, member_id: str) -> Member:
     said = f" upgrade.from={upgrade_from}" if upgrade_from else ""
     error = AssignorError.SHUTDOWN_REQUESTED if (used >= FIRST_SUBSCRIPTION_VERSION_WITH_ERROR_CODE
                                                  and rng.random() < 0.05) else 0
-    return Member(member_id, used, latest, int(error), f"{code.label}{said}")
+    return Member(member_id, used, latest, int(error), sender=f"{code.label}{said}")
 
 
 def _malformed(rng: random.Random, member_id: str) -> Member:
@@ -167,9 +165,8 @@ def draw_leader(rng: random.Random) -> LeaderCase:
         members.append(_malformed(rng, member_id) if rng.random() < 0.04 else _sender(rng, member_id))
     if rng.random() < 0.05:   # another error code a subscription may carry, which the leader ignores
         i = rng.randrange(len(members))
-        if members[i].used >= FIRST_SUBSCRIPTION_VERSION_WITH_ERROR_CODE:
-            m = members[i]
-            members[i] = Member(m.member_id, m.used, m.latest, rng.choice((1, 2, 3)), m.sender)
+        if members[i].used_version >= FIRST_SUBSCRIPTION_VERSION_WITH_ERROR_CODE:
+            members[i] = replace(members[i], error_code=rng.choice((1, 2, 3)))
     return LeaderCase(_peer_upgrade_from(rng), tuple(members))
 
 

@@ -19,16 +19,13 @@ from collections.abc import Callable
 from typing import Any
 
 from kafka_meta.codec.probe import VersionProbe
-from kafka_meta.errors import EncodeError
-from kafka_meta.formats.catalogue import REGISTRY
 from kafka_meta.golden.subjects import decode_message, present_only
 from kafka_meta.streams.protocol import LATEST_OFFSET, MIN_NAMED_TOPOLOGY_VERSION, MIN_OFFSET_SUM_VERSION
 from kafka_meta.streams.task_id import task_id_text
 from kafka_meta.testing.conformance import deliberate as why
 from kafka_meta.testing.conformance.engine import Drawn, Read, Subject
 from kafka_meta.testing.conformance.kafka_json import from_plain, kafka_form
-from kafka_meta.testing.conformance.peer import Answer
-from kafka_meta.testing.conformance.values import Sampler
+from kafka_meta.testing.conformance.registered import RegisteredSubject
 from kafka_meta.wire.runtime import java_utf8
 
 SUBSCRIPTION = "SubscriptionInfo"
@@ -50,28 +47,15 @@ def task(t: dict[str, Any]) -> list[Any]:
     return [t["topic_group_id"], t["partition"], t.get("named_topology") or None]
 
 
-class StreamsSubject(Subject):
+class StreamsSubject(RegisteredSubject):
     family = "StreamsInfo"
 
-    def __init__(self, type_name: str) -> None:
-        self.type_name = type_name
-        self.name = f"{type_name} (Streams' {type_name})"
-        self.types = (type_name,)
-        self.fmt = REGISTRY.get(type_name)
-        self.sampler: Sampler | None = None
+    def __init__(self, type_name: str, read_op: str) -> None:
+        super().__init__(type_name, f"{type_name} (Streams' {type_name})", read_op)
 
-    def sample(self, rng: random.Random) -> tuple[int, Any, dict[str, Any]]:
-        if self.sampler is None or self.sampler.rng is not rng:
-            self.sampler = Sampler(rng)
+    def draw_value(self, rng: random.Random) -> tuple[int, Any, dict[str, Any]]:
         version = rng.randint(1, 11)
-        tree = self.fmt.construct(version)  # type: ignore[attr-defined]
-        return version, tree, self.sampler.value(tree)
-
-    def encode(self, value: dict[str, Any], version: int) -> tuple[bytes | None, str | None]:
-        try:
-            return self.fmt.encode(value, version), None
-        except EncodeError as e:
-            return None, str(e)
+        return version, *self.sample(rng, version)
 
     def reencode(self, data: bytes, drawn: Drawn) -> bytes | None:
         message = self.fmt.decode(data)
@@ -82,10 +66,10 @@ class SubscriptionSubject(StreamsSubject):
     hash_ordered = True  # below v10 Streams writes its task sets and offset-sum groups in hash order
 
     def __init__(self) -> None:
-        super().__init__(SUBSCRIPTION)
+        super().__init__(SUBSCRIPTION, "streams.subscription.decode")
 
     def draw(self, rng: random.Random) -> Drawn:
-        version, tree, value = self.sample(rng)
+        version, tree, value = self.draw_value(rng)
         ours, refusal = self.encode(value, version)
         request = self.request(version, value)
         return Drawn(version, value, ours, refusal, request, self.expected(version, value, tree))
@@ -138,13 +122,7 @@ class SubscriptionSubject(StreamsSubject):
                 "taskOffsetSums": sorted((_text(t), s) for t, s in sums.items()), "clientTags": sorted(tags.items()),
                 "data": from_plain(value, tree), "unread": 0}
 
-    def kafka_read_request(self, data: bytes, drawn: Drawn) -> dict[str, Any]:
-        return {"op": "streams.subscription.decode", "hex": data.hex()}
-
-    def kafka_read(self, answer: Answer, drawn: Drawn) -> Read:
-        if not answer.ok:
-            return Read(refused=answer.error)
-        r = answer.result
+    def kafka_view(self, r: dict[str, Any]) -> Read:
         if "processId" not in r:  # a version probe: Streams reads only the two versions
             return Read({"version": r["version"], "latestSupportedVersion": r["latestSupportedVersion"]})
         data = r["data"]
@@ -201,10 +179,10 @@ class AssignmentSubject(StreamsSubject):
     hash_ordered = True  # standby tasks, host maps and the topic dictionary come from Java maps and sets
 
     def __init__(self) -> None:
-        super().__init__(ASSIGNMENT)
+        super().__init__(ASSIGNMENT, "streams.assignment.decode")
 
     def draw(self, rng: random.Random) -> Drawn:
-        version, _, value = self.sample(rng)
+        version, _, value = self.draw_value(rng)
         ours, refusal = self.encode(value, version)
         return Drawn(version, value, ours, refusal, self.request(version, value), self.expected(version, value))
 
@@ -235,14 +213,7 @@ class AssignmentSubject(StreamsSubject):
                                  for h in value["standby_partitions_by_host"]],
                                 value["err_code"], value["next_rebalance_ms"])
 
-    def kafka_read_request(self, data: bytes, drawn: Drawn) -> dict[str, Any]:
-        return {"op": "streams.assignment.decode", "hex": data.hex()}
-
-    def kafka_read(self, answer: Answer, drawn: Drawn) -> Read:
-        if not answer.ok:
-            return Read(refused=answer.error)
-        r = answer.result
-
+    def kafka_view(self, r: dict[str, Any]) -> Read:
         def tps(pairs: list[list[Any]]) -> list[dict[str, Any]]:
             return [{"topic": t, "partition": p} for t, p in pairs]
 
@@ -292,9 +263,5 @@ def _assignment_view(version: int, commonly: int, active: list[list[Any]], stand
 
 
 def subjects(types: set[str] | None) -> list[Subject]:
-    out: list[Subject] = []
-    if types is None or SUBSCRIPTION in types:
-        out.append(SubscriptionSubject())
-    if types is None or ASSIGNMENT in types:
-        out.append(AssignmentSubject())
-    return out
+    return [subject() for t, subject in ((SUBSCRIPTION, SubscriptionSubject), (ASSIGNMENT, AssignmentSubject))
+            if types is None or t in types]

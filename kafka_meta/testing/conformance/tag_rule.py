@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import base64
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from io import BytesIO
 from typing import Any
 
@@ -43,18 +45,7 @@ def _struct(con: Any) -> Any:
 
 def unknown_in_json(json: Any, con: Any, path: str = "") -> list[Entry]:
     """The unknown tagged fields of a value in the project's JSON form (``to_json_dict``), with where they are."""
-    con = _struct(con)
-    if json is None or isinstance(con, Dispatch):
-        return []
-    if isinstance(con, KArray):
-        return [e for n, v in enumerate(json) for e in unknown_in_json(v, con.element, f"{path}[{n}]")]
-    if not isinstance(con, KStruct) or not isinstance(json, dict):
-        return []
-    out = [(path, u["tag"], u["data"], u["tag"] in con.by_tag) for u in json.get(UNKNOWN_ALIAS) or []]
-    for m in con.members:
-        if m.con is not None and m.role != "absent" and m.json in json:
-            out += unknown_in_json(json[m.json], m.con, f"{path}.{m.json}" if path else m.json)
-    return out
+    return _unknown_in(json, con, path, _JSON)
 
 
 def unknown_of(message: Any, layout: Any) -> list[Entry]:
@@ -66,18 +57,36 @@ def unknown_of(message: Any, layout: Any) -> list[Entry]:
 
 def unknown_in_plain(value: Any, con: Any, path: str = "") -> list[Entry]:
     """The same of a plain value (what the construct trees read: snake_case keys, raw bytes)."""
+    return _unknown_in(value, con, path, _PLAIN)
+
+
+@dataclass(frozen=True)
+class _Form:
+    """How one form of a value keys its members and holds its unknown tagged fields (as ``(tag, base64)``)."""
+
+    key: Callable[[Any], str]
+    unknown: Callable[[dict[str, Any]], list[tuple[int, str]]]
+
+
+_JSON = _Form(lambda m: m.json, lambda value: [(u["tag"], u["data"]) for u in value.get(UNKNOWN_ALIAS) or []])
+_PLAIN = _Form(lambda m: m.py, lambda value: [(tag, base64.b64encode(data).decode("ascii"))
+                                              for tag, data in value.get(UNKNOWN_KEY) or []])
+
+
+def _unknown_in(value: Any, con: Any, path: str, form: _Form) -> list[Entry]:
+    """One walk for both forms: structs by the member names of ``form``, arrays element by element; a path names
+    members by their JSON names in either form."""
     con = _struct(con)
     if value is None or isinstance(con, Dispatch):
         return []
     if isinstance(con, KArray):
-        return [e for n, v in enumerate(value) for e in unknown_in_plain(v, con.element, f"{path}[{n}]")]
+        return [e for n, v in enumerate(value) for e in _unknown_in(v, con.element, f"{path}[{n}]", form)]
     if not isinstance(con, KStruct) or not isinstance(value, dict):
         return []
-    out = [(path, tag, base64.b64encode(data).decode("ascii"), tag in con.by_tag)
-           for tag, data in value.get(UNKNOWN_KEY) or []]
+    out = [(path, tag, data, tag in con.by_tag) for tag, data in form.unknown(value)]
     for m in con.members:
-        if m.con is not None and m.role != "absent" and m.py in value:
-            out += unknown_in_plain(value[m.py], m.con, f"{path}.{m.json}" if path else m.json)
+        if m.con is not None and m.role != "absent" and form.key(m) in value:
+            out += _unknown_in(value[form.key(m)], m.con, f"{path}.{m.json}" if path else m.json, form)
     return out
 
 

@@ -11,14 +11,13 @@ unknown tagged fields in flexible structs.
 
 from __future__ import annotations
 
-import copy
 import random
 from typing import Any
 
 from kafka_meta.codec.dispatch import Dispatch
+from kafka_meta.testing.wire_order import struct_in_wire_order
 from kafka_meta.wire.bindings import Bind
 from kafka_meta.wire.checked import UVARINT_BOUNDS, Bounded, LayoutVersion
-from kafka_meta.wire.codegen import UNKNOWN_KEY
 from kafka_meta.wire.composite import KArray, KStruct, Marked
 from kafka_meta.wire.dictionary import Dictionary, DictRef
 from kafka_meta.wire.javaio import ModifiedUtf8, Utf16Chars
@@ -153,29 +152,9 @@ class Sampler:
         raise TypeError(f"no sampler for {con!r}")
 
     def struct(self, con: KStruct, bindings: dict[str, Any]) -> dict[str, Any]:
-        local = dict(bindings)
-        preset: dict[str, Any] = {}
-        for m in con.members:
-            if isinstance(m.con, Dispatch) and m.role == "inline":
-                preset[m.con.key], preset[m.con.version] = self.rng.choice(m.con.choices())
-        out: dict[str, Any] = {}
-        for m in con.members:
-            if m.role == "absent":
-                out[m.py] = copy.deepcopy(m.default)
-                continue
-            if m.role == "tagged" and self.rng.random() < 0.4:
-                out[m.py] = copy.deepcopy(m.default)  # tagged fields are often left out
-                continue
-            binds = getattr(m.con, "binds", None)
-            value = preset[binds] if binds in preset else self.value(m.con, local)
-            out[m.py] = value
-            if isinstance(m.con, Dictionary):
-                local[m.con.binds] = [entry[m.con.value.py] for entry in value]
-            elif binds is not None:
-                local[binds] = value
-        if con.shape.unknown_key:
-            out[UNKNOWN_KEY] = self.unknown(con) if con.flexible else []
-        return out
+        # tagged fields are often left out (at their defaults)
+        return struct_in_wire_order(con, bindings, self.rng.choice, self.value, self.unknown,
+                                    lambda: self.rng.random() < 0.4)
 
     def dictionary(self, con: Dictionary) -> list[dict[str, Any]]:
         key, value = con.key.py, con.value.py
