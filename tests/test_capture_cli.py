@@ -6,18 +6,12 @@ import base64
 import json
 
 from capture_support import FIXTURES, as_json, exchanges, read_packets
+from cli_support import run
 
 import kafka_meta as km
-from kafka_meta.cli.main import main
 
 STORM = FIXTURES / "cfk_storm.pcap"
 HEARTBEATS = FIXTURES / "cfk_consumer_protocol.pcapng"
-
-
-def run(capsys, argv):
-    code = main(argv)
-    out, err = capsys.readouterr()
-    return code, [json.loads(line) for line in out.splitlines()], err
 
 
 def test_every_exchange_as_json(capsys):

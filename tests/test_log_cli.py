@@ -7,17 +7,11 @@ import json
 import os
 import shutil
 
+from cli_support import run
 from log_support import LOGS, copy_partition
 
 from kafka_meta.cli import log_dump
-from kafka_meta.cli.main import main
 from kafka_meta.log import Segment, read_log
-
-
-def run(capsys, argv):
-    code = main(argv)
-    out, err = capsys.readouterr()
-    return code, [json.loads(line) for line in out.splitlines()], err
 
 
 def test_decode_matches_the_offsets_command(capsys, tmp_path):

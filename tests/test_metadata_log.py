@@ -13,16 +13,10 @@ import pytest
 from log_support import kafka_python_batch
 
 import kafka_meta as km
+from kafka_meta import metadata_log
 from kafka_meta.cli.main import main
 from kafka_meta.log import read_log
-from kafka_meta.metadata_log import (
-    Frame,
-    UnknownMetadataRecord,
-    decode_metadata_record,
-    metadata_record_json,
-    read_frame,
-    topic_names,
-)
+from kafka_meta.metadata_log import decode_metadata_record, metadata_record_json, read_frame, topic_names
 from kafka_meta.offsets import decode_record
 
 MV21 = bytes.fromhex("010c00" "116d657461646174612e76657273696f6e" "0015" "00")  # metadata.version = 21
@@ -70,7 +64,7 @@ def test_every_record_type_of_kafka_4_4_is_declared():
 
 def test_a_record_of_an_undeclared_type_is_kept_whole():
     record = decode_metadata_record(UNDECLARED)
-    assert isinstance(record, UnknownMetadataRecord)
+    assert isinstance(record, metadata_log.UnknownMetadataRecord)
     assert (record.frame_version, record.api_key, record.record_version, record.value) == (1, 6, 0, UNDECLARED)
     assert metadata_record_json(record) == {"frameVersion": 1, "apiKey": 6, "recordVersion": 0, "unknown": True,
                                             "reason": "unknown metadata record apiKey 6",
@@ -94,7 +88,7 @@ def test_what_kafka_refuses_is_an_error_naming_where():
         decode_metadata_record(bytes.fromhex("01808004" "00") + MV21[3:])
     with pytest.raises(km.DecodeError, match="Kafka refuses them"):
         decode_metadata_record(MV21 + b"\xff")
-    assert read_frame(TOPIC) == Frame(1, 2, 0) and read_frame(NOOP) == Frame(1, 20, 0)
+    assert read_frame(TOPIC) == metadata_log.Frame(1, 2, 0) and read_frame(NOOP) == metadata_log.Frame(1, 20, 0)
 
 
 def test_kafka_meta_log_decodes_a_metadata_partition(tmp_path, capsys):

@@ -6,15 +6,9 @@ import base64
 import json
 from pathlib import Path
 
-from kafka_meta.cli.main import main
+from cli_support import run
 
 SAMPLE = Path(__file__).resolve().parents[1] / "fixtures" / "offsets" / "sample.jsonl"
-
-
-def run(capsys, argv):
-    code = main(argv)
-    out, err = capsys.readouterr()
-    return code, [json.loads(line) for line in out.splitlines()], err
 
 
 def test_whole_sample(capsys):
