@@ -94,3 +94,15 @@ def test_the_groups_committed_offsets_leave_out_aborted_and_open_transactions():
     (committed,) = truth("committed")
     timeline = build_timeline(inputs.exchanges, inputs.offsets)
     assert timeline.group(committed["group"]).committed_offsets() == committed["offsets"]
+
+
+def test_the_html_report_draws_the_transactions(tmp_path):
+    """The page's transactions table (the hanging one among them) and each group's lane of transactional
+    commits, the aborted ones a series of their own."""
+    page = tmp_path / "report.html"
+    assert main(["report", "-o", str(page), "--format", "json", str(RECORDING / "kafka-logs")]) in (0, 1)
+    html = page.read_text()
+    assert "<h2>Transactions</h2>" in html and "lab-txh-hanging" in html
+    assert "partition held open" in html and "lab-txh-out-1" in html
+    for series in ("transaction committed", "transaction aborted", "transaction open"):
+        assert series in html, series
