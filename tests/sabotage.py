@@ -142,6 +142,26 @@ def upgrade_from_sends_an_older_version() -> None:
     upgrade_from.decide_upgrade_from = decide
 
 
+def misread_ongoing_epoch() -> None:
+    """TransactionLogValue (``__transaction_state``): the producer epoch of an Ongoing transaction read one too
+    high."""
+    def after(message: Any, data: bytes, original: Any, kwargs: Any) -> Any:
+        if message.transaction_status == 1:
+            message.producer_epoch = message.producer_epoch + 1 if message.producer_epoch < 2**15 - 1 else 0
+        return message
+    _wrap_decode("TransactionLogValue", after)
+
+
+def misread_partition_leader() -> None:
+    """MetadataRecord (``__cluster_metadata``): a PartitionRecord's leader read one too high."""
+    def after(message: Any, data: bytes, original: Any, kwargs: Any) -> Any:
+        record = message.record
+        if message.record_type == "PartitionRecord":
+            record.leader = record.leader + 1 if record.leader < 2**31 - 1 else 0
+        return message
+    _wrap_decode("MetadataRecord", after)
+
+
 PLANTS = {p.name: p for p in [
     Plant("misread-epoch-with-unknown-tags", "a misread value (where unknown tagged fields are)",
           "ConsumerGroupMetadataValue", "ConsumerGroupMetadataValue", misread_epoch_with_unknown_tags),
@@ -157,6 +177,10 @@ PLANTS = {p.name: p for p in [
           write_generation_off_by_one),
     Plant("range-moves-a-partition", "a wrong assignor decision", "assignor range", "assignor range",
           range_moves_a_partition),
+    Plant("misread-ongoing-epoch", "a misread value of another internal topic", "TransactionLog",
+          "TransactionLog record (TransactionCoordinatorRecordSerde)", misread_ongoing_epoch),
+    Plant("misread-partition-leader", "a misread metadata record", "MetadataRecord",
+          "MetadataRecord (MetadataRecordSerde)", misread_partition_leader),
     Plant("upgrade-from-sends-an-older-version", "a wrong Streams version decision", "upgrade.from 4.4",
           "upgrade.from 4.4", upgrade_from_sends_an_older_version),
 ]}
