@@ -40,14 +40,13 @@ from kafka_meta.analysis.groups import GroupFacts, _classic
 from kafka_meta.analysis.moves import moves
 from kafka_meta.analysis.streams_rounds import streams_account
 from kafka_meta.errors import KafkaMetaError
-from kafka_meta.log import holds_offsets
 from kafka_meta.log.rows import OffsetsRow
+from kafka_meta.log.topics import METADATA_TOPIC, holds_offsets
 from kafka_meta.metadata_log import topic_names as cluster_topic_names
 from kafka_meta.offsets.reader import decode_record
 from kafka_meta.offsets.records import ControlRecord, CoordinatorRecord, OffsetsRecord
 from kafka_meta.payload_text import text_bytes
 
-METADATA_TOPIC = "__cluster_metadata"
 COMMITS = (0, 1)
 GROUP_METADATA = 2
 PARTITION_METADATA = 4
@@ -74,7 +73,7 @@ def holds_offsets_row(row: Mapping[str, Any]) -> bool:
     """Whether a row can hold a ``__consumer_offsets`` record: not the cluster's metadata log, nor another
     internal topic of the same log directory (``__transaction_state``, ...); rows without a topic can."""
     topic = row.get("topic")
-    return topic != METADATA_TOPIC and not (isinstance(topic, str) and not holds_offsets(topic))
+    return holds_offsets(topic if isinstance(topic, str) else None)
 
 
 def read_offsets_row(row: Mapping[str, Any], nested: bool = True) -> tuple[bytes, bytes | None, OffsetsRecord] | None:

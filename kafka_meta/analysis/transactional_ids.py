@@ -267,8 +267,7 @@ class TransactionHistory:
 
     def finish(self) -> TransactionsReport:
         report = TransactionsReport(self.ids, self.open_partitions, end_ms=self.end_ms)
-        by_producer = {(t.producer_id, t.producer_epoch): t for i in self.ids.values() for t in i.transactions}
-        producers = {t.producer_id: t for t in by_producer.values()}
+        producers = {t.producer_id: t for i in self.ids.values() for t in i.transactions}
         named: set[tuple[str, int]] = set()
         for life in self.ids.values():
             txn = life.current

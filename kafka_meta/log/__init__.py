@@ -12,23 +12,23 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from functools import partial
 from itertools import groupby
 from typing import Any
 
 from kafka_meta.log.compression import DEFAULT_LIMIT, Inflater
 from kafka_meta.log.events import Batch, Record, SegmentDamage
 from kafka_meta.log.files import (
-    OTHER_INTERNAL_TOPICS,
     LogError,
     Segment,
     find_segments,
-    holds_offsets,
     segment_reads,
 )
-from kafka_meta.log.partitions import LazyOutcomes, PartitionScan, partition_of, scan_partitions
+from kafka_meta.log.partitions import LazyOutcomes, PartitionScan, partition_of, partition_outcomes, scan_partitions
 from kafka_meta.log.rows import COLUMNS, RecordRow, segment_rows
 from kafka_meta.log.segment import Read, SegmentReader, read_segment
 from kafka_meta.log.summary import LogSummary
+from kafka_meta.log.topics import OTHER_INTERNAL_TOPICS, holds_offsets
 
 __all__ = [
     "COLUMNS",
@@ -85,13 +85,13 @@ class Partition:
         self.segments = segments
         self.topic, self.partition = segments[0].topic, segments[0].partition
         self._scan: PartitionScan | None = None
-        self.outcomes = LazyOutcomes(segments)
+        self.outcomes = LazyOutcomes(partial(partition_outcomes, segments))
 
     @property
     def scan(self) -> PartitionScan:
         if self._scan is None:
             self._scan = scan_partitions(self.segments)[partition_of(self.segments[0])]
-            self.outcomes = LazyOutcomes(self.segments, self._scan.outcomes)
+            self.outcomes = LazyOutcomes(self.outcomes.find, self._scan.outcomes)
         return self._scan
 
     def rows(self, *, limit: int = DEFAULT_LIMIT, from_offset: int | None = None) -> Iterator[RecordRow]:

@@ -34,17 +34,6 @@ PARTITION_DIR = re.compile(r"^(?P<topic>.+)-(?P<partition>\d+)$")
 SEGMENT_SUFFIX = ".log"
 SNAPSHOT_SUFFIX = ".checkpoint"
 SNAPSHOT_NAME = re.compile(r"^(?P<offset>\d{20})-(?P<epoch>\d{10})\.checkpoint$")  # a KRaft snapshot's name
-# internal topics a broker keeps beside __consumer_offsets in the same log directory: their records are not
-# group coordinator records (the metadata log, the transaction and share-group state, tiered storage's)
-OTHER_INTERNAL_TOPICS = frozenset({"__cluster_metadata", "__transaction_state", "__share_group_state",
-                                   "__remote_log_metadata"})
-
-
-def holds_offsets(topic: str | None) -> bool:
-    """Whether a partition of this topic may hold ``__consumer_offsets`` records: any but Kafka's other
-    internal topics (a copy of the offsets topic may have been renamed; a segment outside a partition
-    directory has no topic)."""
-    return topic not in OTHER_INTERNAL_TOPICS
 
 
 class LogError(KafkaMetaError, ValueError):

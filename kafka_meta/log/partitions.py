@@ -16,7 +16,7 @@ never with its records.
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from kafka_meta.log import v2
@@ -165,17 +165,22 @@ def deciding_outcomes(segment: Segment, later: Iterable[Segment]) -> Outcomes:
     return scan.outcomes
 
 
-class LazyOutcomes:
-    """A partition's outcomes, scanned for only when a transactional record first asks (most partitions of
-    ``__consumer_offsets`` hold no transaction: their records are read without the scan). Picklable: a worker
-    process given one scans, if it must, on its own."""
+def partition_outcomes(segments: list[Segment]) -> Outcomes:
+    """The markers of one partition's segments (all of one partition, in offset order)."""
+    return outcomes_of(segments).get(partition_of(segments[0]), Outcomes()) if segments else Outcomes()
 
-    def __init__(self, segments: list[Segment], scanned: Outcomes | None = None) -> None:
-        self.segments = segments
-        self._outcomes = scanned
+
+class LazyOutcomes:
+    """Outcomes found only when a transactional record first asks (``find`` finds them, once): most partitions
+    of ``__consumer_offsets`` hold no transaction, and their records are read without any scan. Picklable when
+    ``find`` is (a ``functools.partial`` of a module's function): a worker process given one finds them, if it
+    must, on its own."""
+
+    def __init__(self, find: Callable[[], Outcomes], found: Outcomes | None = None) -> None:
+        self.find = find
+        self._outcomes = found
 
     def outcome(self, producer_id: int, offset: int) -> str:
         if self._outcomes is None:
-            self._outcomes = outcomes_of(self.segments).get(partition_of(self.segments[0]), Outcomes()) \
-                if self.segments else Outcomes()
+            self._outcomes = self.find()
         return self._outcomes.outcome(producer_id, offset)

@@ -30,6 +30,19 @@ INTERNAL_TOPICS: dict[str, Role] = {
 }
 
 
+# internal topics a broker keeps beside __consumer_offsets in the same log directory: their records are not
+# group coordinator records (the metadata log, the transaction and share-group state, tiered storage's)
+OTHER_INTERNAL_TOPICS = frozenset(topic for topic in INTERNAL_TOPICS if topic != OFFSETS_TOPIC)
+
+
+def holds_offsets(topic: str | None) -> bool:
+    """Whether a row of this topic may hold ``__consumer_offsets`` records, by the name alone: any but Kafka's
+    other internal topics (a copy of the offsets topic may have been renamed; a segment outside a partition
+    directory has no topic). A log directory's partitions are told by content too
+    (:mod:`kafka_meta.inputs.topics`); rows read elsewhere (JSON Lines, Parquet) carry only the name."""
+    return topic not in OTHER_INTERNAL_TOPICS
+
+
 def role_of(topic: str | None) -> Role:
     """What a topic's partitions hold by its name alone: an internal topic's role; ``offsets`` for no topic
     (a lone segment); ``user`` for any other topic."""

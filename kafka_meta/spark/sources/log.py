@@ -22,7 +22,7 @@ from the reader's records.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from functools import cache
+from functools import cache, partial
 from typing import Any
 
 import pyarrow as pa
@@ -33,7 +33,7 @@ from kafka_meta.inputs import segments_of as find_all_segments
 from kafka_meta.log import DEFAULT_LIMIT, LogError, Record, Segment, SegmentDamage, SegmentReader
 from kafka_meta.log.compression import Inflater
 from kafka_meta.log.files import segment_at, segment_reads
-from kafka_meta.log.partitions import deciding_outcomes, partition_of
+from kafka_meta.log.partitions import LazyOutcomes, deciding_outcomes, partition_of
 from kafka_meta.log.rows import transactional_producer
 from kafka_meta.log.transactions import OPEN, Outcomes
 from kafka_meta.spark.schema import ERROR_FIELD
@@ -80,7 +80,8 @@ class Columns:
     def __len__(self) -> int:
         return len(self.offsets)
 
-    def add_records(self, records: list[Record], producer_id: int = -1, outcomes: Outcomes | None = None) -> None:
+    def add_records(self, records: list[Record], producer_id: int = -1,
+                    outcomes: Outcomes | LazyOutcomes | None = None) -> None:
         """A batch's records; ``producer_id`` that of a transactional batch, whose records' outcomes
         ``outcomes`` tells."""
         self.offsets += [r.offset for r in records]
@@ -233,7 +234,8 @@ def segment_rows(segment: Segment, named: list[str], limit: int = DEFAULT_LIMIT,
         columns.add_damage(f"{segment.path}: {EMPTY}")
         yield columns.batch()
         return
-    outcomes = deciding_outcomes(segment, later or [])
+    # its markers, found (its headers and its partition's later ones read) only if a transactional batch is met
+    outcomes = LazyOutcomes(partial(deciding_outcomes, segment, later or []))
     for item in segment_reads(segment, reader):
         if type(item) is tuple:
             columns.add_records(item[1], transactional_producer(item[0]), outcomes)
