@@ -15,6 +15,7 @@ from kafka_meta.codec.framing import Unframed
 from kafka_meta.codec.variants import VariantFormat
 from kafka_meta.spec import load_spec
 from kafka_meta.spec.loader import iter_spec_files
+from kafka_meta.testing.agreement import same
 from kafka_meta.testing.strategies import values_for
 
 
@@ -55,3 +56,9 @@ def drawn_batch(pair: tuple[MessageFormat, int], draw: Callable[[Any], Any]) -> 
     fmt, version = pair
     strategy = values_for(fmt.construct(version))
     return fmt, version, [fmt.encode(draw(strategy), version) for _ in range(draw(st.integers(1, 4)))]
+
+
+def arrays_agree(left: Any, right: Any) -> bool:
+    """Two Arrow arrays of the same type and values, a NaN agreeing with the same NaN (Arrow's ``equals`` says a
+    NaN differs from itself, and damaged bytes read as a float64 are often one)."""
+    return left.type == right.type and len(left) == len(right) and same(left.to_pylist(), right.to_pylist())

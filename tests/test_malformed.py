@@ -15,7 +15,7 @@ import kafka_meta as km
 from kafka_meta.codec.format import SpecFormat
 from kafka_meta.codec.framing import Unframed
 from kafka_meta.spec import load_spec_text
-from kafka_meta.testing.agreement import damaged, read_both
+from kafka_meta.testing.agreement import damaged, read_both, same
 from kafka_meta.testing.strategies import values_for
 from kafka_meta.wire.runtime import uvarint_bytes
 
@@ -326,3 +326,18 @@ def test_fast_reader_agrees_with_reference_on_damaged_input(pair, data):
             fmt.decode(damaged_bytes, version=version, strict=strict)
         except km.DecodeError as e:
             assert e.type_name == fmt.name and e.offset is not None
+
+
+def test_a_nan_read_by_both_paths_is_agreement():
+    """A damaged float64 often reads as a NaN; both paths reading the same NaN is no disagreement."""
+    fmt = next(f for f in registered_formats() if f.name == "ClientQuotaRecord")
+    data = b"\x01\x01\xff\xff\xff\xff\x00\x00\x00\x00\x00\x00\x00\x00\x00"
+    for strict in (False, True):
+        assert read_both(fmt, data, 0, strict) == []
+
+
+def test_values_differing_in_a_float_bit_or_a_type_are_not_the_same():
+    assert same({"v": [float("nan")]}, {"v": [float("nan")]})
+    assert not same({"v": 0.0}, {"v": -0.0})
+    assert not same({"v": 1}, {"v": True})
+    assert not same({"v": [1]}, {"v": (1,)})
