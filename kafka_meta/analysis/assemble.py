@@ -81,13 +81,20 @@ def build_timeline(exchanges: Iterable[Any] = (), offsets_rows: Iterable[Offsets
     only ids, beside what the rows' own commits say (the Spark job gathers them from commits it does not
     collect). ``observer`` is handed every record of ``offsets_rows`` as it is read (``kafka-meta report``
     counts them there rather than decoding them again)."""
+    logged, errors = build_generations(offsets_rows, offsets_file, topic_names, ordered=offsets_ordered,
+                                       observer=observer)
+    add_commit_counts(logged, commit_counts, aborted_commits)
+    return timeline_of(exchanges, logged, errors, thresholds)
+
+
+def timeline_of(exchanges: Iterable[Any], logged: dict[str, GroupTimeline], log_errors: list[str],
+                thresholds: Thresholds | None = None) -> Timeline:
+    """The story of the captured ``exchanges`` and of the log's timelines already read (``logged``, with what
+    could not be read of the log): merged per group, the findings, groups by trouble."""
     timeline = Timeline(thresholds=thresholds or Thresholds())
     skipped: list[str] = []
     groups = build_timelines(exchanges, skipped)
-    logged, timeline.errors = build_generations(offsets_rows, offsets_file, topic_names, ordered=offsets_ordered,
-                                                observer=observer)
-    timeline.errors = skipped + timeline.errors
-    add_commit_counts(logged, commit_counts, aborted_commits)
+    timeline.errors = skipped + log_errors
     for name, tl in logged.items():
         if name in groups:
             merge(groups[name], tl)

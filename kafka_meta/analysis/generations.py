@@ -43,6 +43,7 @@ from kafka_meta.errors import KafkaMetaError
 from kafka_meta.log.rows import OffsetsRow
 from kafka_meta.log.topics import METADATA_TOPIC, holds_offsets
 from kafka_meta.metadata_log import topic_names as cluster_topic_names
+from kafka_meta.offsets.commit_view import CommitView, read_commit
 from kafka_meta.offsets.reader import decode_record
 from kafka_meta.offsets.records import ControlRecord, CoordinatorRecord, OffsetsRecord
 from kafka_meta.payload_text import text_bytes
@@ -76,14 +77,22 @@ def holds_offsets_row(row: Mapping[str, Any]) -> bool:
     return holds_offsets(topic if isinstance(topic, str) else None)
 
 
-def read_offsets_row(row: Mapping[str, Any], nested: bool = True) -> tuple[bytes, bytes | None, OffsetsRecord] | None:
+def read_offsets_row(row: Mapping[str, Any], nested: bool = True, counting: bool = False,
+                     ) -> tuple[bytes, bytes | None, OffsetsRecord | CommitView] | None:
     """The key, value and decoded record of a row of ``__consumer_offsets`` (None: it has no key); raises
     :class:`~kafka_meta.errors.KafkaMetaError` or ``ValueError`` for bytes that do not read. ``nested``:
-    also decode the members' metadata inside group records."""
+    also decode the members' metadata inside group records. ``counting``: an offset commit the plain readers
+    are sure of is a :class:`~kafka_meta.offsets.commit_view.CommitView` (what counting commits needs, read
+    several times faster than the typed record)."""
     key, value = record_bytes(row.get("key")), record_bytes(row.get("value"))
     if key is None:
         return None
-    return key, value, decode_record(key, value, control=bool(row.get("control")), nested=nested)
+    control = bool(row.get("control"))
+    if counting and not control:
+        view = read_commit(key, value)
+        if view is not None:
+            return key, value, view
+    return key, value, decode_record(key, value, control=control, nested=nested)
 
 
 def _seconds(ts: Any) -> float | None:
@@ -138,11 +147,15 @@ def _classic_member(nest: Any, meta: Any) -> model.MemberRound:
 class _Log:
     """Reads records in log order, keeping each group's timeline and what the KIP-848 records said last."""
 
-    def __init__(self, keep_commits: bool = True) -> None:
+    def __init__(self, keep_commits: bool = True, seconds_without_generation: bool = False) -> None:
         self.keep_commits = keep_commits  # else only counted, per generation, and each partition's latest offset
+        # counted: a commit with no generation in force keeps its second (the rounds get it by time, as the
+        # Spark job's counts do); a long watch keeps none, so offsets-only groups cost nothing per second
+        self.seconds_without_generation = seconds_without_generation
         self.latest: dict[str, dict[str, int]] = {}  # not keeping commits: group -> "topic-partition" -> offset
         self.groups: dict[str, model.GroupTimeline] = {}
         self.topic_ids: dict[str, str] = {}  # topic id -> name, from offset commits (ids are cluster-wide)
+        self.id_texts: dict[Any, str] = {}  # a topic id as its text, made once per id
         self.epoch_groups: dict[str, EpochGroupLog] = {}  # KIP-848, share and streams groups
         # transactional offset commits waiting for their producer's marker, per partition and producer
         self.pending: dict[tuple[Scope, int], list[tuple[CoordinatorRecord, model.Evidence]]] = {}
@@ -196,25 +209,47 @@ class _Log:
     def commit(self, record: CoordinatorRecord, where: model.Evidence, scope: Scope) -> None:
         """An offset commit in force: kept with its offset, and counted for the generation in force where it
         was written (the rounds get the counts at the end, by the rule the Spark job's counts follow too)."""
+        if not self.keep_commits:
+            self.count(record, where.ts, scope)
+            return
         group, value = record.group_id, record.value
         if not group or value is None:
             return
-        topic_id = getattr(value, "topic_id", None)
-        if topic_id is not None and getattr(record.key, "topic", None):
-            self.topic_ids[str(topic_id)] = record.key.topic
+        self._name_topic(record)
         generation = self.in_force.get((scope, group))
         topic, partition = getattr(record.key, "topic", None), getattr(record.key, "partition", None)
         offset = getattr(value, "offset", None) if topic is not None and partition is not None else None
-        if not self.keep_commits:
-            if offset is not None:
-                self.latest.setdefault(group, {})[f"{topic}-{partition}"] = offset
-            self.counts[(group, generation, None)] += 1
-            return
         commit = model.Commit(group, where.ts, generation=generation, partitions=1, evidence=where)
         if offset is not None:
             commit.offsets[f"{topic}-{partition}"] = offset
         self.commits.setdefault(group, []).append(commit)
         self.counts[(group, generation, second_of(where.ts))] += 1
+
+    def count(self, record: CoordinatorRecord | CommitView, ts: float | None, scope: Scope) -> None:
+        """An offset commit in force, counted rather than kept (each partition's latest offset is): what a
+        whole log directory and a long watch can afford (no :class:`~kafka_meta.analysis.timeline.Evidence`
+        is made for it, the commonest record of all)."""
+        group, value = record.group_id, record.value
+        if not group or value is None:
+            return
+        self._name_topic(record)
+        generation = self.in_force.get((scope, group))
+        topic, partition = getattr(record.key, "topic", None), getattr(record.key, "partition", None)
+        offset = getattr(value, "offset", None) if topic is not None and partition is not None else None
+        if offset is not None:
+            self.latest.setdefault(group, {})[f"{topic}-{partition}"] = offset
+        second = second_of(ts) if generation is None and self.seconds_without_generation else None
+        self.counts[(group, generation, second)] += 1
+
+    def _name_topic(self, record: CoordinatorRecord | CommitView) -> None:
+        """A commit naming its topic beside the topic's id: the id names it (ids are cluster-wide)."""
+        topic_id = getattr(record.value, "topic_id", None)
+        topic = getattr(record.key, "topic", None)
+        if topic_id is not None and topic:
+            text = self.id_texts.get(topic_id)
+            if text is None:
+                text = self.id_texts[topic_id] = str(topic_id)
+            self.topic_ids[text] = topic
 
     def timeline(self, group: str, kind: str | None = None) -> model.GroupTimeline:
         tl = self.groups.setdefault(group, model.GroupTimeline(group))
@@ -283,8 +318,8 @@ class RecordObserver(Protocol):
     """Whatever else wants each record the timeline reads (``kafka-meta report``'s counts,
     :class:`~kafka_meta.analysis.inventory.RecordInventory`), so a row is decoded once for both."""
 
-    def record(self, row: OffsetsRow, position: int, record: OffsetsRecord, key: bytes, value: bytes | None,
-               ) -> None: ...
+    def record(self, row: OffsetsRow, position: int, record: OffsetsRecord | CommitView, key: bytes,
+               value: bytes | None) -> None: ...
 
     def unreadable(self, row: OffsetsRow, error: Exception) -> None: ...
 
@@ -298,6 +333,10 @@ class OffsetsTimeline:
 
     * the batch way (``kafka-meta report``, the default): every commit with its offset and position, every
       error, every round, so the report can list them all;
+    * ``counted`` (``kafka-meta report`` on a broker's whole log directory): every round, but the commits only
+      counted per (group, generation in force), and per second where no generation is in force (as the Spark
+      job counts them), with each partition's latest offset; the first ``keep_errors`` errors and a count of
+      the rest. What it keeps follows the groups, their rounds and their keys, not the records;
     * ``bounded``: what a long ``kafka-meta watch`` can afford, state that follows the number of groups and
       not the number of records: commits only as counts per generation in force and each partition's latest
       offset, the newest ``keep_rounds`` rounds per group, the newest ``keep_errors`` errors.
@@ -308,22 +347,23 @@ class OffsetsTimeline:
     was written, not at its marker."""
 
     def __init__(self, file: str | None = None, topic_names: Mapping[str, str] | None = None, *,
-                 bounded: bool = False, committed: bool = False, keep_rounds: int = 100,
+                 bounded: bool = False, counted: bool = False, committed: bool = False, keep_rounds: int = 100,
                  keep_errors: int = 100, observer: RecordObserver | None = None) -> None:
         self.file = file
         self.observer = observer
-        self.bounded, self.committed = bounded, committed
+        self.bounded, self.counted, self.committed = bounded, counted, committed
         self.keep_rounds, self.keep_errors = keep_rounds, keep_errors
-        self.log = _Log(keep_commits=not bounded)
+        self.log = _Log(keep_commits=not (bounded or counted), seconds_without_generation=counted)
         self.log.topic_ids.update(topic_names or {})
         self.metadata: list[OffsetsRow] = []
+        self.cluster_names: dict[str, str] = {}  # counted: the metadata log's topic names, folded as read
         # (partition, key) -> the value last read: a byte-identical rewrite says nothing new, and the Spark job
         # drops the same ones on its executors (kafka_meta.spark.timeline._changes_only)
         self.last: dict[tuple[Scope, bytes], bytes | None] = {}
         self.errors_dropped = 0
         self.read = 0  # rows read, the position of the next one (for rows without an offset)
 
-    def feed(self, row: OffsetsRow, n: int | None = None) -> OffsetsRecord | None:
+    def feed(self, row: OffsetsRow, n: int | None = None) -> OffsetsRecord | CommitView | None:
         """Read one row (``n``: its position as read, 1 on; by default the count of rows fed so far); returns
         the record it held, or None (another topic, no key, unreadable: then an error is kept)."""
         self.read += 1
@@ -333,18 +373,17 @@ class OffsetsTimeline:
         if topic == METADATA_TOPIC:
             if self.bounded:  # the cluster's TopicRecords, folded in now rather than kept
                 log.topic_ids.update(cluster_topic_names([row]))
+            elif self.counted:  # folded now, and still above the names the commits give (as at the end)
+                self.cluster_names.update(cluster_topic_names([row]))
             else:
                 self.metadata.append(row)  # they name the topics some records give by id only
             return None
         if not holds_offsets_row(row):
             return None  # another internal topic of the same log directory (__transaction_state, ...)
-        where = model.Evidence(file=row.get("_file", self.file), offset=row.get("offset"),
-                               line=row.get("_line", n if row.get("offset") is None else None),
-                               ts=_seconds(row.get("timestamp")))
         try:
-            read = read_offsets_row(row)
+            read = read_offsets_row(row, counting=self.counted or self.bounded)
         except (KafkaMetaError, ValueError) as e:
-            self.error(f"{where}: {e}")
+            self.error(f"{self._where(row, n)}: {e}")
             if self.observer is not None:
                 self.observer.unreadable(row, e)
             return None
@@ -356,14 +395,24 @@ class OffsetsTimeline:
         producer = row.get("producerId")
         transactional = producer if isinstance(producer, int) and producer >= 0 and not self.committed else None
         scope = scope_of(row, self.file)
+        if type(record) is CommitView and transactional is None:  # the commonest record: counted at once
+            log.count(record, _seconds(row.get("timestamp")), scope)
+            return record
+        where = self._where(row, n)
         if isinstance(record, ControlRecord):
             if transactional is not None:
                 log.settle(scope, transactional, committed=record.marker == "COMMIT")
-        elif isinstance(record, CoordinatorRecord):
+        elif isinstance(record, CoordinatorRecord | CommitView):
             self.coordinator_record(record, key, value, where, scope, transactional)
         return record
 
-    def coordinator_record(self, record: CoordinatorRecord, key: bytes, value: bytes | None,
+    def _where(self, row: OffsetsRow, n: int) -> model.Evidence:
+        """Where a row was read, as the report cites it."""
+        return model.Evidence(file=row.get("_file", self.file), offset=row.get("offset"),
+                              line=row.get("_line", n if row.get("offset") is None else None),
+                              ts=_seconds(row.get("timestamp")))
+
+    def coordinator_record(self, record: CoordinatorRecord | CommitView, key: bytes, value: bytes | None,
                            where: model.Evidence, scope: Scope, transactional: int | None) -> None:
         log, number = self.log, record.record_type
         if number in COMMITS:
@@ -392,6 +441,9 @@ class OffsetsTimeline:
 
     def error(self, text: str) -> None:
         errors = self.log.errors
+        if self.counted and len(errors) >= self.keep_errors:
+            self.errors_dropped += 1  # the first ones kept: the report says how many more there were
+            return
         errors.append(text)
         if self.bounded and len(errors) > self.keep_errors:
             del errors[0]
@@ -421,7 +473,7 @@ class OffsetsTimeline:
 
         timelines, epochs = copy.deepcopy(({g: tl for g, tl in log.groups.items() if wanted(g)},
                                            {g: e for g, e in log.epoch_groups.items() if wanted(g)}))
-        topic_ids = {**log.topic_ids, **cluster_topic_names(self.metadata)} if self.metadata else dict(log.topic_ids)
+        topic_ids = {**log.topic_ids, **self.cluster_names, **cluster_topic_names(self.metadata)}
         groups = _finished(timelines, epochs, topic_ids,
                            Counter({k: n for k, n in log.counts.items() if wanted(k[0])}),
                            Counter({g: n for g, n in log.aborted.items() if wanted(g)}),
@@ -434,10 +486,13 @@ class OffsetsTimeline:
         """The timelines and the records that could not be read; the state read so far becomes them (call
         once, at the end)."""
         log = self.log
-        log.topic_ids.update(cluster_topic_names(self.metadata))
+        log.topic_ids.update({**self.cluster_names, **cluster_topic_names(self.metadata)})
         groups = _finished(log.groups, log.epoch_groups, log.topic_ids, log.counts, log.aborted,
                            log.commits if log.keep_commits else None, log.latest)
         _add_marks(groups, log)
+        if self.counted and self.errors_dropped:
+            log.errors.append(f"{self.errors_dropped:,} more record(s) could not be read; the first "
+                              f"{self.keep_errors:,} are listed")
         return groups, log.errors
 
 
@@ -511,6 +566,11 @@ def _ascending(value: Any) -> tuple[int, Any]:
     return (2, str(value))
 
 
+def sort_key(row: OffsetsRow) -> tuple[tuple[int, Any], tuple[int, Any], tuple[int, Any]]:
+    """Where a row stands in its source's log order: topic, partition, offset (rows of equal keys: as read)."""
+    return _ascending(row.get("topic")), _ascending(row.get("partition")), _ascending(row.get("offset"))
+
+
 def log_order(rows: Iterable[OffsetsRow]) -> Iterator[tuple[int, OffsetsRow]]:
     """The rows in log order, each with its position as read (1 on): sources in the order they were first
     read (the inputs' order), each source's rows by topic, partition and offset, and where those are equal or
@@ -521,8 +581,7 @@ def log_order(rows: Iterable[OffsetsRow]) -> Iterator[tuple[int, OffsetsRow]]:
     for n, row in enumerate(rows, 1):
         source = scope_of(row)[0]
         rank = ranks.setdefault(source, len(ranks))
-        keyed.append(((rank, _ascending(row.get("topic")), _ascending(row.get("partition")),
-                       _ascending(row.get("offset")), n), row))
+        keyed.append(((rank, *sort_key(row), n), row))
     keyed.sort(key=lambda pair: pair[0])
     return ((k[-1], row) for k, row in keyed)
 

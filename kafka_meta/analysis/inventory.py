@@ -17,6 +17,7 @@ from kafka_meta.analysis.groups import GROUP_RECORD_TYPES, add_committed, analyz
 from kafka_meta.analysis.report import ERROR_SAMPLES, AnalysisReport
 from kafka_meta.api import decode, types
 from kafka_meta.errors import KafkaMetaError
+from kafka_meta.offsets.commit_view import CommitView
 from kafka_meta.offsets.reader import decode_record
 from kafka_meta.offsets.records import ControlRecord, CoordinatorRecord, OffsetsRecord, UnknownRecord
 from kafka_meta.payload_text import text_bytes
@@ -57,10 +58,10 @@ class RecordInventory:
         self.report = report
         self.newest: dict[bytes, tuple[tuple[int, int], bytes | None]] = {}
 
-    def record(self, row: Mapping[str, Any], position: int, record: OffsetsRecord, key: bytes,
+    def record(self, row: Mapping[str, Any], position: int, record: OffsetsRecord | CommitView, key: bytes,
                value: bytes | None) -> None:
         _count(self.report, record)
-        if isinstance(record, CoordinatorRecord):
+        if isinstance(record, CoordinatorRecord | CommitView):
             offset = row.get("offset")
             rank = (offset if isinstance(offset, int) else -1, position)
             if key not in self.newest or rank >= self.newest[key][0]:
@@ -108,10 +109,10 @@ def count_records(report: AnalysisReport, rows: Iterable[Mapping[str, Any]]) -> 
     inventory.finish()
 
 
-def _count(report: AnalysisReport, record: OffsetsRecord) -> None:
+def _count(report: AnalysisReport, record: OffsetsRecord | CommitView) -> None:
     if isinstance(record, UnknownRecord):
         report.unknown_types[record.record_type if record.record_type is not None else -1] += 1
-    elif isinstance(record, CoordinatorRecord):
+    elif isinstance(record, CoordinatorRecord | CommitView):
         report.records[record.record_name] += 1
         report.tombstones += record.value is None
         report.read_forward += record.read_forward

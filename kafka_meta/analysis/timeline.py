@@ -324,6 +324,12 @@ class GroupTimeline:
                 seen.setdefault(m.member_id)
         return list(seen)
 
+    @property
+    def offsets_committed(self) -> int:
+        """How many partition offsets the group's commits wrote: the same count whether the commits were kept
+        one by one or counted (per round and second, as the Spark job and a whole log directory count them)."""
+        return sum(c.partitions for c in self.commits)
+
     def committed_offsets(self) -> dict[str, int]:
         """The offsets in force after the last commit of each partition (commits refused or aborted never
         are), in time order: what the group would resume from."""
@@ -341,7 +347,7 @@ class GroupTimeline:
     def to_json(self) -> GroupTimelineJson:
         return {"group": self.group, "kind": self.kind, "members": self.members,
                 "rounds": [r.to_json() for r in self.rounds],
-                "commits": len(self.commits), "abortedCommits": self.aborted_commits,
+                "commits": self.offsets_committed, "abortedCommits": self.aborted_commits,
                 "pendingCommits": dict(sorted(self.pending_commits.items())),
                 "findings": [f.to_json() for f in self.findings]}
 

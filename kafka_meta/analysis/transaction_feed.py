@@ -26,33 +26,62 @@ def _ms(value: Any) -> int | None:
     return None
 
 
-def transactions_of(rows: Iterable[Mapping[str, Any]], partitions: Iterable[Mapping[str, Any]] = (),
-                    errors: list[str] | None = None) -> TransactionsReport | None:
-    """The transaction story of the rows (None when they hold no ``__transaction_state`` record and no open
-    transaction of a partition): a record that does not read is said in ``errors`` with its place."""
-    history, states = TransactionHistory(), 0
-    for row in rows:
+class TransactionFeed:
+    """The transaction history fed one row at a time (the report reads its inputs once, in log order): a
+    record that does not read is said in ``errors`` with its place."""
+
+    def __init__(self, errors: list[str] | None = None) -> None:
+        self.history = TransactionHistory()
+        self.errors = errors
+        self.states = 0
+        self.held = 0
+        self.roles: dict[str, str] = {}  # topic -> its role, looked up once
+
+    def row(self, row: Mapping[str, Any]) -> None:
+        """One record row of any topic: ``__transaction_state``'s are read, the others' times kept."""
+        topic = row.get("topic")
+        role = self.roles.get(topic) if type(topic) is str else None
+        if role is None:
+            role = role_of_row(row)
+            if type(topic) is str:
+                self.roles[topic] = role
+        if role not in ("offsets", "transactions"):
+            return
         ms = _ms(row.get("timestamp"))
-        role = role_of_row(row)
-        if role in ("offsets", "transactions"):  # where the inputs end: as analyze tells it too
-            history.seen(ms)
+        self.history.seen(ms)  # where the inputs end: as analyze tells it too
         if role != "transactions" or row.get("control"):
-            continue
+            return
         where = Evidence(file=row.get("_file"), offset=row.get("offset"), line=row.get("_line"),
                          ts=ms / 1000 if ms is not None else None)
         try:
             record = transaction_log.decode_record(record_bytes(row.get("key")), record_bytes(row.get("value")))
         except (KafkaMetaError, ValueError) as e:
-            if errors is not None:
-                errors.append(f"{where}: {e}")
-            continue
+            if self.errors is not None:
+                self.errors.append(f"{where}: {e}")
+            return
         if not isinstance(record, CoordinatorRecord):
-            continue  # a record type of a newer Kafka: counted where records are counted
+            return  # a record type of a newer Kafka: counted where records are counted
         value = None if record.value is None else record.value.model_dump(by_alias=True, mode="json")
-        history.state(record.key.transactional_id, value, ms, where)
-        states += 1
-    held = 0
+        self.history.state(record.key.transactional_id, value, ms, where)
+        self.states += 1
+
+    def partition(self, row: Mapping[str, Any]) -> None:
+        """A user topic's partition summary: its open transactions."""
+        self.history.open_partition(row)
+        self.held += len(row.get("openTransactions") or [])
+
+    def finish(self) -> TransactionsReport | None:
+        """The story (None when the rows held no ``__transaction_state`` record and no open transaction)."""
+        return self.history.finish() if self.states or self.held else None
+
+
+def transactions_of(rows: Iterable[Mapping[str, Any]], partitions: Iterable[Mapping[str, Any]] = (),
+                    errors: list[str] | None = None) -> TransactionsReport | None:
+    """The transaction story of the rows (None when they hold no ``__transaction_state`` record and no open
+    transaction of a partition): a record that does not read is said in ``errors`` with its place."""
+    feed = TransactionFeed(errors)
+    for row in rows:
+        feed.row(row)
     for row in partitions:
-        history.open_partition(row)
-        held += len(row.get("openTransactions") or [])
-    return history.finish() if states or held else None
+        feed.partition(row)
+    return feed.finish()

@@ -105,6 +105,13 @@ def _hidden(name: str) -> bool:
     return name.startswith(".") or (name.startswith("_") and PARTITION_DIR.match(name) is None)
 
 
+def _log_order(name: str) -> tuple[str, int]:
+    """A partition directory's place in log order: by topic, then by partition number (``-2`` before ``-10``),
+    the order the timeline reads partitions in, so a broker's directory can be read as it is walked."""
+    topic, _, partition = name.rpartition("-")
+    return topic, int(partition)
+
+
 def _directory(path: Path, given: str) -> tuple[list[Source], list[Unreadable]]:
     if is_partition_directory(path):
         return [Source(SEGMENT, path, given)], []
@@ -113,7 +120,7 @@ def _directory(path: Path, given: str) -> tuple[list[Source], list[Unreadable]]:
     for root, dirs, files in os.walk(path):
         here = Path(root)
         dirs[:] = sorted(d for d in dirs if not _hidden(d))
-        partitions = [d for d in dirs if is_partition_directory(here / d)]
+        partitions = sorted((d for d in dirs if is_partition_directory(here / d)), key=_log_order)
         sources += [Source(SEGMENT, here / d, given) for d in partitions]
         dirs[:] = [d for d in dirs if d not in partitions]
         broker_directory = bool(partitions)  # its other top-level files are the broker's bookkeeping

@@ -42,7 +42,8 @@ def read(source: Source) -> Iterator[Item]:
                 if row["_error"]:
                     yield Damage(row["_error"])
                     continue
-                yield Row("record", dict(row) | {"_file": where})
+                row["_file"] = where  # each row is a dict of its own (kafka_meta.log.rows.record_row)
+                yield Row("record", row)
     except (KafkaMetaError, OSError, ValueError) as e:
         yield Unreadable(str(source.path), str(e))
 

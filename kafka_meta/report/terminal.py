@@ -87,7 +87,7 @@ def _group(console: Console, g: GroupTimeline) -> None:
     days = sorted({clock(r.start)[:10] for r in g.rounds if r.start is not None})
     head = Text(f"{g.group}", style="bold")
     head.append(f"  [{g.kind}{', ' + ', '.join(protocols) if protocols else ''}] {len(g.rounds)} round(s), "
-                f"{len(g.members)} member(s), {len(g.commits)} commit(s), {len(g.findings)} finding(s)"
+                f"{len(g.members)} member(s), {g.offsets_committed} commit(s), {len(g.findings)} finding(s)"
                 + (f"; {' to '.join(days[::max(len(days) - 1, 1)])} (UTC)" if days else ""))
     console.print(head)
     if not g.rounds:

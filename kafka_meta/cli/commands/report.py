@@ -44,24 +44,18 @@ def run_report(args: argparse.Namespace) -> int:
         from kafka_meta.report.terminal import render_terminal
     except ImportError:
         return fail("report needs rich and plotly: pip install 'kafka-meta[report]'")
-    from kafka_meta.analysis.assemble import build_timeline
     from kafka_meta.analysis.findings import Thresholds
-    from kafka_meta.analysis.inventory import RecordInventory, take_inputs
-    from kafka_meta.analysis.report import AnalysisReport
-    from kafka_meta.analysis.transaction_feed import transactions_of
-    from kafka_meta.inputs import read
+    from kafka_meta.analysis.report_reader import NotInLogOrder
 
     if args.storm_rounds < 2 or args.storm_window <= 0 or args.eager_pause < 0 or args.stuck_rounds < 1:
         return fail("thresholds must be positive (a storm needs at least 2 rounds)")
     require_paths(args.inputs)
-    inputs = read(args.inputs)
     thresholds = Thresholds(storm_rounds=args.storm_rounds, storm_window_s=args.storm_window,
                             eager_pause_ms=args.eager_pause * 1000, stuck_rounds=args.stuck_rounds)
-    report = AnalysisReport(unreadable=[str(u) for u in inputs.unreadable], damage=inputs.problems)
-    inventory = RecordInventory(report)  # counted in the timeline's reading: every record is decoded once
-    report.timeline = build_timeline(inputs.exchanges, inputs.offsets, thresholds, observer=inventory)
-    report.timeline.transactions = transactions_of(inputs.offsets, inputs.partitions, report.timeline.errors)
-    take_inputs(inventory.finish(), exchanges=inputs.exchanges, payloads=inputs.payloads)
+    try:  # standard input cannot be read twice: collected and sorted from the start
+        report = read_report(args.inputs, thresholds, ordered="-" not in args.inputs)
+    except NotInLogOrder:  # rows not in log order (a dump of interleaved partitions): collected and sorted
+        report = read_report(args.inputs, thresholds, ordered=False)
     if args.output:
         from kafka_meta.report.html import write_html
 
@@ -75,3 +69,23 @@ def run_report(args: argparse.Namespace) -> int:
     else:
         render_terminal(report)
     return OK if report.read_everything else PROBLEM  # what could not be read is listed in the report
+
+
+def read_report(names: list[str], thresholds: Any, ordered: bool) -> Any:
+    """The report of the inputs ``names``, read in one pass (:class:`~kafka_meta.analysis.report_reader.ReportReader`:
+    ``ordered`` streams the rows, else they are collected and sorted first)."""
+    from kafka_meta.analysis.report_reader import ReportReader
+    from kafka_meta.inputs import rows
+    from kafka_meta.inputs.items import Damage, Row
+
+    reader = ReportReader(thresholds, ordered=ordered)
+    by_kind = {"exchange": reader.exchange, "record": reader.record, "payload": reader.payload,
+               "partition": reader.partition, "member": lambda row: None}
+    for item in rows(names):
+        if isinstance(item, Row):
+            by_kind[item.kind](item.data)
+        elif isinstance(item, Damage):
+            reader.damage(item.text)
+        else:
+            reader.unreadable(str(item))
+    return reader.finish()

@@ -1,0 +1,93 @@
+"""``kafka-meta report`` reads its inputs in one pass (kafka_meta.analysis.report_reader): the document is the
+one the collected reading gives (every row held, sorted into log order, the commits kept one by one), on every
+recording of a real broker the project holds, and rows that come out of log order are collected and sorted
+instead of being read in the wrong order."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from kafka_meta.analysis.assemble import build_timeline
+from kafka_meta.analysis.inventory import RecordInventory, take_inputs
+from kafka_meta.analysis.report import AnalysisReport
+from kafka_meta.analysis.report_reader import NotInLogOrder
+from kafka_meta.analysis.transaction_feed import transactions_of
+from kafka_meta.cli.commands.report import read_report
+from kafka_meta.inputs import read
+
+ROOT = Path(__file__).resolve().parents[1]
+LAB = sorted((ROOT / "fixtures" / "lab").glob("*/kafka-logs"))
+CAPTURES = ROOT / "fixtures" / "captures"
+README_INPUTS = [CAPTURES / "capture.jsonl", CAPTURES / "pcap", ROOT / "fixtures" / "log" / "kafka-logs",
+                 ROOT / "fixtures" / "lab" / "streams-upgrade" / "capture.pcapng",
+                 ROOT / "fixtures" / "lab" / "streams-upgrade" / "kafka-logs",
+                 ROOT / "fixtures" / "lab" / "storm" / "capture.pcapng"]
+
+
+def collected(names: list[str]) -> dict:
+    """The document as reading everything into memory first tells it."""
+    inputs = read(names)
+    report = AnalysisReport(unreadable=[str(u) for u in inputs.unreadable], damage=inputs.problems)
+    inventory = RecordInventory(report)
+    report.timeline = build_timeline(inputs.exchanges, inputs.offsets, observer=inventory)
+    report.timeline.transactions = transactions_of(inputs.offsets, inputs.partitions, report.timeline.errors)
+    take_inputs(inventory.finish(), exchanges=inputs.exchanges, payloads=inputs.payloads)
+    return json.loads(json.dumps(report.to_json(), default=str))
+
+
+def streamed(names: list[str], ordered: bool = True) -> dict:
+    return json.loads(json.dumps(read_report(names, None, ordered).to_json(), default=str))
+
+
+@pytest.mark.parametrize("inputs", [[p] for p in LAB] + [README_INPUTS],
+                         ids=[p.parent.name for p in LAB] + ["readme"])
+def test_one_pass_tells_what_reading_everything_first_tells(inputs):
+    names = [str(p) for p in inputs]
+    doc = streamed(names)  # a broker's directory is read in log order: no NotInLogOrder
+    assert doc == collected(names)
+    assert doc["groups"] and sum(doc["records"].values()) > 0
+
+
+def test_partitions_are_read_by_number(tmp_path):
+    """Partition 10 after partition 2, as log order has them (not as their names sort)."""
+    source = ROOT / "fixtures" / "lab" / "classic" / "kafka-logs"
+    offsets = sorted(source.glob("__consumer_offsets-*"))
+    assert offsets, "the classic recording holds __consumer_offsets"
+    logs = tmp_path / "kafka-logs"
+    logs.mkdir()
+    for number, part in zip((10, 2, 1), offsets, strict=False):
+        shutil.copytree(part, logs / f"__consumer_offsets-{number}")
+    assert streamed([str(logs)]) == collected([str(logs)])
+
+
+def test_rows_out_of_log_order_are_collected_and_sorted(tmp_path):
+    """A dump whose partitions are interleaved cannot be read as it comes: the one-pass reader says so, and
+    the reader that collects first gives what reading everything gives."""
+    logs = str(ROOT / "fixtures" / "lab" / "classic" / "kafka-logs")
+    rows = [r for r in read([logs]).offsets if r.get("topic") == "__consumer_offsets"]
+    assert len({r["partition"] for r in rows}) > 1
+    interleaved = sorted(rows, key=lambda r: (r["offset"], r["partition"]))
+    dump = tmp_path / "interleaved.jsonl"
+    dump.write_text("".join(json.dumps({k: (v.hex() if isinstance(v, bytes) else v) for k, v in r.items()
+                                        if not k.startswith("_") and k != "headers"}) + "\n"
+                            for r in interleaved))
+    with pytest.raises(NotInLogOrder, match="comes after a record later in log order"):
+        read_report([str(dump)], None, ordered=True)
+    assert streamed([str(dump)], ordered=False) == collected([str(dump)])
+
+
+def test_the_cli_falls_back_to_collecting(tmp_path, capsys):
+    from kafka_meta.cli.main import main
+
+    logs = str(ROOT / "fixtures" / "lab" / "classic" / "kafka-logs")
+    rows = [r for r in read([logs]).offsets if r.get("topic") == "__consumer_offsets"]
+    dump = tmp_path / "interleaved.jsonl"
+    dump.write_text("".join(json.dumps({k: (v.hex() if isinstance(v, bytes) else v) for k, v in r.items()
+                                        if not k.startswith("_") and k != "headers"}) + "\n"
+                            for r in sorted(rows, key=lambda r: (r["offset"], r["partition"]))))
+    main(["report", str(dump), "--format", "json"])
+    assert json.loads(capsys.readouterr().out) == collected([str(dump)])
