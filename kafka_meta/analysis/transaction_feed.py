@@ -26,6 +26,18 @@ def _ms(value: Any) -> int | None:
     return None
 
 
+def decode_state(key: Any, value: Any) -> tuple[str, dict[str, Any] | None] | None:
+    """One ``__transaction_state`` record (its key and value as bytes, hex or base64 text) as the history takes
+    it: its transactional id and its value's JSON (None: a tombstone); None for a record type of a newer Kafka.
+    A record that does not read raises :class:`~kafka_meta.errors.KafkaMetaError` (or ValueError: text that is
+    no bytes). ``kafka-meta watch`` reads the live topic's records with it, one at a time."""
+    record = transaction_log.decode_record(record_bytes(key), record_bytes(value))
+    if not isinstance(record, CoordinatorRecord):
+        return None
+    decoded = None if record.value is None else record.value.model_dump(by_alias=True, mode="json")
+    return record.key.transactional_id, decoded
+
+
 def transactions_of(rows: Iterable[Mapping[str, Any]], partitions: Iterable[Mapping[str, Any]] = (),
                     errors: list[str] | None = None) -> TransactionsReport | None:
     """The transaction story of the rows (None when they hold no ``__transaction_state`` record and no open
@@ -41,15 +53,14 @@ def transactions_of(rows: Iterable[Mapping[str, Any]], partitions: Iterable[Mapp
         where = Evidence(file=row.get("_file"), offset=row.get("offset"), line=row.get("_line"),
                          ts=ms / 1000 if ms is not None else None)
         try:
-            record = transaction_log.decode_record(record_bytes(row.get("key")), record_bytes(row.get("value")))
+            state = decode_state(row.get("key"), row.get("value"))
         except (KafkaMetaError, ValueError) as e:
             if errors is not None:
                 errors.append(f"{where}: {e}")
             continue
-        if not isinstance(record, CoordinatorRecord):
+        if state is None:
             continue  # a record type of a newer Kafka: counted where records are counted
-        value = None if record.value is None else record.value.model_dump(by_alias=True, mode="json")
-        history.state(record.key.transactional_id, value, ms, where)
+        history.state(*state, ms, where)
         states += 1
     held = 0
     for row in partitions:
