@@ -133,7 +133,7 @@ class LiveTimeline:
     back; :meth:`groups`, :meth:`timelines` and :meth:`open_transactions` are the state now."""
 
     def __init__(self, source: str = "live", keep_rounds: int = 100, only: Iterable[str] | None = None,
-                 keep_transactions: int = KEEP_TRANSACTIONS) -> None:
+                 keep_transactions: int | None = KEEP_TRANSACTIONS) -> None:
         self.source = source
         self.only = set(only) if only else None  # the groups asked about (None: every group)
         self.offsets = OffsetsTimeline(source, bounded=True, committed=True, keep_rounds=keep_rounds)
