@@ -377,11 +377,14 @@ def hanging_finding(txn: Transaction, open_ms: int | None) -> Finding:
     """A transaction open past its timeout as the report's ``hanging-transaction`` finding (critical: the
     coordinator should have aborted it), seen live."""
     partitions = sorted(f"{t}-{p}" for t, p in txn.partitions)
+    seconds = (open_ms or 0) / 1000
+    age = f"{seconds:.1f} s" if seconds < 10 else f"{seconds:.0f} s"
     return Finding(
         "hanging-transaction", "critical", f"transactional id {txn.transactional_id}",
-        f"the transaction of producer {txn.producer_id} epoch {txn.producer_epoch} is {txn.last_state}, open "
-        f"{(open_ms or 0) / 1000:.0f} s, past its transaction.timeout.ms of {txn.timeout_ms / 1000:g} s: the "
-        f"coordinator should have aborted it; it holds back the last stable offset of "
+        f"the transaction of producer {txn.producer_id} epoch {txn.producer_epoch} is {txn.last_state}, open {age}"
+        f", past its transaction.timeout.ms of {txn.timeout_ms / 1000:g} s: the coordinator aborts it at its next "
+        "check (transaction.abort.timed.out.transaction.cleanup.interval.ms, 10 s by default), and one open long "
+        "after that is one it cannot abort; until it ends it holds back the last stable offset of "
         f"{', '.join(partitions) or 'its partitions'}, so read_committed consumers of them wait",
         txn.start_ms / 1000 if txn.start_ms is not None and txn.start_ms >= 0 else None,
         evidence=[txn.evidence] if txn.evidence else [], transactional_id=txn.transactional_id,
