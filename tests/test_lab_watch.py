@@ -224,7 +224,7 @@ def test_a_broker_stopped_and_restarted_mid_watch(lab, tmp_path):
     told = [e for e in events if e.kind in (CONNECTED, DISCONNECTED)]
     assert [e.kind for e in told] == [CONNECTED, DISCONNECTED, CONNECTED]
     assert told[1].detail["reason"] and broker.bootstrap in told[1].detail["bootstrap"]
-    resumed = told[2].detail["resumeFrom"]
+    resumed = told[2].detail["resumeFrom"]["__consumer_offsets"]
     assert resumed and all(offset > 0 for offset in resumed.values())  # read on from where it was
     for group, written in (("before", 5), ("after", 4)):
         assert _commits_in_log(directory / "kafka-logs", group) == written
