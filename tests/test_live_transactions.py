@@ -90,6 +90,7 @@ def test_a_transaction_is_hanging_once_open_past_its_timeout_by_the_wall_clock(r
     limit = (txn["start"] + state["timeout_ms"]) / 1000
     # the report's rule (open where the inputs end) would call it hanging; the live page does not, until judged
     assert [f.kind for f in live_report(core, now=limit - 1).story.ranked_findings] == ["fenced-producer"]
+    assert not core.overdue(limit - 1) and core.overdue(limit + 1)  # worth asking whether the topic is read
     assert core.on_tick(limit + 3600, settled=False) == []  # a backlog still being read: nothing judged
     assert core.on_tick(limit - 1) == []
     (told,) = core.on_tick(limit + 1)
@@ -97,7 +98,7 @@ def test_a_transaction_is_hanging_once_open_past_its_timeout_by_the_wall_clock(r
     assert told.detail["severity"] == "critical" and told.detail["transactionalId"] == txn["transactional_id"]
     assert told.detail["partitions"] == sorted(txn["partitions"]) and told.detail["timeoutMs"] == 600_000
     assert 600_000 < told.detail["openMs"] <= 602_000
-    assert core.on_tick(limit + 60) == []  # told once
+    assert core.on_tick(limit + 60) == [] and not core.overdue(limit + 60)  # told once
     (entry,) = core.open_transactions(limit + 60)
     assert entry.hanging
     # the live HTML page's report names it hanging now

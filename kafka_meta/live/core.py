@@ -244,6 +244,11 @@ class LiveTimeline:
                     "openMs": entry.open_ms, "summary": finding.summary}))
         return events
 
+    def overdue(self, at: float) -> bool:
+        """Whether a transaction not told hanging is open past its timeout at ``at``: only then is it worth
+        asking the source whether ``__transaction_state`` is read to its end (:meth:`on_tick`)."""
+        return any(not e.hanging and _past_timeout(e.transaction, e.open_ms) for e in self.open_transactions(at))
+
     def open_transactions(self, at: float) -> list[OpenTransaction]:
         """Every transaction open now, the oldest first, with how long it has been open at ``at``."""
         now = max(int(at * 1000), self.transactions.end_ms or 0)

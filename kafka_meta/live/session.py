@@ -117,8 +117,8 @@ def watch(options: WatchOptions, outputs: list[Output],
                     emit(core.on_record(partition, offset, ts, key, value, time.time(), topic))
                 if not assigned:
                     time.sleep(POLL_S)
-                elif TRANSACTION_TOPIC in assigned:
-                    emit(core.on_tick(time.time(), source.caught_up(TRANSACTION_TOPIC)))
+                elif TRANSACTION_TOPIC in assigned and core.overdue(now := time.time()):
+                    emit(core.on_tick(now, source.caught_up(TRANSACTION_TOPIC)))
                 if time.monotonic() >= next_describe:
                     for description in source.describe(options.groups):
                         emit(core.on_description(description, time.time()))

@@ -87,9 +87,9 @@ def transactions_block(core: LiveTimeline, now: float) -> Any:
         table.add_column(column, overflow="fold", ratio=3 if column == "partitions" else 1)
     for e in open_now[:OPEN_SHOWN]:
         t = e.transaction
-        table.add_row(t.transactional_id, f"{t.producer_id} epoch {t.producer_epoch}",
+        table.add_row(Text(t.transactional_id), f"{t.producer_id} epoch {t.producer_epoch}",
                       f"HANGING ({t.last_state})" if e.hanging else t.last_state,
-                      ", ".join(f"{topic}-{p}" for topic, p in sorted(t.partitions)) or "-", _age(e.open_ms),
+                      Text(", ".join(f"{topic}-{p}" for topic, p in sorted(t.partitions)) or "-"), _age(e.open_ms),
                       f"{t.timeout_ms / 1000:g}s", style="bold red" if e.hanging else None)
     if len(open_now) > OPEN_SHOWN:
         table.caption = f"and {len(open_now) - OPEN_SHOWN} more open"
