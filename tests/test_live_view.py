@@ -167,3 +167,16 @@ def test_the_json_snapshot_holds_the_transactions():
                                                                       "lab-txh-hanging"]
     assert set(shot["positions"]) == {"__consumer_offsets", "__transaction_state"}
     assert shot["positions"]["__transaction_state"] == {"0": 3, "1": 10, "2": 13}
+
+
+def test_the_live_html_page_draws_the_transactions_and_the_hanging_one(tmp_path):
+    from kafka_meta.live.report import write_live_html
+
+    core, limit, _ = _transactions_core()
+    core.on_tick(limit)
+    page = tmp_path / "watch.html"
+    write_live_html(core, page, "watch")
+    html = page.read_text()
+    assert "<h2>Transactions</h2>" in html and "lab-txh-hanging" in html
+    assert "<b>transactional id lab-txh-hanging</b>: the transaction of producer 3 epoch 0 is Ongoing" in html
+    assert "another instance with the same transactional.id started" in html  # the fenced producer
