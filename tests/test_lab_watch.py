@@ -1,10 +1,14 @@
 """``kafka-meta watch`` against a real KRaft broker: the live timeline of real Java consumers rebalancing while
 it runs equals what the clients saw (truth.jsonl); share and streams groups are described with their members
-as Kafka's Admin client saw them; and a broker stopped and restarted under it is waited for, read on from where
-reading stopped, and nothing is counted twice."""
+as Kafka's Admin client saw them; a broker stopped and restarted under it is waited for, read on from where
+reading stopped, and nothing is counted twice; and real transactional producers' transactions (committed,
+aborted, left open, timed out, fenced) are told as the coordinator records them, on a topic created after the
+watch started."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import subprocess
@@ -17,9 +21,10 @@ import pytest
 from lab_recordings import fresh_recording, played
 from lab_truth import admin_described, completed_members, groups, watched
 
-from kafka_meta.live.core import LiveTimeline
-from kafka_meta.live.events import CONNECTED, DISCONNECTED, STATE, Event
+from kafka_meta.live.core import TRANSACTION_TOPIC, LiveTimeline
+from kafka_meta.live.events import CONNECTED, DISCONNECTED, FINDING, STATE, TRANSACTION, Event
 from kafka_meta.live.session import WatchOptions, watch
+from kafka_meta.live.view import JsonLines
 from kafka_meta.log import read_log
 
 pytestmark = pytest.mark.kafka
@@ -48,15 +53,16 @@ class Collected:
 class Watching:
     """A watch in a thread of its own, stopped by the test."""
 
-    def __init__(self, bootstrap: str, **options) -> None:
+    def __init__(self, bootstrap: str, outputs: tuple = (), **options) -> None:
         self.out, self.stopping, self.error = Collected(), threading.Event(), None
+        self.outputs = [self.out, *outputs]
         self.options = WatchOptions(bootstrap, connect_timeout_s=60, describe_every_s=1.0, **options)
         self.thread = threading.Thread(target=self.run, daemon=True)
         self.thread.start()
 
     def run(self) -> None:
         try:
-            watch(self.options, [self.out], stop=self.stopping.is_set)
+            watch(self.options, self.outputs, stop=self.stopping.is_set)
         except Exception as e:  # noqa: BLE001 - handed to the test, which fails with it
             self.error = e
 
@@ -218,8 +224,114 @@ def test_a_broker_stopped_and_restarted_mid_watch(lab, tmp_path):
     told = [e for e in events if e.kind in (CONNECTED, DISCONNECTED)]
     assert [e.kind for e in told] == [CONNECTED, DISCONNECTED, CONNECTED]
     assert told[1].detail["reason"] and broker.bootstrap in told[1].detail["bootstrap"]
-    resumed = told[2].detail["resumeFrom"]
+    resumed = told[2].detail["resumeFrom"]["__consumer_offsets"]
     assert resumed and all(offset > 0 for offset in resumed.values())  # read on from where it was
     for group, written in (("before", 5), ("after", 4)):
         assert _commits_in_log(directory / "kafka-logs", group) == written
         assert core.commits[group] == written, group  # nothing counted twice
+
+
+HANG_TIMEOUT_MS = 3000  # the transaction the coordinator times out: its transaction.timeout.ms
+
+
+def _producer(bootstrap: str, transactional_id: str, **settings):
+    from kafka import KafkaProducer
+
+    producer = KafkaProducer(bootstrap_servers=bootstrap, transactional_id=transactional_id, **settings)
+    producer.init_transactions()
+    return producer
+
+
+def _written(producer, topic: str, partitions: list[int]) -> None:
+    """A transaction begun and records sent to ``partitions`` of ``topic`` (and flushed: they are in the log)."""
+    producer.begin_transaction()
+    for p in partitions:
+        producer.send(topic, b"v", partition=p)
+    producer.flush()
+
+
+def test_transactions_committed_aborted_open_timed_out_and_fenced(lab, tmp_path):
+    """kafka-python's transactional producers against a broker of the test's own, whose ``__transaction_state``
+    does not exist when the watch starts (without --from-beginning: a topic created later is read whole): one
+    transaction committed, one aborted, one left open, one left open past its 3 s timeout until the coordinator
+    aborts it, and one of a producer fenced by a second instance's initTransactions. The watch's JSON lines say
+    each: a ``transaction`` event for each ended one, a ``fenced-producer`` finding for each fenced producer,
+    the ``hanging-transaction`` finding for the timed-out one whenever it stayed open long enough past its
+    timeout for the watch to see it, and its snapshot holds the one still open."""
+    from kafka.admin import KafkaAdminClient, NewTopic
+
+    directory, topic, lines = tmp_path / "broker", "watched-txn", io.StringIO()
+    broker = lab.broker.start(directory, owner_pid=os.getpid())
+    watching, producers = None, []
+    try:
+        admin = KafkaAdminClient(bootstrap_servers=broker.bootstrap)
+        admin.create_topics([NewTopic(topic, 2, 1)])
+        assert TRANSACTION_TOPIC not in admin.list_topics()
+        admin.close()
+        watching = Watching(broker.bootstrap, outputs=(JsonLines(lines),))
+        watching.wait_for(lambda: CONNECTED in watching.out.kinds(), 60, "the watch to connect")
+
+        done = _producer(broker.bootstrap, "watch-done")
+        producers.append(done)
+        _written(done, topic, [0, 1])
+        done.commit_transaction()
+        _written(done, topic, [1])
+        done.abort_transaction()
+        left_open = _producer(broker.bootstrap, "watch-open", transaction_timeout_ms=600_000)  # open to the end
+        hung = _producer(broker.bootstrap, "watch-hung", transaction_timeout_ms=HANG_TIMEOUT_MS)
+        first = _producer(broker.bootstrap, "watch-fenced")
+        producers += [left_open, hung, first]
+        for producer, partitions in ((left_open, [0]), (hung, [1]), (first, [0])):
+            _written(producer, topic, partitions)
+        producers.append(_producer(broker.bootstrap, "watch-fenced"))  # the second instance fences the first
+
+        def told(kind: str, **wanted) -> list[dict]:
+            return [e.detail for e in list(watching.out.events)
+                    if e.kind == kind and all(e.detail.get(k) == v for k, v in wanted.items())]
+
+        def ended() -> set[tuple[str, str]]:
+            return {(d["transactionalId"], d["outcome"]) for d in told(TRANSACTION)}
+
+        expected = {("watch-done", "committed"), ("watch-done", "aborted"), ("watch-fenced", "aborted"),
+                    ("watch-hung", "aborted")}
+        watching.wait_for(lambda: expected <= ended(), 60, "the transactions to end, the timed-out one aborted")
+        watching.wait_for(lambda: len(told(FINDING, finding="fenced-producer")) >= 2, 30, "both fenced producers")
+        core = watching.stop()
+        events, watching = list(watching.out.events), None
+    finally:
+        if watching is not None:
+            watching.stop()
+        for producer in producers:
+            with contextlib.suppress(Exception):  # a fenced producer may refuse to close cleanly: it is gone
+                producer.close(timeout=5)
+        lab.broker.stop(directory)
+    written = [json.loads(line) for line in lines.getvalue().splitlines()]
+    told_as_json = [w["event"] for w in written if w["event"] != "snapshot"]  # JsonLines adds its snapshots
+    assert told_as_json[:len(events)] == [e.kind for e in events]
+    transactions = {(w["transactionalId"], w["outcome"]): w for w in written if w["event"] == TRANSACTION}
+    assert set(transactions) == expected  # the one left open never ended
+    for key, partitions in ((("watch-done", "committed"), [f"{topic}-0", f"{topic}-1"]),
+                            (("watch-done", "aborted"), [f"{topic}-1"]), (("watch-fenced", "aborted"), [f"{topic}-0"]),
+                            (("watch-hung", "aborted"), [f"{topic}-1"])):
+        assert transactions[key]["partitions"] == partitions, key
+        assert transactions[key]["durationMs"] >= 0 and transactions[key]["producerId"] >= 0
+    timed_out = transactions["watch-hung", "aborted"]
+    assert timed_out["durationMs"] >= HANG_TIMEOUT_MS  # the coordinator aborted it, past its timeout
+    fenced = {w["transactionalId"]: w for w in written if w["event"] == FINDING and w["finding"] == "fenced-producer"}
+    assert set(fenced) == {"watch-fenced", "watch-hung"}
+    assert "past transaction.timeout.ms" in fenced["watch-hung"]["why"]
+    assert fenced["watch-fenced"]["byProducerEpoch"] > fenced["watch-fenced"]["producerEpoch"]
+    hanging = [w for w in written if w["event"] == FINDING and w["finding"] == "hanging-transaction"]
+    assert all(h["transactionalId"] == "watch-hung" and h["openMs"] > HANG_TIMEOUT_MS for h in hanging)
+    assert len(hanging) <= 1
+    # the coordinator aborts timed-out transactions every 10 s: when it left this one open well past its timeout
+    # (the watch looks every half second), the watch said so before the abort came
+    if timed_out["durationMs"] - HANG_TIMEOUT_MS >= 2500:
+        assert hanging and written.index(hanging[0]) < written.index(timed_out)
+    (snapshot,) = [w for w in written if w["event"] == "snapshot"][-1:]
+    txns = snapshot["transactions"]
+    assert [(o["transactionalId"], o["partitions"], o["hanging"]) for o in txns["open"]] == [
+        ("watch-open", [f"{topic}-0"], False)]
+    assert (txns["committed"], txns["aborted"], txns["fenced"]) == (1, 3, 2)
+    # created after the watch started, the topic was read from its beginning: every record of it was read
+    assert core.records["TransactionLog"] == sum(snapshot["positions"][TRANSACTION_TOPIC].values())

@@ -11,6 +11,7 @@ from conftest import ROOT
 
 from kafka_meta.analysis.generations import OffsetsTimeline, build_generations
 from kafka_meta.live import LiveTimeline
+from kafka_meta.live.core import OFFSETS_TOPIC
 from kafka_meta.live.events import CONNECTED, DISCONNECTED, ROUND
 from kafka_meta.log import read_log
 
@@ -117,14 +118,15 @@ def test_reading_again_from_an_earlier_offset_counts_nothing_twice():
     feed(resumed, rows[:half])
     assert resumed.on_connection(False, 1.0, "127.0.0.1:9092", "gone")[0].kind == DISCONNECTED
     back = resumed.on_connection(True, 2.0, "127.0.0.1:9092")[0]
-    assert back.kind == CONNECTED and back.detail["resumeFrom"] == {str(p): o for p, o in resumed.positions.items()}
-    again = [r for r in rows[:half] if r["offset"] >= resumed.positions[r["partition"]] - 5]
+    assert back.kind == CONNECTED and back.detail["resumeFrom"] == {
+        OFFSETS_TOPIC: {str(p): o for (_, p), o in sorted(resumed.positions.items())}}
+    again = [r for r in rows[:half] if r["offset"] >= resumed.positions[OFFSETS_TOPIC, r["partition"]] - 5]
     feed(resumed, again + rows[half:])
     assert resumed.repeated == len(again) > 0
     assert resumed.commits == once.commits
     assert resumed.records == once.records
     assert rounds_of(resumed.timelines()) == rounds_of(once.timelines())
-    assert resumed.positions == {p: max(r["offset"] for r in rows if r["partition"] == p) + 1
+    assert resumed.positions == {(OFFSETS_TOPIC, p): max(r["offset"] for r in rows if r["partition"] == p) + 1
                                  for p in {r["partition"] for r in rows}}
 
 

@@ -26,6 +26,18 @@ def _ms(value: Any) -> int | None:
     return None
 
 
+def decode_state(key: Any, value: Any) -> tuple[str, dict[str, Any] | None] | None:
+    """One ``__transaction_state`` record (its key and value as bytes, hex or base64 text) as the history takes
+    it: its transactional id and its value's JSON (None: a tombstone); None for a record type of a newer Kafka.
+    A record that does not read raises :class:`~kafka_meta.errors.KafkaMetaError` (or ValueError: text that is
+    no bytes). ``kafka-meta watch`` reads the live topic's records with it, one at a time."""
+    record = transaction_log.decode_record(record_bytes(key), record_bytes(value))
+    if not isinstance(record, CoordinatorRecord):
+        return None
+    decoded = None if record.value is None else record.value.model_dump(by_alias=True, mode="json")
+    return record.key.transactional_id, decoded
+
+
 class TransactionFeed:
     """The transaction history fed one row at a time (the report reads its inputs once, in log order): a
     record that does not read is said in ``errors`` with its place."""
@@ -54,15 +66,14 @@ class TransactionFeed:
         where = Evidence(file=row.get("_file"), offset=row.get("offset"), line=row.get("_line"),
                          ts=ms / 1000 if ms is not None else None)
         try:
-            record = transaction_log.decode_record(record_bytes(row.get("key")), record_bytes(row.get("value")))
+            state = decode_state(row.get("key"), row.get("value"))
         except (KafkaMetaError, ValueError) as e:
             if self.errors is not None:
                 self.errors.append(f"{where}: {e}")
             return
-        if not isinstance(record, CoordinatorRecord):
+        if state is None:
             return  # a record type of a newer Kafka: counted where records are counted
-        value = None if record.value is None else record.value.model_dump(by_alias=True, mode="json")
-        self.history.state(record.key.transactional_id, value, ms, where)
+        self.history.state(*state, ms, where)
         self.states += 1
 
     def partition(self, row: Mapping[str, Any]) -> None:

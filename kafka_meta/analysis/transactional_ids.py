@@ -31,6 +31,7 @@ with transactional ids and their transactions, not with records.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -105,18 +106,47 @@ class TransactionalId:
     # (the fenced producer, the epoch after it, where, why)
     fenced: list[tuple[ProducerEpoch, ProducerEpoch, Evidence | None, str]] = field(default_factory=list)
     last_abort: tuple[Transaction, int | None] | None = None  # an abort that a new instance's Empty may explain
+    # a bounded history's (TransactionHistory(keep_transactions=N)) count of what it let go: the outcomes of the
+    # older transactions, and how many older epochs and fencings there were
+    older: Counter[str] = field(default_factory=Counter)
+    older_epochs: int = 0
+    older_fenced: int = 0
 
     @property
     def current(self) -> Transaction | None:
         last = self.transactions[-1] if self.transactions else None
         return last if last is not None and last.outcome == "open" else None
 
+    @property
+    def fenced_count(self) -> int:
+        """Every fencing recorded, those let go by a bounded history included."""
+        return len(self.fenced) + self.older_fenced
+
+    def outcomes(self) -> Counter[str]:
+        """How many transactions ended how (``committed``, ``aborted``, ``open``), the older ones included."""
+        return self.older + Counter(t.outcome for t in self.transactions)
+
+    def keep(self, newest: int) -> None:
+        """Only the newest ``newest`` transactions, epochs and fencings kept, the older ones counted (only the
+        newest transaction may be open, so what is let go has its outcome)."""
+        while len(self.transactions) > newest:
+            self.older[self.transactions.pop(0).outcome] += 1
+        while len(self.epochs) > newest:
+            del self.epochs[0]
+            self.older_epochs += 1
+        while len(self.fenced) > newest:
+            del self.fenced[0]
+            self.older_fenced += 1
+
     def to_json(self) -> dict[str, Any]:
-        return {"transactionalId": self.transactional_id, "state": self.state, "timeoutMs": self.timeout_ms,
-                "epochs": [e.to_json() for e in self.epochs],
-                "transactions": [t.to_json() for t in self.transactions],
-                "fenced": [{"from": old.to_json(), "by": new.to_json(), "why": why}
-                           for old, new, _, why in self.fenced]}
+        out: dict[str, Any] = {
+            "transactionalId": self.transactional_id, "state": self.state, "timeoutMs": self.timeout_ms,
+            "epochs": [e.to_json() for e in self.epochs], "transactions": [t.to_json() for t in self.transactions],
+            "fenced": [{"from": old.to_json(), "by": new.to_json(), "why": why} for old, new, _, why in self.fenced]}
+        if self.older or self.older_epochs or self.older_fenced:  # only a bounded history lets any go
+            out["older"] = {"transactions": dict(self.older), "epochs": self.older_epochs,
+                            "fenced": self.older_fenced}
+        return out
 
 
 @dataclass
@@ -167,12 +197,22 @@ def _partitions(value: Mapping[str, Any]) -> set[tuple[str, int]]:
 
 class TransactionHistory:
     """Fed the decoded ``__transaction_state`` records in log order (per partition of that topic: a transactional
-    id always lives in one) and the partitions' summaries; :meth:`finish` tells the story."""
+    id always lives in one) and the partitions' summaries; :meth:`finish` tells the story.
 
-    def __init__(self) -> None:
+    ``keep_transactions`` bounds it for a reader that never ends (``kafka-meta watch``): per transactional id
+    only the newest N transactions, epochs and fencings are kept and the older ones counted
+    (:attr:`TransactionalId.older`), and an id removed (its tombstone) is let go, counted in :attr:`removed`.
+    What it holds then grows with the transactional ids, not with their transactions. None (the report's) keeps
+    everything."""
+
+    def __init__(self, keep_transactions: int | None = None) -> None:
+        if keep_transactions is not None and keep_transactions < 1:
+            raise ValueError(f"keep_transactions must be at least 1, not {keep_transactions}")
+        self.keep_transactions = keep_transactions
         self.ids: dict[str, TransactionalId] = {}
         self.open_partitions: list[OpenPartition] = []
         self.end_ms: int | None = None
+        self.removed = 0  # bounded: transactional ids removed and let go
 
     def seen(self, ms: int | float | None) -> None:
         """A time the inputs recorded (any record's timestamp): the latest is where they end."""
@@ -188,6 +228,9 @@ class TransactionHistory:
             life = self.ids[transactional_id] = TransactionalId(transactional_id)
         if value is None:
             life.state = "removed"
+            if self.keep_transactions is not None:
+                del self.ids[transactional_id]
+                self.removed += 1
             return
         producer, epoch = value["producerId"], value["producerEpoch"]
         status, updated = value["transactionStatus"], value.get("transactionLastUpdateTimestampMs")
@@ -220,6 +263,8 @@ class TransactionHistory:
                                   value.get("transactionStartTimestampMs"), _partitions(value),
                                   last_state=_state(status), evidence=where)
             life.transactions.append(current)
+        if self.keep_transactions is not None:
+            life.keep(self.keep_transactions)
 
     def _fencing(self, life: TransactionalId, value: Mapping[str, Any], now: ProducerEpoch,
                  where: Evidence | None) -> None:

@@ -1,8 +1,8 @@
-"""``kafka-meta watch``: the rebalance timeline of a running cluster, as it happens.
+"""``kafka-meta watch``: the rebalance timeline and the transactions of a running cluster, as they happen.
 
-The same timeline ``kafka-meta report`` builds from captures and log directories, fed one
-``__consumer_offsets`` record at a time by a consumer of the live topic, with what the coordinators say of each
-group now (describe requests) beside it.
+The same timeline and transaction history ``kafka-meta report`` builds from captures and log directories, fed
+one ``__consumer_offsets`` or ``__transaction_state`` record at a time by a consumer of the live topics, with
+what the coordinators say of each group now (describe requests) beside it.
 
 Sans-IO at the centre: :mod:`.core` takes records, group descriptions and connection news and gives back events
 and snapshots, and never touches a socket, so it is tested with real record bytes and no broker.
@@ -14,7 +14,7 @@ that talks to Kafka (kafka-python), :mod:`.session` the loop that joins them, :m
 
 from __future__ import annotations
 
-from kafka_meta.live.core import LiveTimeline
+from kafka_meta.live.core import LiveTimeline, OpenTransaction
 from kafka_meta.live.events import DescribedMember, Event, GroupDescription, StreamsTasks
 
-__all__ = ["DescribedMember", "Event", "GroupDescription", "LiveTimeline", "StreamsTasks"]
+__all__ = ["DescribedMember", "Event", "GroupDescription", "LiveTimeline", "OpenTransaction", "StreamsTasks"]

@@ -1,9 +1,10 @@
-"""The thin face between Kafka and the live core: kafka-python's consumer reads ``__consumer_offsets``, its
-admin client's connections carry the describe requests the project's codec writes.
+"""The thin face between Kafka and the live core: kafka-python's consumer reads ``__consumer_offsets`` and
+``__transaction_state``, its admin client's connections carry the describe requests the project's codec writes.
 
 The consumer joins no group (``assign``, no ``group.id``, no commits: it changes nothing on the cluster) and
-reads ``read_committed``. When the cluster stops answering, :class:`Unreachable` says so; the session closes
-this source and opens a new one at the core's positions once the cluster answers again. A broker that refuses
+reads ``read_committed`` (``__transaction_state`` is written outside transactions: all of it is read). When the
+cluster stops answering, :class:`Unreachable` says so; the session closes this source and opens a new one at the
+core's positions once the cluster answers again. A broker that refuses
 the login (a wrong password, a mechanism it does not enable) is :class:`Refused`: trying again cannot help;
 so is a TLS handshake that fails (the broker's certificate not trusted, or not for the address dialled).
 """
@@ -14,17 +15,18 @@ import contextlib
 import logging
 import re
 import ssl
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 from kafka_meta.errors import KafkaMetaError
 from kafka_meta.live import describe, login_probe
+from kafka_meta.live.core import WATCHED_TOPICS, Place
 from kafka_meta.live.events import GroupDescription
 from kafka_meta.live.wire_request import CodecRequest
 
-OFFSETS_TOPIC = "__consumer_offsets"
 ERROR_NAMES = re.compile(r"^(\[Error -?\d+\] )?(\w+(Error|Exception|Supported): )*")
-Record = tuple[int, int, int | None, bytes | None, bytes | None]  # partition, offset, timestamp ms, key, value
+# topic, partition, offset, timestamp ms, key, value
+Record = tuple[str, int, int, int | None, bytes | None, bytes | None]
 
 
 class Unreachable(KafkaMetaError):
@@ -70,7 +72,8 @@ def _refusals() -> tuple[type[Exception], ...]:
 
 
 class KafkaSource:
-    """A consumer of every partition of ``__consumer_offsets`` and an admin connection, both to ``bootstrap``."""
+    """A consumer of every partition of ``__consumer_offsets`` and ``__transaction_state`` and an admin
+    connection, both to ``bootstrap``."""
 
     def __init__(self, bootstrap: str, settings: dict[str, Any], timeout_s: float) -> None:
         kafka = _kafka()
@@ -93,26 +96,35 @@ class KafkaSource:
             raise _problem(e, bootstrap) from None
         self.assigned: list[Any] = []
 
-    def assign(self, positions: dict[int, int], from_beginning: bool) -> bool:
-        """Read every partition of ``__consumer_offsets`` from ``positions`` (partition -> next offset), the
-        rest from the beginning or the end; False while the topic does not exist yet (no group ever
-        committed)."""
+    def assign(self, positions: Mapping[Place, int], from_beginning: Collection[str]) -> set[str]:
+        """Read every partition of the watched topics that exist (``__consumer_offsets``, ``__transaction_state``:
+        neither does before its first use) from ``positions`` ((topic, partition) -> next offset); a partition
+        not there from its beginning when its topic is in ``from_beginning``, else from its end. The topics
+        assigned, to be asked again while one is missing: a partition already assigned reads on where it is."""
         kafka = _kafka()
-        try:
-            partitions = self.consumer.partitions_for_topic(OFFSETS_TOPIC)
-        except Exception as e:  # noqa: BLE001
-            raise _problem(e, self.bootstrap) from None
-        if not partitions:
-            return False
-        self.assigned = [kafka.TopicPartition(OFFSETS_TOPIC, p) for p in sorted(partitions)]
-        self.consumer.assign(self.assigned)
-        fresh = [tp for tp in self.assigned if tp.partition not in positions]
-        for tp in self.assigned:
-            if tp.partition in positions:
-                self.consumer.seek(tp, positions[tp.partition])
-        if fresh:
-            (self.consumer.seek_to_beginning if from_beginning else self.consumer.seek_to_end)(*fresh)
-        return True
+        found, wanted = set(), []
+        for topic in WATCHED_TOPICS:
+            try:
+                partitions = self.consumer.partitions_for_topic(topic)
+            except Exception as e:  # noqa: BLE001
+                raise _problem(e, self.bootstrap) from None
+            if partitions:
+                found.add(topic)
+                wanted += [kafka.TopicPartition(topic, p) for p in sorted(partitions)]
+        new = [tp for tp in wanted if tp not in set(self.assigned)]
+        if not new:
+            return found
+        self.assigned = wanted
+        self.consumer.assign(self.assigned)  # kafka-python keeps the position of a partition assigned before
+        fresh = [tp for tp in new if (tp.topic, tp.partition) not in positions]
+        for tp in new:
+            if (tp.topic, tp.partition) in positions:
+                self.consumer.seek(tp, positions[tp.topic, tp.partition])
+        for seek, chosen in ((self.consumer.seek_to_beginning, [tp for tp in fresh if tp.topic in from_beginning]),
+                             (self.consumer.seek_to_end, [tp for tp in fresh if tp.topic not in from_beginning])):
+            if chosen:
+                seek(*chosen)
+        return found
 
     def poll(self, timeout_s: float) -> list[Record]:
         """The records fetched since the last call, each partition's in offset order."""
@@ -120,8 +132,22 @@ class KafkaSource:
             batches = self.consumer.poll(timeout_ms=int(timeout_s * 1000))
         except Exception as e:  # noqa: BLE001
             raise _problem(e, self.bootstrap) from None
-        return [(tp.partition, r.offset, r.timestamp, r.key, r.value)
-                for tp, records in sorted(batches.items(), key=lambda item: item[0].partition) for r in records]
+        return [(tp.topic, tp.partition, r.offset, r.timestamp, r.key, r.value)
+                for tp, records in sorted(batches.items(), key=lambda item: (item[0].topic, item[0].partition))
+                for r in records]
+
+    def caught_up(self, topic: str) -> bool:
+        """Whether every partition of ``topic`` is read to its end (its high watermark, as the last fetch gave
+        it); False while the topic is not read or not fetched yet."""
+        partitions = [tp for tp in self.assigned if tp.topic == topic]
+        try:
+            for tp in partitions:
+                end, position = self.consumer.highwater(tp), self.consumer.position(tp, timeout_ms=0)
+                if end is None or position is None or position < end:
+                    return False
+        except Exception as e:  # noqa: BLE001
+            raise _problem(e, self.bootstrap) from None
+        return bool(partitions)
 
     def version(self, api: describe.Api) -> int | None:
         """The version of ``api`` to send: the newest the broker's ApiVersions and the project's spec share,

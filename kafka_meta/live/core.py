@@ -1,10 +1,18 @@
 """The sans-IO core of ``kafka-meta watch``: records, group descriptions and connection news in; events,
 snapshots and the timeline out. No socket, no clock of its own (callers pass the time), so the same core runs
-under the Kafka client, under tests with real record bytes, and under anything else that can read the topic.
+under the Kafka client, under tests with real record bytes, and under anything else that can read the topics.
 
-What it keeps is bounded by the number of groups and partitions, not by the records read: the timeline is
-:class:`~kafka_meta.analysis.generations.OffsetsTimeline` in its bounded mode, the commit rate a window of
-per-second counts, the positions one offset per partition.
+What it keeps is bounded by the number of groups, transactional ids and partitions, not by the records read:
+the timeline is :class:`~kafka_meta.analysis.generations.OffsetsTimeline` in its bounded mode, the commit rate a
+window of per-second counts, the transactions a
+:class:`~kafka_meta.analysis.transactional_ids.TransactionHistory` keeping the newest few per transactional id
+(the older ones counted), the positions one offset per partition.
+
+A transaction is hanging once it is open longer than its ``transaction.timeout.ms`` by the wall clock (``at``;
+the newest record's time when that is later), judged only while ``__transaction_state`` is read to its end
+(:meth:`LiveTimeline.on_tick`): the coordinator times transactions out by its own clock whether anything is
+written or not, and a log nothing is written to has a clock that stands still; while a backlog is read, the end
+of a transaction may be a record still to come.
 """
 
 from __future__ import annotations
@@ -14,12 +22,32 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from kafka_meta.analysis.findings import Finding
 from kafka_meta.analysis.generations import COMMITS, GENERATION_RECORD_TYPES, OffsetsTimeline
-from kafka_meta.analysis.timeline import GroupTimeline, Round
-from kafka_meta.live.events import CONNECTED, DISCONNECTED, PROBLEM, ROUND, STATE, Event, GroupDescription
+from kafka_meta.analysis.timeline import Evidence, GroupTimeline, Round
+from kafka_meta.analysis.transaction_feed import decode_state
+from kafka_meta.analysis.transactional_ids import Transaction, TransactionHistory
+from kafka_meta.errors import KafkaMetaError
+from kafka_meta.live.events import (
+    CONNECTED,
+    DISCONNECTED,
+    FINDING,
+    PROBLEM,
+    ROUND,
+    STATE,
+    TRANSACTION,
+    Event,
+    GroupDescription,
+)
 
+# the topics a watch reads (kafka_meta.log.topics names them for the readers of log directories; the layers
+# keep the live face from importing the log reader, so they are named here, once for the live package)
 OFFSETS_TOPIC = "__consumer_offsets"
+TRANSACTION_TOPIC = "__transaction_state"
+WATCHED_TOPICS = (OFFSETS_TOPIC, TRANSACTION_TOPIC)
 RATE_WINDOW_S = 60  # the commit rate is over the last minute of the log's own clock
+KEEP_TRANSACTIONS = 10  # per transactional id, the newest transactions kept (the older ones counted)
+Place = tuple[str, int]  # topic, partition
 
 
 @dataclass
@@ -77,23 +105,43 @@ class CommitRate:
         return sum(n for _, n in self.seconds) / self.window
 
 
+@dataclass
+class OpenTransaction:
+    """A transaction open now: how long it has been open (by the wall clock, or the log's when that is later)
+    and whether it was told hanging (open past its ``transaction.timeout.ms``)."""
+
+    transaction: Transaction
+    open_ms: int | None
+    hanging: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {**self.transaction.to_json(), "openMs": self.open_ms, "hanging": self.hanging}
+
+
 class LiveTimeline:
     """Everything a watch knows, fed as it learns it.
 
-    * :meth:`on_record`: one ``__consumer_offsets`` record as a ``read_committed`` consumer hands it over
-      (aborted transactions' offsets never arrive, transaction markers neither); a record at an offset already
-      read (a consumer that resumed a little early) is counted once only;
+    * :meth:`on_record`: one record of ``__consumer_offsets`` as a ``read_committed`` consumer hands it over
+      (aborted transactions' offsets never arrive, transaction markers neither), or of ``__transaction_state``
+      (the coordinator's, written outside transactions); a record at an offset already read (a consumer that
+      resumed a little early) is counted once only;
     * :meth:`on_description`: a group as its coordinator describes it;
-    * :meth:`on_connection`: the cluster answered, or stopped answering.
+    * :meth:`on_connection`: the cluster answered, or stopped answering;
+    * :meth:`on_tick`: the time now, for the transactions open past their timeout.
 
     Each returns the events it caused. :attr:`positions` is where to resume reading after the cluster comes
-    back; :meth:`groups` and :meth:`timelines` are the state now."""
+    back; :meth:`groups`, :meth:`timelines` and :meth:`open_transactions` are the state now."""
 
-    def __init__(self, source: str = "live", keep_rounds: int = 100, only: Iterable[str] | None = None) -> None:
+    def __init__(self, source: str = "live", keep_rounds: int = 100, only: Iterable[str] | None = None,
+                 keep_transactions: int | None = KEEP_TRANSACTIONS) -> None:
         self.source = source
         self.only = set(only) if only else None  # the groups asked about (None: every group)
         self.offsets = OffsetsTimeline(source, bounded=True, committed=True, keep_rounds=keep_rounds)
-        self.positions: dict[int, int] = {}  # partition -> the next offset to read
+        self.transactions = TransactionHistory(keep_transactions=keep_transactions)
+        self.ended: Counter[str] = Counter()  # transactions ended while watching, per outcome
+        self.fenced = 0  # fenced producers told
+        self.hanging: dict[str, Transaction] = {}  # transactional id -> its open transaction told hanging
+        self.positions: dict[Place, int] = {}  # (topic, partition) -> the next offset to read
         self.records: Counter[str] = Counter()  # per record type name
         self.repeated = 0  # records at offsets already read, not counted again
         self.commits: Counter[str] = Counter()  # per group, while watching
@@ -105,12 +153,16 @@ class LiveTimeline:
         self.problems = 0
 
     def on_record(self, partition: int, offset: int, timestamp_ms: int | None, key: bytes | None,
-                  value: bytes | None, at: float) -> list[Event]:
-        """One record of partition ``partition`` of ``__consumer_offsets``; ``at`` is the wall-clock now."""
-        if offset < self.positions.get(partition, 0):
+                  value: bytes | None, at: float, topic: str = OFFSETS_TOPIC) -> list[Event]:
+        """One record of partition ``partition`` of ``topic`` (``__consumer_offsets`` or
+        ``__transaction_state``); ``at`` is the wall-clock now."""
+        place = (topic, partition)
+        if offset < self.positions.get(place, 0):
             self.repeated += 1
             return []
-        self.positions[partition] = offset + 1
+        self.positions[place] = offset + 1
+        if topic == TRANSACTION_TOPIC:
+            return self._transaction_record(partition, offset, timestamp_ms, key, value, at)
         before = len(self.offsets.log.errors) + self.offsets.errors_dropped
         record = self.offsets.feed({"topic": OFFSETS_TOPIC, "partition": partition, "offset": offset,
                                     "timestamp": timestamp_ms, "key": key, "value": value, "_source": self.source})
@@ -133,6 +185,90 @@ class LiveTimeline:
         if number in GENERATION_RECORD_TYPES:
             return self._new_round(group, at)
         return []
+
+    def _transaction_record(self, partition: int, offset: int, timestamp_ms: int | None, key: bytes | None,
+                            value: bytes | None, at: float) -> list[Event]:
+        """A transactional id's new state: a transaction that ended, a producer fenced."""
+        where = Evidence(file=f"{TRANSACTION_TOPIC}-{partition}", offset=offset,
+                         ts=timestamp_ms / 1000 if timestamp_ms is not None and timestamp_ms >= 0 else None)
+        try:
+            state = decode_state(key, value)
+        except (KafkaMetaError, ValueError) as e:
+            self.problems += 1
+            return [Event(PROBLEM, at, detail={"problem": f"{where}: {e}"})]
+        if state is None:  # a record type of a newer Kafka
+            self.records["UnknownRecord"] += 1
+            return []
+        self.records["TransactionLog"] += 1
+        transactional_id = state[0]
+        life = self.transactions.ids.get(transactional_id)
+        current, fenced = (life.current, life.fenced_count) if life is not None else (None, 0)
+        self.transactions.state(*state, timestamp_ms, where)
+        life = self.transactions.ids.get(transactional_id)
+        events = []
+        if current is not None and current.outcome != "open":
+            self.ended[current.outcome] += 1
+            if self.hanging.get(transactional_id) is current:
+                del self.hanging[transactional_id]
+            events.append(Event(TRANSACTION, at, detail=current.to_json()))
+        if life is None:  # removed (a tombstone): nothing of it is kept
+            self.hanging.pop(transactional_id, None)
+            return events
+        for old, new, place, why in life.fenced[len(life.fenced) - (life.fenced_count - fenced):]:
+            self.fenced += 1
+            events.append(Event(FINDING, at, detail={
+                "finding": "fenced-producer", "severity": "warning", "transactionalId": transactional_id,
+                "producerId": old.producer_id, "producerEpoch": old.producer_epoch, "byProducerId": new.producer_id,
+                "byProducerEpoch": new.producer_epoch, "why": why, "evidence": place.to_json() if place else None,
+                "summary": f"transactional id {transactional_id}: producer {old.producer_id} epoch "
+                           f"{old.producer_epoch} was fenced ({why}) by epoch {new.producer_epoch}; its writes and "
+                           "offset commits are refused from then on"}))
+        return events
+
+    def on_tick(self, at: float, settled: bool = True) -> list[Event]:
+        """The wall clock at ``at``: a finding for each transaction that is open past its
+        ``transaction.timeout.ms`` now, told once. ``settled``: whether ``__transaction_state`` has been read to
+        its end (while a backlog is read, what ends a transaction may be still to come, so nothing is judged)."""
+        if not settled:
+            return []
+        events = []
+        for entry in self.open_transactions(at):
+            txn = entry.transaction
+            if not entry.hanging and _past_timeout(txn, entry.open_ms):
+                self.hanging[txn.transactional_id] = txn
+                finding = hanging_finding(txn, entry.open_ms)
+                events.append(Event(FINDING, at, detail={
+                    "finding": finding.kind, "severity": finding.severity, "transactionalId": txn.transactional_id,
+                    "producerId": txn.producer_id, "producerEpoch": txn.producer_epoch,
+                    "partitions": finding.partitions, "startMs": txn.start_ms, "timeoutMs": txn.timeout_ms,
+                    "openMs": entry.open_ms, "summary": finding.summary}))
+        return events
+
+    def overdue(self, at: float) -> bool:
+        """Whether a transaction not told hanging is open past its timeout at ``at``: only then is it worth
+        asking the source whether ``__transaction_state`` is read to its end (:meth:`on_tick`)."""
+        return any(not e.hanging and _past_timeout(e.transaction, e.open_ms) for e in self.open_transactions(at))
+
+    def open_transactions(self, at: float) -> list[OpenTransaction]:
+        """Every transaction open now, the oldest first, with how long it has been open at ``at``."""
+        now = max(int(at * 1000), self.transactions.end_ms or 0)
+        found = []
+        for transactional_id, life in self.transactions.ids.items():
+            txn = life.current
+            if txn is None:
+                continue
+            open_ms = now - txn.start_ms if txn.start_ms is not None and txn.start_ms >= 0 else None
+            found.append(OpenTransaction(txn, open_ms, self.hanging.get(transactional_id) is txn))
+        return sorted(found, key=lambda e: (e.transaction.start_ms is None, e.transaction.start_ms or 0,
+                                            e.transaction.transactional_id))
+
+    def hanging_findings(self, at: float) -> list[Finding]:
+        """The transactions told hanging and still open, as findings of the report (the live HTML page)."""
+        return [hanging_finding(e.transaction, e.open_ms) for e in self.open_transactions(at) if e.hanging]
+
+    def transaction_counts(self) -> dict[str, int]:
+        """The transactions ended while watching, by outcome, and the producers fenced."""
+        return {"committed": self.ended["committed"], "aborted": self.ended["aborted"], "fenced": self.fenced}
 
     def _new_round(self, group: str, at: float) -> list[Event]:
         tl = self.offsets.log.groups.get(group)
@@ -177,10 +313,17 @@ class LiveTimeline:
         self.connected = up
         detail: dict[str, Any] = {"bootstrap": address}
         if up:
-            detail["resumeFrom"] = {str(p): o for p, o in sorted(self.positions.items())}
+            detail["resumeFrom"] = self.positions_json()
         else:
             detail["reason"] = reason
         return [Event(CONNECTED if up else DISCONNECTED, at, detail=detail)]
+
+    def positions_json(self) -> dict[str, dict[str, int]]:
+        """The next offset of each partition read, per topic: ``{"__consumer_offsets": {"0": 12}, ...}``."""
+        out: dict[str, dict[str, int]] = {}
+        for (topic, partition), offset in sorted(self.positions.items()):
+            out.setdefault(topic, {})[str(partition)] = offset
+        return out
 
     def group_names(self) -> list[str]:
         """Every group seen, in the log or described."""
@@ -220,4 +363,34 @@ class LiveTimeline:
                 + len(log.groups) + rounds + members + len(log.counts) + len(log.in_force) + len(log.pending)
                 + sum(len(c) for c in log.commits.values()) + sum(len(o) for o in log.latest.values())
                 + len(log.errors) + len(log.topic_ids) + len(self.offsets.last)
-                + sum(len(e.rounds) + len(e.members) for e in log.epoch_groups.values()))
+                + sum(len(e.rounds) + len(e.members) for e in log.epoch_groups.values())
+                + self._transactions_size())
+
+    def _transactions_size(self) -> int:
+        """What the transaction history holds: ids, their transactions (and partitions), epochs, fencings."""
+        ids = self.transactions.ids.values()
+        return (len(self.transactions.ids) + len(self.transactions.open_partitions) + len(self.ended)
+                + len(self.hanging) + sum(len(i.epochs) + len(i.fenced) + len(i.older) for i in ids)
+                + sum(1 + len(t.partitions) for i in ids for t in i.transactions))
+
+
+def _past_timeout(txn: Transaction, open_ms: int | None) -> bool:
+    return open_ms is not None and txn.timeout_ms > 0 and open_ms > txn.timeout_ms
+
+
+def hanging_finding(txn: Transaction, open_ms: int | None) -> Finding:
+    """A transaction open past its timeout as the report's ``hanging-transaction`` finding (critical: the
+    coordinator should have aborted it), seen live."""
+    partitions = sorted(f"{t}-{p}" for t, p in txn.partitions)
+    seconds = (open_ms or 0) / 1000
+    age = f"{seconds:.1f} s" if seconds < 10 else f"{seconds:.0f} s"
+    return Finding(
+        "hanging-transaction", "critical", f"transactional id {txn.transactional_id}",
+        f"the transaction of producer {txn.producer_id} epoch {txn.producer_epoch} is {txn.last_state}, open {age}"
+        f", past its transaction.timeout.ms of {txn.timeout_ms / 1000:g} s: the coordinator aborts it at its next "
+        "check (transaction.abort.timed.out.transaction.cleanup.interval.ms, 10 s by default), and one open long "
+        "after that is one it cannot abort; until it ends it holds back the last stable offset of "
+        f"{', '.join(partitions) or 'its partitions'}, so read_committed consumers of them wait",
+        txn.start_ms / 1000 if txn.start_ms is not None and txn.start_ms >= 0 else None,
+        evidence=[txn.evidence] if txn.evidence else [], transactional_id=txn.transactional_id,
+        partitions=partitions)

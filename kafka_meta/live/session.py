@@ -3,20 +3,23 @@ outputs; until its duration runs out or it is interrupted, through the cluster g
 
 The cluster not answering is not the end of a watch: the outputs say so, the source is closed and opened again
 every few seconds, and reading goes on at the core's positions (each partition's next offset), so what was read
-before is not read twice. Only the first connection has a deadline (``--connect-timeout``): a watch that never
-reached the cluster ends with the one line every verb that connects ends with then
+before is not read twice. A topic the watch reads that does not exist yet (``__consumer_offsets`` before the
+first group, ``__transaction_state`` before the first transactional producer) is looked for again every few
+seconds and, once there, read from its beginning: everything in it was written after the watch started. Only the
+first connection has a deadline (``--connect-timeout``): a watch that never reached the cluster ends with the one
+line every verb that connects ends with then
 (:func:`kafka_meta.live.reach.unreachable`: the address, how long it was tried, why), exit status 1.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from kafka_meta.live.client import KafkaSource, Record, Unreachable
-from kafka_meta.live.core import LiveTimeline
+from kafka_meta.live.core import TRANSACTION_TOPIC, WATCHED_TOPICS, LiveTimeline, Place
 from kafka_meta.live.events import END, Event, GroupDescription
 from kafka_meta.live.reach import UnreachableAtStart, unreachable
 
@@ -28,8 +31,9 @@ RECONNECT_TIMEOUT_S = 5.0  # one attempt's wait
 
 
 class Source(Protocol):
-    def assign(self, positions: dict[int, int], from_beginning: bool) -> bool: ...
+    def assign(self, positions: Mapping[Place, int], from_beginning: Collection[str]) -> set[str]: ...
     def poll(self, timeout_s: float) -> list[Record]: ...
+    def caught_up(self, topic: str) -> bool: ...
     def describe(self, only: Iterable[str] | None = None) -> list[GroupDescription]: ...
     def close(self) -> None: ...
 
@@ -83,7 +87,11 @@ def watch(options: WatchOptions, outputs: list[Output],
     started = time.monotonic()
     source: Source | None = first_source(options, open_source)
     emit(core.on_connection(True, time.time(), options.bootstrap))
-    assigned, next_describe, retry_at, reason = False, 0.0, 0.0, "an error"
+    # read from their beginning: every topic with --from-beginning, and any the watch found missing at first
+    beginning: set[str] = set(WATCHED_TOPICS) if options.from_beginning else set()
+    first_look = True
+    assigned: set[str] = set()
+    next_assign, next_describe, retry_at, reason = 0.0, 0.0, 0.0, "an error"
     try:
         while (options.duration_s is None or time.monotonic() - started < options.duration_s) and not stop():
             if source is None:
@@ -97,14 +105,20 @@ def watch(options: WatchOptions, outputs: list[Output],
                     retry_at = time.monotonic() + RETRY_S
                     continue
                 emit(core.on_connection(True, time.time(), options.bootstrap))
-                assigned, next_describe = False, 0.0
+                assigned, next_assign, next_describe = set(), 0.0, 0.0
             try:
-                if not assigned:
-                    assigned = source.assign(core.positions, options.from_beginning)
-                for partition, offset, ts, key, value in source.poll(POLL_S) if assigned else []:
-                    emit(core.on_record(partition, offset, ts, key, value, time.time()))
+                if len(assigned) < len(WATCHED_TOPICS) and time.monotonic() >= next_assign:
+                    assigned = source.assign(core.positions, beginning)
+                    if first_look:
+                        beginning |= set(WATCHED_TOPICS) - assigned
+                        first_look = False
+                    next_assign = time.monotonic() + (POLL_S if not assigned else options.describe_every_s)
+                for topic, partition, offset, ts, key, value in source.poll(POLL_S) if assigned else []:
+                    emit(core.on_record(partition, offset, ts, key, value, time.time(), topic))
                 if not assigned:
                     time.sleep(POLL_S)
+                elif TRANSACTION_TOPIC in assigned and core.overdue(now := time.time()):
+                    emit(core.on_tick(now, source.caught_up(TRANSACTION_TOPIC)))
                 if time.monotonic() >= next_describe:
                     for description in source.describe(options.groups):
                         emit(core.on_description(description, time.time()))

@@ -1,6 +1,8 @@
 """What a person watching sees: a rich live table of the groups (state, generation or epoch, members, the last
-round and why, the commit rate) under the connection's state, with each new round and connection change
-printed above it as it happens; and the JSON-lines and HTML outputs beside it."""
+round and why, the commit rate) under the connection's state and, once a transactional producer was seen, a
+block of the transactions (the counts, every open one with its age and partitions, the hanging ones in red),
+with each new round, aborted transaction, finding and connection change printed above it as it happens; and the
+JSON-lines and HTML outputs beside it."""
 
 from __future__ import annotations
 
@@ -12,11 +14,21 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from kafka_meta.live.core import GroupView, LiveTimeline
-from kafka_meta.live.events import CONNECTED, DISCONNECTED, PROBLEM, ROUND, SNAPSHOT, Event
+from kafka_meta.live.events import (
+    CONNECTED,
+    DISCONNECTED,
+    FINDING,
+    PROBLEM,
+    ROUND,
+    SNAPSHOT,
+    TRANSACTION,
+    Event,
+)
 from kafka_meta.live.report import write_live_html
 
 JSON_SNAPSHOT_EVERY_S = 10.0
 HTML_EVERY_S = 5.0
+OPEN_SHOWN = 20  # open transactions listed in the terminal, the oldest first (the rest counted)
 
 
 def _clock(ts: float | None) -> str:
@@ -36,7 +48,52 @@ def event_line(e: Event) -> str | None:
         return f"{_clock(e.at)} connected to {d['bootstrap']}"
     if e.kind == PROBLEM:
         return f"{_clock(e.at)} {e.group + ': ' if e.group else ''}{d['problem']}"
+    if e.kind == TRANSACTION and d["outcome"] == "aborted":  # committed ones are counted in the block only
+        took = "" if d["durationMs"] is None else f" after {d['durationMs'] / 1000:.1f} s"
+        return (f"{_clock(e.at)} transaction aborted{took}: {d['transactionalId']} (producer {d['producerId']} "
+                f"epoch {d['producerEpoch']}; {', '.join(d['partitions']) or 'no partitions'})")
+    if e.kind == FINDING:
+        return f"{_clock(e.at)} {d['severity'].upper()} {d['finding']}: {d['summary']}"
     return None
+
+
+def _age(ms: int | None) -> str:
+    if ms is None:
+        return "-"
+    seconds = ms // 1000
+    return f"{seconds // 60}m{seconds % 60:02d}s" if seconds >= 60 else f"{ms / 1000:.1f}s"
+
+
+def transactions_block(core: LiveTimeline, now: float) -> Any:
+    """The transactions: the counts while watching, and every open one (its producer, state, partitions, how
+    long it has been open against its timeout), a hanging one in bold red; None before any transaction."""
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    counts = core.transaction_counts()
+    open_now = core.open_transactions(now)
+    if not open_now and not any(counts.values()) and not core.transactions.ids:
+        return None
+    hanging = sum(1 for e in open_now if e.hanging)
+    head = Text(f"transactions: {counts['committed']} committed, {counts['aborted']} aborted, "
+                f"{counts['fenced']} fenced, {len(open_now)} open", style="bold")
+    if hanging:
+        head.append(f", {hanging} hanging", style="bold red")
+    if not open_now:
+        return head
+    table = Table(expand=True)
+    for column in ("transactional id", "producer", "state", "partitions", "open for", "timeout"):
+        table.add_column(column, overflow="fold", ratio=3 if column == "partitions" else 1)
+    for e in open_now[:OPEN_SHOWN]:
+        t = e.transaction
+        table.add_row(Text(t.transactional_id), f"{t.producer_id} epoch {t.producer_epoch}",
+                      f"HANGING ({t.last_state})" if e.hanging else t.last_state,
+                      Text(", ".join(f"{topic}-{p}" for topic, p in sorted(t.partitions)) or "-"), _age(e.open_ms),
+                      f"{t.timeout_ms / 1000:g}s", style="bold red" if e.hanging else None)
+    if len(open_now) > OPEN_SHOWN:
+        table.caption = f"and {len(open_now) - OPEN_SHOWN} more open"
+    return Group(head, table)
 
 
 def _epochs(v: GroupView) -> str:
@@ -74,7 +131,7 @@ class TerminalView:
             self.last_render = now
             self.live.update(self.render(core), refresh=True)
 
-    def render(self, core: LiveTimeline) -> Any:
+    def render(self, core: LiveTimeline, now: float | None = None) -> Any:
         from rich.console import Group
         from rich.table import Table
         from rich.text import Text
@@ -96,7 +153,8 @@ class TerminalView:
                 notes.append(f"{v.group}: {v.described.note}")
         if notes:
             table.caption = "\n".join(notes)
-        return Group(status, table)
+        transactions = transactions_block(core, time.time() if now is None else now)
+        return Group(status, table) if transactions is None else Group(status, table, transactions)
 
     def close(self, core: LiveTimeline) -> None:
         self.live.update(self.render(core), refresh=True)
@@ -124,9 +182,13 @@ class JsonLines:
 
 
 def snapshot(core: LiveTimeline, now: float) -> Event:
+    """Every group, the transactions (the counts while watching, every open one, and each transactional id
+    with its newest transactions: bounded, as the core is), the positions per topic and the records read."""
     return Event(SNAPSHOT, now, detail={
         "groups": [v.to_json() for v in core.groups()],
-        "positions": {str(p): o for p, o in sorted(core.positions.items())},
+        "transactions": {**core.transaction_counts(), "open": [e.to_json() for e in core.open_transactions(now)],
+                         "transactionalIds": [i.to_json() for _, i in sorted(core.transactions.ids.items())]},
+        "positions": core.positions_json(),
         "records": dict(core.records), "repeated": core.repeated, "problems": core.problems})
 
 

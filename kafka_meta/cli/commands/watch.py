@@ -1,4 +1,5 @@
-"""``kafka-meta watch``: the rebalance timeline of a running cluster, live (:mod:`kafka_meta.live`).
+"""``kafka-meta watch``: the rebalance timeline and the transactions of a running cluster, live
+(:mod:`kafka_meta.live`).
 
 Exit status (kafka_meta.cli.status): 1 when the cluster does not answer within ``--connect-timeout`` or
 refuses the login, as ``analyze`` and ``stream`` end against a cluster they cannot reach; 2 for an address or
@@ -16,16 +17,21 @@ from kafka_meta.protocol.servers import bootstrap_servers
 
 
 def add_parsers(sub: Any) -> None:
-    p = sub.add_parser("watch", help="the rebalance timeline of a running cluster, as it happens",
-                       description="""Read __consumer_offsets (every partition, read_committed, joining no group)
-                                   and describe the groups the cluster holds; show each group's state, generation
-                                   or epoch, members, last rebalance round and why it started, and its commit
-                                   rate, live. Survives the cluster going away and coming back. Ends after
-                                   --duration or on Ctrl-C, the HTML report written.""")
+    p = sub.add_parser("watch", help="the rebalance timeline and transactions of a running cluster, as they happen",
+                       description="""Read __consumer_offsets and __transaction_state (every partition,
+                                   read_committed, joining no group) and describe the groups the cluster holds;
+                                   show each group's state, generation or epoch, members, last rebalance round and
+                                   why it started, and its commit rate, and the transactions: those ended, the
+                                   open ones with their age, a transaction open past its transaction.timeout.ms
+                                   and a fenced producer as they are found, live. Survives the cluster going away
+                                   and coming back. Ends after --duration or on Ctrl-C, the HTML report
+                                   written.""")
     p.add_argument("--bootstrap-server", required=True, metavar="HOST:PORT", help="a broker of the cluster")
-    p.add_argument("--group", action="append", metavar="G", help="only this group (repeat for more)")
+    p.add_argument("--group", action="append", metavar="G",
+                   help="only this group (repeat for more); transactions are shown whichever groups are chosen")
     p.add_argument("--from-beginning", action="store_true",
-                   help="read __consumer_offsets from its oldest record (default: from now on)")
+                   help="read __consumer_offsets and __transaction_state from their oldest records (default: from "
+                        "now on; a topic created after the watch started is read whole)")
     p.add_argument("--duration", type=float, metavar="S", help="stop after S seconds (default: until Ctrl-C)")
     p.add_argument("--command-config", metavar="FILE",
                    help="Java client properties (security.protocol, sasl.*, ssl.*) as Kafka's tools take them")
