@@ -45,29 +45,49 @@ def real_batches(magics: tuple[int, ...] = (0, 1, 2)) -> list[tuple[bytes, int]]
     return out
 
 
+def group_partition(batch: bytes, partitions: int) -> int:
+    """The partition of ``__consumer_offsets`` a batch's group lives in, as Kafka places a group
+    (``abs(groupId.hashCode()) % partitions``): a broker keeps each group's records in one partition."""
+    from kafka_meta.java_hash import string_hash
+    from kafka_meta.log import read_segment
+    from kafka_meta.log.events import Record
+    from kafka_meta.offsets import decode_record
+
+    record = next(e for e in read_segment(batch) if isinstance(e, Record))
+    group = decode_record(bytes(record.key), None).group_id or ""
+    return abs(string_hash(group)) % partitions
+
+
 def build_log(directory: Path, total: int, magics: tuple[int, ...] = (0, 1, 2),
               batches: list[tuple[bytes, int]] | None = None) -> int:
-    """A log directory of about ``total`` bytes of repeated batches over 4 partitions (the fixtures' real
-    batches of these magics, unless ``batches`` are given); returns bytes."""
+    """A log directory of about ``total`` bytes of repeated batches over 4 partitions; returns bytes. Without
+    ``batches``, the fixtures' real batches of these magics, repeated in every partition (a reader's work
+    alone); with them (one group's records each, as the coordinator writes them), each batch in the
+    partition its group lives in, as on a broker."""
+    placed = None if batches is None else [group_partition(entry, 4) for entry, _ in batches]
     batches = batches if batches is not None else real_batches(magics)
     written = 0
     for partition in range(4):
         part = directory / f"__consumer_offsets-{partition}"
         part.mkdir(parents=True)
+        mine = batches if placed is None else [b for b, p in zip(batches, placed, strict=True) if p == partition]
+        share = total // 4 if placed is None else total * sum(len(b) for b, _ in mine) // sum(
+            len(b) for b, _ in batches)  # each group's share of the records, as in the block
         offset, out, size = 0, None, 0
-        while size < total // 4:
+        while mine and size < share:
             if out is None or out.tell() >= SEGMENT_BYTES:
                 if out is not None:
                     out.close()
                 out = open(part / f"{offset:020d}.log", "wb")  # noqa: SIM115
-            for entry, span in batches:
+            for entry, span in mine:
                 data = bytearray(entry)
                 # a batch's base offset; a legacy entry's own offset, or a wrapper's last inner offset
                 struct.pack_into(">q", data, 0, offset if data[16] == 2 else offset + span - 1)
                 out.write(data)
                 offset += span
                 size += len(data)
-        out.close()
+        if out is not None:
+            out.close()
         written += size
     return written
 

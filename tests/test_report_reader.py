@@ -16,7 +16,7 @@ from kafka_meta.analysis.inventory import RecordInventory, take_inputs
 from kafka_meta.analysis.report import AnalysisReport
 from kafka_meta.analysis.report_reader import NotInLogOrder
 from kafka_meta.analysis.transaction_feed import transactions_of
-from kafka_meta.cli.commands.report import read_report
+from kafka_meta.cli.report_reading import read_in_turn, read_report
 from kafka_meta.inputs import read
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -76,7 +76,7 @@ def test_rows_out_of_log_order_are_collected_and_sorted(tmp_path):
                                         if not k.startswith("_") and k != "headers"}) + "\n"
                             for r in interleaved))
     with pytest.raises(NotInLogOrder, match="comes after a record later in log order"):
-        read_report([str(dump)], None, ordered=True)
+        read_in_turn([str(dump)], None, ordered=True)
     assert streamed([str(dump)], ordered=False) == collected([str(dump)])
 
 
@@ -91,3 +91,29 @@ def test_the_cli_falls_back_to_collecting(tmp_path, capsys):
                             for r in sorted(rows, key=lambda r: (r["offset"], r["partition"]))))
     main(["report", str(dump), "--format", "json"])
     assert json.loads(capsys.readouterr().out) == collected([str(dump)])
+
+
+@pytest.mark.parametrize("logs", LAB, ids=[p.parent.name for p in LAB])
+def test_processes_per_core_add_up_to_one_reading(logs):
+    """Partitions read by two processes, their readers added up: the document of one reading."""
+    from kafka_meta.cli.report_reading import in_parallel, plan
+
+    chunks = plan([str(logs)], 2)
+    if chunks is None:
+        pytest.skip(f"{logs.parent.name}: its bytes make one run (one partition holds nearly all)")
+    assert len(chunks) == 2
+    together = json.loads(json.dumps(in_parallel(chunks, None).to_json(), default=str))
+    assert together == streamed([str(logs)])
+
+
+def test_a_group_in_two_partitions_is_read_in_one_process():
+    """fixtures/log holds groups in several partitions (copies): adding readers up would depend on the
+    order, so the merge refuses and one process reads it all."""
+    from kafka_meta.analysis.generations import NotMergeable
+    from kafka_meta.cli.report_reading import in_parallel, plan
+
+    logs = str(ROOT / "fixtures" / "log" / "kafka-logs")
+    with pytest.raises(NotMergeable, match="both read group"):
+        in_parallel(plan([logs], 2), None)
+    assert json.loads(json.dumps(read_report([logs], None, True, jobs=2).to_json(), default=str)) \
+        == collected([logs])

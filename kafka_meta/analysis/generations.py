@@ -43,7 +43,7 @@ from kafka_meta.errors import KafkaMetaError
 from kafka_meta.log.rows import OffsetsRow
 from kafka_meta.log.topics import METADATA_TOPIC, holds_offsets
 from kafka_meta.metadata_log import topic_names as cluster_topic_names
-from kafka_meta.offsets.commit_view import CommitView, read_commit
+from kafka_meta.offsets.commit_view import CommitView, read_commit, view_of
 from kafka_meta.offsets.reader import decode_record
 from kafka_meta.offsets.records import ControlRecord, CoordinatorRecord, OffsetsRecord
 from kafka_meta.payload_text import text_bytes
@@ -158,7 +158,7 @@ class _Log:
         self.id_texts: dict[Any, str] = {}  # a topic id as its text, made once per id
         self.epoch_groups: dict[str, EpochGroupLog] = {}  # KIP-848, share and streams groups
         # transactional offset commits waiting for their producer's marker, per partition and producer
-        self.pending: dict[tuple[Scope, int], list[tuple[CoordinatorRecord, model.Evidence]]] = {}
+        self.pending: dict[tuple[Scope, int], list[tuple[CoordinatorRecord | CommitView, model.Evidence]]] = {}
         self.errors: list[str] = []
         # (partition, group) -> the generation or epoch its last record there set (None: the group was deleted)
         self.in_force: dict[tuple[Scope, str], int | None] = {}
@@ -170,6 +170,24 @@ class _Log:
         # group -> generation -> its round: a months-long log holds a group's every generation, and looking
         # each new record's generation up in the list of rounds would make reading it quadratic
         self.by_generation: dict[str, dict[int | None, model.Round]] = {}
+
+    def touched(self) -> set[str]:
+        """Every group this log holds anything of (to tell whether two logs read disjoint groups)."""
+        groups = set(self.groups) | set(self.epoch_groups) | set(self.latest) | set(self.aborted)
+        groups |= {k[0] for k in self.counts} | {k[0] for k in self.marks} | {k[1] for k in self.in_force}
+        groups |= {record.group_id for entries in self.pending.values() for record, _ in entries}
+        return groups
+
+    def merge(self, later: _Log) -> None:
+        """The state of a log fed the rows after this one's, of other groups and partitions, added to it: what
+        reading all of them in turn would hold (the caller checks the groups are disjoint)."""
+        for name in ("latest", "groups", "epoch_groups", "pending", "in_force", "commits", "by_generation"):
+            getattr(self, name).update(getattr(later, name))
+        self.topic_ids.update(later.topic_ids)
+        self.counts.update(later.counts)
+        self.aborted.update(later.aborted)
+        self.marks.update(later.marks)
+        self.errors.extend(later.errors)
 
     def settle(self, scope: Scope, producer: int, committed: bool) -> None:
         """A transaction marker: the offsets its producer committed in the transaction count (COMMIT), for
@@ -406,6 +424,24 @@ class OffsetsTimeline:
             self.coordinator_record(record, key, value, where, scope, transactional)
         return record
 
+    def merge(self, later: OffsetsTimeline) -> None:
+        """A timeline fed the rows that follow this one's (in log order, in another process) added to this one,
+        exactly as if this one had read them too; :class:`NotMergeable` when both read something of the same
+        group or partition, where the order of reading would matter (then read them in one timeline)."""
+        shared = self.log.touched() & later.log.touched()
+        if shared or set(self.last) & set(later.last):
+            raise NotMergeable(f"both read group(s) {', '.join(sorted(shared)[:3]) or '(a partition)'}")
+        self.log.merge(later.log)
+        kept = self.log.errors
+        if self.counted and len(kept) > self.keep_errors:
+            self.errors_dropped += len(kept) - self.keep_errors
+            del kept[self.keep_errors:]
+        self.errors_dropped += later.errors_dropped
+        self.metadata.extend(later.metadata)
+        self.cluster_names.update(later.cluster_names)
+        self.last.update(later.last)
+        self.read += later.read
+
     def _where(self, row: OffsetsRow, n: int) -> model.Evidence:
         """Where a row was read, as the report cites it."""
         return model.Evidence(file=row.get("_file", self.file), offset=row.get("offset"),
@@ -418,8 +454,9 @@ class OffsetsTimeline:
         if number in COMMITS:
             if record.value is None:
                 return  # a tombstone: the offset expired or the group was deleted, nothing committed
-            if transactional is not None:
-                log.pending.setdefault((scope, transactional), []).append((record, where))
+            if transactional is not None:  # counted: the commit's few fields, not the typed record, wait
+                waiting = view_of(record) if self.counted and isinstance(record, CoordinatorRecord) else record
+                log.pending.setdefault((scope, transactional), []).append((waiting, where))
             else:
                 log.commit(record, where, scope)
             return
@@ -548,6 +585,10 @@ def build_generations(rows: Iterable[OffsetsRow], file: str | None = None,
 
 
 _UNSEEN = object()
+
+
+class NotMergeable(KafkaMetaError):
+    """Two timelines read in parallel that cannot be added up exactly: read their rows in one."""
 
 
 def scope_of(row: OffsetsRow, file: str | None = None) -> Scope:

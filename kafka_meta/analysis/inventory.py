@@ -67,6 +67,21 @@ class RecordInventory:
             if key not in self.newest or rank >= self.newest[key][0]:
                 self.newest[key] = (rank, value)
 
+    def merge(self, later: RecordInventory) -> bool:
+        """The counts of the rows after this one's added to it; False, and nothing added, when both saw a key
+        (whose newest record would depend on the order)."""
+        if set(self.newest) & set(later.newest):
+            return False
+        self.newest.update(later.newest)
+        mine, theirs = self.report, later.report
+        mine.records.update(theirs.records)
+        mine.unknown_types.update(theirs.unknown_types)
+        mine.tombstones += theirs.tombstones
+        mine.read_forward += theirs.read_forward
+        mine.errors += theirs.errors
+        mine.error_samples = (mine.error_samples + theirs.error_samples)[:ERROR_SAMPLES]
+        return True
+
     def unreadable(self, row: Mapping[str, Any], error: Exception) -> None:
         self.report.errors += 1
         _sample(self.report, f"{_place(row)}: {error}")

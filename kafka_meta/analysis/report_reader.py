@@ -23,7 +23,7 @@ from typing import Any
 
 from kafka_meta.analysis.assemble import timeline_of
 from kafka_meta.analysis.findings import Thresholds
-from kafka_meta.analysis.generations import OffsetsTimeline, log_order, scope_of, sort_key
+from kafka_meta.analysis.generations import NotMergeable, OffsetsTimeline, log_order, scope_of, sort_key
 from kafka_meta.analysis.inventory import RecordInventory, count_exchanges, count_payloads
 from kafka_meta.analysis.report import AnalysisReport
 from kafka_meta.analysis.transaction_feed import TransactionFeed
@@ -103,6 +103,23 @@ class ReportReader:
 
     def unreadable(self, text: str) -> None:
         self.report.unreadable.append(text)
+
+    def merge(self, later: ReportReader) -> None:
+        """A reader fed the rows that follow this one's (other partitions, in another process) added to this
+        one, as if this one had read them; :class:`~kafka_meta.analysis.generations.NotMergeable` when both read
+        something of one group, key or transactional id (this reader is then part-merged: discard it)."""
+        if self.collected or later.collected:
+            raise NotMergeable("a reader that collects its rows sorts them all at the end")
+        self.offsets.merge(later.offsets)
+        if not self.inventory.merge(later.inventory) or not self.transactions.merge(later.transactions):
+            raise NotMergeable("both read the same key or transactional id")
+        self.exchanges.extend(later.exchanges)
+        self.payload_rows.extend(later.payload_rows)
+        self.report.damage.extend(later.report.damage)
+        self.report.unreadable.extend(later.report.unreadable)
+        self.records += later.records
+        self.last.update(later.last)
+        self.source, self.place = later.source or self.source, later.place or self.place
 
     def finish(self) -> AnalysisReport:
         """The report: the timeline, the counts, the groups' state and the transactions (call once)."""

@@ -81,6 +81,16 @@ class TransactionFeed:
         self.history.open_partition(row)
         self.held += len(row.get("openTransactions") or [])
 
+    def merge(self, later: TransactionFeed) -> bool:
+        """The feed of the rows after this one's added to it (see :meth:`TransactionHistory.merge`)."""
+        if not self.history.merge(later.history):
+            return False
+        self.states += later.states
+        self.held += later.held
+        if self.errors is not None and later.errors is not None:
+            self.errors.extend(later.errors)
+        return True
+
     def finish(self) -> TransactionsReport | None:
         """The story (None when the rows held no ``__transaction_state`` record and no open transaction)."""
         return self.history.finish() if self.states or self.held else None

@@ -214,6 +214,17 @@ class TransactionHistory:
         self.end_ms: int | None = None
         self.removed = 0  # bounded: transactional ids removed and let go
 
+    def merge(self, later: TransactionHistory) -> bool:
+        """The history of the rows after this one's (other partitions of the topic, read in parallel) added to
+        it; False, and nothing added, when both read the same transactional id (the order would matter)."""
+        if set(self.ids) & set(later.ids):
+            return False
+        self.ids.update(later.ids)
+        self.open_partitions.extend(later.open_partitions)
+        self.seen(later.end_ms)
+        self.removed += later.removed
+        return True
+
     def seen(self, ms: int | float | None) -> None:
         """A time the inputs recorded (any record's timestamp): the latest is where they end."""
         if ms is not None and ms >= 0 and (self.end_ms is None or ms > self.end_ms):

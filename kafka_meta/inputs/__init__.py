@@ -17,7 +17,7 @@ from kafka_meta.inputs.detect import EMPTY, NO_SUCH, classify, segments_of
 from kafka_meta.inputs.items import Damage, Row, Source, Unreadable
 from kafka_meta.inputs.kind import Kind
 from kafka_meta.inputs.kinds import BY_NAME, CAPTURE, JSONL, KINDS, PARQUET, SEGMENT
-from kafka_meta.inputs.read import Inputs, read, rows
+from kafka_meta.inputs.read import Inputs, read, rows, source_rows
 
 __all__ = ["BY_NAME", "CAPTURE", "EMPTY", "JSONL", "KINDS", "NO_SUCH", "PARQUET", "SEGMENT", "Damage", "Inputs",
-           "Kind", "Row", "Source", "Unreadable", "classify", "read", "rows", "segments_of"]
+           "Kind", "Row", "Source", "Unreadable", "classify", "read", "rows", "segments_of", "source_rows"]

@@ -82,7 +82,13 @@ def rows(names: Iterable[str], sources: list[Source] | None = None) -> Iterator[
         for source in found:
             if sources is not None:
                 sources.append(source)
-            yield from _tagged(BY_NAME[source.kind].read(source), name)
+            yield from source_rows(source, name)
+
+
+def source_rows(source: Source, name: str) -> Iterator[Item]:
+    """The rows, damage and unreadable parts of one ``source`` found under the input ``name``, as :func:`rows`
+    reads them (a reader of many partitions may read its sources in parallel)."""
+    return _tagged(BY_NAME[source.kind].read(source), name)
 
 
 def _tagged(items: Iterator[Item], name: str) -> Iterator[Item]:

@@ -112,6 +112,16 @@ def _readers(number: int) -> tuple[str, Any, Any, int] | None:
     return found
 
 
+def view_of(record: Any) -> CommitView:
+    """A typed offset commit record (a :class:`~kafka_meta.offsets.records.CoordinatorRecord`) as the view of
+    it: what a commit waiting for its transaction's marker needs to keep."""
+    key, value = record.key, record.value
+    view_value = None if value is None else CommitValue(value.offset, getattr(value, "topic_id", None),
+                                                        record.value_version)
+    return CommitView(record.record_type, record.record_name, CommitKey(key.group, key.topic, key.partition),
+                      view_value)
+
+
 def _topic_id(raw: bytes) -> uuid.UUID:
     if len(_TOPIC_IDS) > 100_000:  # a log naming more topics than that: start remembering again
         _TOPIC_IDS.clear()

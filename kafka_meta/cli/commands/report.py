@@ -36,6 +36,8 @@ def add_parsers(sub: Any) -> None:
                    help="report eager rounds stopping the world longer than these seconds (default %(default)g)")
     p.add_argument("--stuck-rounds", type=int, default=2,
                    help="mixed metadata versions across this many rounds: a stuck upgrade (default %(default)s)")
+    p.add_argument("--jobs", type=int, metavar="N",
+                   help="processes reading a broker's log directory (default: one per core, from 64 MB)")
     p.set_defaults(run=run_report)
 
 
@@ -45,17 +47,15 @@ def run_report(args: argparse.Namespace) -> int:
     except ImportError:
         return fail("report needs rich and plotly: pip install 'kafka-meta[report]'")
     from kafka_meta.analysis.findings import Thresholds
-    from kafka_meta.analysis.report_reader import NotInLogOrder
+    from kafka_meta.cli.report_reading import read_report
 
     if args.storm_rounds < 2 or args.storm_window <= 0 or args.eager_pause < 0 or args.stuck_rounds < 1:
         return fail("thresholds must be positive (a storm needs at least 2 rounds)")
     require_paths(args.inputs)
     thresholds = Thresholds(storm_rounds=args.storm_rounds, storm_window_s=args.storm_window,
                             eager_pause_ms=args.eager_pause * 1000, stuck_rounds=args.stuck_rounds)
-    try:  # standard input cannot be read twice: collected and sorted from the start
-        report = read_report(args.inputs, thresholds, ordered="-" not in args.inputs)
-    except NotInLogOrder:  # rows not in log order (a dump of interleaved partitions): collected and sorted
-        report = read_report(args.inputs, thresholds, ordered=False)
+    # standard input cannot be read twice: collected and sorted from the start
+    report = read_report(args.inputs, thresholds, ordered="-" not in args.inputs, jobs=args.jobs)
     if args.output:
         from kafka_meta.report.html import write_html
 
@@ -70,22 +70,3 @@ def run_report(args: argparse.Namespace) -> int:
         render_terminal(report)
     return OK if report.read_everything else PROBLEM  # what could not be read is listed in the report
 
-
-def read_report(names: list[str], thresholds: Any, ordered: bool) -> Any:
-    """The report of the inputs ``names``, read in one pass (:class:`~kafka_meta.analysis.report_reader.ReportReader`:
-    ``ordered`` streams the rows, else they are collected and sorted first)."""
-    from kafka_meta.analysis.report_reader import ReportReader
-    from kafka_meta.inputs import rows
-    from kafka_meta.inputs.items import Damage, Row
-
-    reader = ReportReader(thresholds, ordered=ordered)
-    by_kind = {"exchange": reader.exchange, "record": reader.record, "payload": reader.payload,
-               "partition": reader.partition, "member": lambda row: None}
-    for item in rows(names):
-        if isinstance(item, Row):
-            by_kind[item.kind](item.data)
-        elif isinstance(item, Damage):
-            reader.damage(item.text)
-        else:
-            reader.unreadable(str(item))
-    return reader.finish()
