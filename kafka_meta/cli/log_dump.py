@@ -32,6 +32,7 @@ from kafka_meta.log import Batch, LogSummary, Partition, Record, Segment, Segmen
 from kafka_meta.log.compression import Inflater
 from kafka_meta.log.files import segment_reads
 from kafka_meta.log.partitions import LazyOutcomes, partition_of
+from kafka_meta.log.rows import TransactionLabels
 from kafka_meta.log.segment import as_events
 from kafka_meta.log.topics import Role, role_of
 from kafka_meta.log.transactions import Outcomes
@@ -126,26 +127,6 @@ def plain(segment: Segment, record: Record, txn: dict[str, Any]) -> dict[str, An
             **txn}
 
 
-NOT_TRANSACTIONAL: dict[str, Any] = {}
-
-
-class TransactionLabels:
-    """The ``producerId`` and ``transaction`` fields of the records of a partition's transactional batches
-    (none for any other record), from the partition's markers, found before its records are printed."""
-
-    def __init__(self, outcomes: Outcomes | LazyOutcomes) -> None:
-        self.outcomes = outcomes
-        self.producer = -1
-
-    def batch(self, batch: Batch) -> None:
-        self.producer = batch.producer_id if batch.transactional else -1
-
-    def of(self, record: Record) -> dict[str, Any]:
-        if self.producer < 0:
-            return NOT_TRANSACTIONAL
-        return {"producerId": self.producer, "transaction": self.outcomes.outcome(self.producer, record.offset)}
-
-
 class SegmentPrinter:
     """Prints segments' records to standard output, counting into a :class:`SegmentDump`."""
 
@@ -160,7 +141,7 @@ class SegmentPrinter:
         """Print one segment; ``outcomes``: the markers of its partition (how its transactions ended); ``role``:
         what the partition holds (by default, what its topic's name says)."""
         options, summary = self.options, dump.summary
-        labels = TransactionLabels(outcomes if outcomes is not None else Outcomes())
+        labels = TransactionLabels(outcomes)
         role = role or role_of(segment.topic)
         metadata_log = options.decoding and role == "metadata"
         undecodable = options.decoding and role not in ("offsets", "metadata")
@@ -170,7 +151,7 @@ class SegmentPrinter:
             if isinstance(event, Batch):
                 labels.batch(event)
             elif isinstance(event, Record):
-                txn = labels.of(event)
+                txn = labels.fields(event.offset)
                 if metadata_log:  # its records and control records (the KRaft log's own) alike
                     self.metadata_record(segment, event, dump)
                 elif event.control or not undecodable:
