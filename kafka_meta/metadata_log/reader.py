@@ -24,6 +24,8 @@ from kafka_meta.models.base import KafkaModel
 from kafka_meta.models.values import KafkaBytes, bytes_to_json
 
 RECORD = "__cluster_metadata record"
+# the name kafka_meta.log.topics gives the metadata log too: this layer stands below the log readers and may not
+# import them (docs/architecture.md), and tests/test_log_topics.py holds the two to one name
 METADATA_TOPIC = "__cluster_metadata"
 TOPIC_RECORD_API_KEY = 2  # TopicRecord: a topic's name and id
 

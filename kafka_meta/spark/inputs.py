@@ -33,7 +33,7 @@ from typing import Any
 from kafka_meta.errors import InputError
 from kafka_meta.inputs import BY_NAME, CAPTURE, JSONL, PARQUET, SEGMENT, Unreadable, classify
 from kafka_meta.log import LogError
-from kafka_meta.metadata_log.reader import METADATA_TOPIC
+from kafka_meta.log.topics import METADATA_TOPIC, OFFSETS_TOPIC
 from kafka_meta.spark.input_frames import PROVENANCE, Inputs
 from kafka_meta.spark.row_inputs import read_jsonl, read_parquet
 
@@ -80,8 +80,6 @@ def kafka_address(name: str, bootstrap_servers: str | None = None) -> tuple[str,
     """(bootstrap servers, topic) of a Kafka input: ``kafka://host:port[/topic]`` or ``host:port[/topic]``
     (``--bootstrap-server`` replaces the address), or, with ``--bootstrap-server``, a topic's name (topic names
     have no ``:``); the topic is ``__consumer_offsets`` unless named."""
-    from kafka_meta.spark.kafka_source import OFFSETS_TOPIC
-
     address = name[len("kafka://"):] if name.startswith("kafka://") else name
     if ":" not in address.partition("/")[0]:
         if bootstrap_servers is None:
