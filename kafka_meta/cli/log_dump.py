@@ -99,12 +99,14 @@ class MetadataStats:
 
 @dataclass
 class SegmentDump:
-    """What printing segments found besides their lines: the counts of the summary, the records left undecoded
-    per topic, and the notes for stderr (damage, undecodable records), in the order they were met."""
+    """What printing segments found besides their lines: the counts of the summary (the offsets records', the
+    metadata log's, and each other internal topic's records, by record type), the records left undecoded per
+    topic, and the notes for stderr (damage, undecodable records), in the order they were met."""
 
     summary: LogSummary = field(default_factory=LogSummary)
     stats: RecordStats = field(default_factory=RecordStats)
     metadata: MetadataStats = field(default_factory=MetadataStats)
+    internal: dict[str, RecordStats] = field(default_factory=dict)  # per other internal topic
     undecoded: Counter[str] = field(default_factory=Counter)
     notes: list[str] = field(default_factory=list)
 
@@ -112,8 +114,34 @@ class SegmentDump:
         add_counts(self.summary, other.summary)
         self.stats.merge(other.stats)
         self.metadata.merge(other.metadata)
+        for topic, stats in other.internal.items():
+            self.topic_stats(topic).merge(stats)
         self.undecoded.update(other.undecoded)
         self.notes += other.notes
+
+    def topic_stats(self, topic: str) -> RecordStats:
+        """The counts of one of the other internal topics' records."""
+        if topic not in self.internal:
+            self.internal[topic] = RecordStats()
+        return self.internal[topic]
+
+    @property
+    def errors(self) -> int:
+        """Records that did not decode, of every topic decoded."""
+        return self.stats.errors + self.metadata.errors + sum(s.errors for s in self.internal.values())
+
+    def decoded_summary(self) -> list[str]:
+        """The summary's lines of what was decoded (``--decode``, ``--group``): the offsets records', the metadata
+        log's and each other internal topic's counts (records by type, as the offsets records'), then the
+        topics left undecoded."""
+        lines = [self.stats.summary()]
+        if self.metadata.records or self.metadata.errors:
+            lines.append(self.metadata.summary())
+        lines += [f"{topic}: {stats.summary()}" for topic, stats in sorted(self.internal.items())]
+        if self.undecoded:
+            topics = ", ".join(f"{n} of {topic}" for topic, n in sorted(self.undecoded.items()))
+            lines.append(f"not decoded (no group coordinator records there): {topics}")
+        return lines
 
 
 def where(segment: Segment, offset: int | None) -> dict[str, Any]:
@@ -197,12 +225,14 @@ class SegmentPrinter:
                 emit_json(plain(segment, record, txn))
             return
         at = {**where(segment, record.offset), "timestamp": record.timestamp, **txn}
+        stats = dump.topic_stats(decoder.topic)
         try:
             decoded = decoder.decode_json(record.key, record.value, strict=self.options.strict)
         except KafkaMetaError as e:
-            dump.stats.errors += 1
+            stats.errors += 1
             self.unreadable(segment, record, at, e, dump)
             return
+        stats.add_json(decoded)
         self.ungrouped(at, decoded)
 
     @staticmethod
