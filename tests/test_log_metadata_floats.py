@@ -58,7 +58,9 @@ def test_the_record_keeps_its_bits_and_writes_them_back():
 
 @pytest.mark.kafka
 def test_dump_log_segments_prints_the_same(lab, tmp_path, capsys):
-    dumped = lab.dumplog.records([segment(tmp_path)], "cluster-metadata")
+    import labkit.dumplog
+
+    dumped = labkit.dumplog.records([segment(tmp_path)], "cluster-metadata")
     assert [r.payload["data"]["value"] for r in dumped] == KAFKA
     code, lines, _ = run(capsys, ["log", "--decode", str(tmp_path / "__cluster_metadata-0")])
     assert code == 0 and [line["record"] for line in lines] == [r.payload["data"] for r in dumped]
