@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, TypedDict
 from kafka_meta.log.events import Batch, Record, SegmentDamage
 from kafka_meta.log.files import Segment
 from kafka_meta.log.segment import Read
-from kafka_meta.log.transactions import Outcomes
+from kafka_meta.log.transactions import COMMITTED, Outcomes
 
 if TYPE_CHECKING:
     from kafka_meta.log.partitions import LazyOutcomes
@@ -85,6 +85,13 @@ COLUMNS = ("topic", "partition", "offset", "timestamp", "timestampType", "key", 
 def transactional_producer(batch: Batch) -> int:
     """The producer id of a transactional batch, -1 for any other (whose records count as they are)."""
     return batch.producer_id if batch.transactional else -1
+
+
+def in_force(transaction: str | None) -> bool:
+    """Whether a record stands as written, by its ``transaction``: a record of no transaction (None), or of one
+    that committed. An aborted transaction's records never do, an open one's not yet: so a group's committed
+    offsets never include an aborted commit, nor the pending commit of a transaction still open."""
+    return transaction is None or transaction == COMMITTED
 
 
 NOT_TRANSACTIONAL: dict[str, int | str | None] = {}  # the transaction fields of a record of no transaction: none
