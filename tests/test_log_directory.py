@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections import Counter
 from pathlib import Path
 
-from log_support import LOGS
+from cli_support import run
+from log_support import LOGS, kafka_python_batch
 
 from kafka_meta.cli.main import main
 from kafka_meta.inputs import read
@@ -64,3 +66,25 @@ def test_a_renamed_copy_of_the_offsets_topic_is_still_read_as_one(tmp_path):
     inputs = read([str(tmp_path)])
     assert not inputs.partitions and len(inputs.offsets) > 10
     assert {r["topic"] for r in inputs.offsets} == {"offsets-backup"}
+
+
+def test_log_decode_counts_each_internal_topics_records_by_type(capsys, tmp_path):
+    tiered = LAB.parents[2] / "tiered" / "kafka-logs"
+    share = LAB.parent.parent / "share" / "kafka-logs"
+    code, lines, err = run(capsys, ["log", "--decode", str(LAB), str(tiered), str(share)])
+    assert code == 0
+    for topic in ("__transaction_state", "__share_group_state", "__remote_log_metadata"):
+        names = Counter(line["record"] for line in lines if line["topic"] == topic)
+        assert names, topic
+        counted = ", ".join(f"{name} {n}" for name, n in sorted(names.items()))
+        assert f"{topic}: records {sum(names.values())} ({counted}); tombstones 0; unknown 0;" in err
+    assert "not decoded (no group coordinator records there): 45 of lab-txh-out" in err
+    assert "__transaction_state" not in err.split("not decoded")[1]
+    # a record of the topic that does not read is its topic's error, and the run's
+    partition = tmp_path / "__transaction_state-7"
+    partition.mkdir()
+    (partition / "00000000000000000000.log").write_bytes(kafka_python_batch(0, [(b"\x00\x00\xff", b"\x00\x01")]))
+    code, lines, err = run(capsys, ["log", "--decode", str(partition)])
+    assert code == 1 and "_error" in lines[0]
+    assert "__transaction_state: records 0 (none); tombstones 0; unknown 0; control 0; read-forward 0; " \
+           "member errors 0; errors 1" in err

@@ -73,3 +73,36 @@ def test_a_run_never_spans_a_group_record():
         members = [i for i in later if decoded.column("groupId")[i].as_py() == group]
         last = members[weight - 1]  # the run's commits are its group's next ones, with no group record between
         assert not any(first < g < last for g in group_at), (first, last)
+
+
+
+def commit_rows(outcome: str) -> pa.RecordBatch:
+    """Offset commits of group g as a decoded batch has them: key a committed plainly, then in a transaction that
+    ended as ``outcome``; key b only in such a transaction; key c committed, then in a transaction that committed."""
+    rows = [(b"a", None), (b"a", outcome), (b"b", outcome), (b"c", None), (b"c", "committed")]
+    return pa.RecordBatch.from_pydict({
+        "key": pa.array([k for k, _ in rows], pa.binary()), "groupId": ["g"] * len(rows),
+        "recordType": pa.array([1] * len(rows), pa.int32()), "control": [False] * len(rows),
+        "tombstone": [False] * len(rows), "transaction": pa.array([t for _, t in rows], pa.string()),
+        "_error": pa.array([None] * len(rows), pa.string())})
+
+
+@pytest.mark.parametrize("outcome", ["aborted", "open"])
+def test_a_commit_not_in_force_is_never_a_keys_newest(spark, outcome):
+    """A commit of an aborted transaction, or of one still open, leaves the key's earlier commit in force, and a
+    key committed only so has no committed offset: on Arrow (the writing tasks) and on Spark alike."""
+    from kafka_meta.log.rows import in_force
+    from kafka_meta.spark.tallies import arrow_newest, committed_per_group, spark_newest
+
+    decoded = commit_rows(outcome)
+    order = pa.array(np.arange(decoded.num_rows, dtype=np.int64))
+    tallied = arrow_newest(decoded, order)
+    newest = dict(zip(tallied.column("key").to_pylist(), tallied.column("newest").to_pylist(), strict=True))
+    assert newest == {b"a": 0 * 2, b"c": 4 * 2}  # a's plain commit stands; b has none; c's committed one is newest
+    frame = spark.createDataFrame(pa.Table.from_batches([decoded]).append_column(READ_ORDER, order).to_pandas())
+    on_spark = spark_newest(frame, frame[READ_ORDER])
+    assert {bytes(r.key): r.newest for r in on_spark.collect()} == newest
+    assert committed_per_group(on_spark) == {"g": 2}
+    without = spark_newest(frame.drop("transaction"), frame[READ_ORDER])  # an input that does not say: all count
+    assert committed_per_group(without) == {"g": 3}
+    assert [in_force(t) for t in (None, "committed", "aborted", "open")] == [True, True, False, False]

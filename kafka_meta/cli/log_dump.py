@@ -32,6 +32,7 @@ from kafka_meta.log import Batch, LogSummary, Partition, Record, Segment, Segmen
 from kafka_meta.log.compression import Inflater
 from kafka_meta.log.files import segment_reads
 from kafka_meta.log.partitions import LazyOutcomes, partition_of
+from kafka_meta.log.rows import TransactionLabels
 from kafka_meta.log.segment import as_events
 from kafka_meta.log.topics import Role, role_of
 from kafka_meta.log.transactions import Outcomes
@@ -98,12 +99,14 @@ class MetadataStats:
 
 @dataclass
 class SegmentDump:
-    """What printing segments found besides their lines: the counts of the summary, the records left undecoded
-    per topic, and the notes for stderr (damage, undecodable records), in the order they were met."""
+    """What printing segments found besides their lines: the counts of the summary (the offsets records', the
+    metadata log's, and each other internal topic's records, by record type), the records left undecoded per
+    topic, and the notes for stderr (damage, undecodable records), in the order they were met."""
 
     summary: LogSummary = field(default_factory=LogSummary)
     stats: RecordStats = field(default_factory=RecordStats)
     metadata: MetadataStats = field(default_factory=MetadataStats)
+    internal: dict[str, RecordStats] = field(default_factory=dict)  # per other internal topic
     undecoded: Counter[str] = field(default_factory=Counter)
     notes: list[str] = field(default_factory=list)
 
@@ -111,8 +114,34 @@ class SegmentDump:
         add_counts(self.summary, other.summary)
         self.stats.merge(other.stats)
         self.metadata.merge(other.metadata)
+        for topic, stats in other.internal.items():
+            self.topic_stats(topic).merge(stats)
         self.undecoded.update(other.undecoded)
         self.notes += other.notes
+
+    def topic_stats(self, topic: str) -> RecordStats:
+        """The counts of one of the other internal topics' records."""
+        if topic not in self.internal:
+            self.internal[topic] = RecordStats()
+        return self.internal[topic]
+
+    @property
+    def errors(self) -> int:
+        """Records that did not decode, of every topic decoded."""
+        return self.stats.errors + self.metadata.errors + sum(s.errors for s in self.internal.values())
+
+    def decoded_summary(self) -> list[str]:
+        """The summary's lines of what was decoded (``--decode``, ``--group``): the offsets records', the metadata
+        log's and each other internal topic's counts (records by type, as the offsets records'), then the
+        topics left undecoded."""
+        lines = [self.stats.summary()]
+        if self.metadata.records or self.metadata.errors:
+            lines.append(self.metadata.summary())
+        lines += [f"{topic}: {stats.summary()}" for topic, stats in sorted(self.internal.items())]
+        if self.undecoded:
+            topics = ", ".join(f"{n} of {topic}" for topic, n in sorted(self.undecoded.items()))
+            lines.append(f"not decoded (no group coordinator records there): {topics}")
+        return lines
 
 
 def where(segment: Segment, offset: int | None) -> dict[str, Any]:
@@ -124,26 +153,6 @@ def plain(segment: Segment, record: Record, txn: dict[str, Any]) -> dict[str, An
             "key": b64_or_none(record.key), "value": b64_or_none(record.value),
             "headers": [{"key": k, "value": b64_or_none(v)} for k, v in record.headers], "control": record.control,
             **txn}
-
-
-NOT_TRANSACTIONAL: dict[str, Any] = {}
-
-
-class TransactionLabels:
-    """The ``producerId`` and ``transaction`` fields of the records of a partition's transactional batches
-    (none for any other record), from the partition's markers, found before its records are printed."""
-
-    def __init__(self, outcomes: Outcomes | LazyOutcomes) -> None:
-        self.outcomes = outcomes
-        self.producer = -1
-
-    def batch(self, batch: Batch) -> None:
-        self.producer = batch.producer_id if batch.transactional else -1
-
-    def of(self, record: Record) -> dict[str, Any]:
-        if self.producer < 0:
-            return NOT_TRANSACTIONAL
-        return {"producerId": self.producer, "transaction": self.outcomes.outcome(self.producer, record.offset)}
 
 
 class SegmentPrinter:
@@ -160,7 +169,7 @@ class SegmentPrinter:
         """Print one segment; ``outcomes``: the markers of its partition (how its transactions ended); ``role``:
         what the partition holds (by default, what its topic's name says)."""
         options, summary = self.options, dump.summary
-        labels = TransactionLabels(outcomes if outcomes is not None else Outcomes())
+        labels = TransactionLabels(outcomes)
         role = role or role_of(segment.topic)
         metadata_log = options.decoding and role == "metadata"
         undecodable = options.decoding and role not in ("offsets", "metadata")
@@ -170,7 +179,7 @@ class SegmentPrinter:
             if isinstance(event, Batch):
                 labels.batch(event)
             elif isinstance(event, Record):
-                txn = labels.of(event)
+                txn = labels.fields(event.offset)
                 if metadata_log:  # its records and control records (the KRaft log's own) alike
                     self.metadata_record(segment, event, dump)
                 elif event.control or not undecodable:
@@ -216,12 +225,14 @@ class SegmentPrinter:
                 emit_json(plain(segment, record, txn))
             return
         at = {**where(segment, record.offset), "timestamp": record.timestamp, **txn}
+        stats = dump.topic_stats(decoder.topic)
         try:
             decoded = decoder.decode_json(record.key, record.value, strict=self.options.strict)
         except KafkaMetaError as e:
-            dump.stats.errors += 1
+            stats.errors += 1
             self.unreadable(segment, record, at, e, dump)
             return
+        stats.add_json(decoded)
         self.ungrouped(at, decoded)
 
     @staticmethod

@@ -11,13 +11,22 @@ from __future__ import annotations
 
 from kafka_meta.codec.framing import ForwardPolicy, Framing, Int16Prefixed, Unframed
 from kafka_meta.formats.family import Family, FormatPlugin
-from kafka_meta.kraft.control import CONTROL_TYPES, KRAFT_VALUES, MARKERS, control_type, value_version
+from kafka_meta.kraft.control import (
+    CONTROL_TYPES,
+    KEY_TYPE,
+    KRAFT_VALUES,
+    MARKERS,
+    control_type,
+    marker_name,
+    value_version,
+)
 from kafka_meta.spec.model import MessageSpec
 
 KRAFT_CONTROL_VALUES = KRAFT_VALUES  # the KRaft control records' value types (LeaderChangeMessage...)
 
 # the one table of control types, for the readers of the layers above formats (offsets: the transaction markers)
-__all__ = ["CONTROL_TYPES", "KRAFT_CONTROL_VALUES", "MARKERS", "PLUGIN", "control_type", "value_version"]
+__all__ = ["CONTROL_TYPES", "KEY_TYPE", "KRAFT_CONTROL_VALUES", "MARKERS", "PLUGIN", "control_type", "marker_name",
+           "value_version"]
 
 
 def _framing(spec: MessageSpec) -> Framing:

@@ -81,7 +81,7 @@ def body_format(name: str) -> SpecFormat:
 @cache
 def frame_format() -> DeclaredFormat:
     """The topic's value: the metadata log's frame around this topic's record bodies (chosen by apiKey)."""
-    return metadata_record_format(metadata_record_formats(REGISTRY))
+    return metadata_record_format(metadata_record_formats(REGISTRY, FAMILY))
 
 
 RECORD = f"{TOPIC} record"

@@ -33,20 +33,22 @@ class ControlType(NamedTuple):
     @property
     def marker(self) -> bool:
         """Whether it is a transaction marker (ABORT, COMMIT) rather than one of the KRaft log's own."""
-        return self.number in MARKERS
+        return self.value_type == MARKER_VALUE
 
 
 KEY_TYPE = "ControlRecordKey"
-MARKERS = {0: "ABORT", 1: "COMMIT"}
+MARKER_VALUE = "EndTxnMarker"  # the value of a transaction marker, of either kind
 CONTROL_TYPES: dict[int, ControlType] = {t.number: t for t in (
-    ControlType(0, "ABORT", "EndTxnMarker"),
-    ControlType(1, "COMMIT", "EndTxnMarker"),
+    ControlType(0, "ABORT", MARKER_VALUE),
+    ControlType(1, "COMMIT", MARKER_VALUE),
     ControlType(2, "LEADER_CHANGE", "LeaderChangeMessage"),
     ControlType(3, "SNAPSHOT_HEADER", "SnapshotHeaderRecord"),
     ControlType(4, "SNAPSHOT_FOOTER", "SnapshotFooterRecord"),
     ControlType(5, "KRAFT_VERSION", "KRaftVersionRecord"),
     ControlType(6, "KRAFT_VOTERS", "VotersRecord"),
 )}
+# the transaction markers' types by number, as the table names them (every topic's control batches hold them)
+MARKERS = {t.number: t.name for t in CONTROL_TYPES.values() if t.marker}
 UNKNOWN = "UNKNOWN"  # Kafka's name for any other type
 KRAFT_VALUE_VERSION = 0  # the version ControlRecordUtils reads every KRaft control value at
 KRAFT_VALUES = frozenset(t.value_type for t in CONTROL_TYPES.values() if not t.marker)
@@ -57,6 +59,13 @@ DUMP_NAMES = {2: "LeaderChange", 3: "SnapshotHeader", 4: "SnapshotFooter", 5: "K
 def control_type(number: int) -> ControlType | None:
     """The control record type of a key's type number; None for one Kafka calls ``UNKNOWN``."""
     return CONTROL_TYPES.get(number)
+
+
+def marker_name(number: int) -> str:
+    """What a transaction marker of this key type is called (``ABORT``, ``COMMIT``), or ``type N`` for a type
+    that is no marker: how the readers of a topic's markers name each (``kafka-meta offsets``, ``log --decode``)."""
+    kind = CONTROL_TYPES.get(number)
+    return kind.name if kind is not None and kind.marker else f"type {number}"
 
 
 def value_version(kind: ControlType) -> int | None:

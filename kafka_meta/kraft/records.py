@@ -21,6 +21,7 @@ from kafka_meta.codec.declared import DeclaredField, DeclaredFormat, DeclaredMod
 from kafka_meta.codec.dispatch import Dispatch
 from kafka_meta.codec.format import MessageFormat, SpecFormat
 from kafka_meta.codec.framing import ForwardPolicy, LeadingVersion, read_number
+from kafka_meta.codec.registry import USER_FAMILY
 from kafka_meta.kraft.metadata_version import FEATURE_NAME, release_for
 from kafka_meta.models.base import Message
 from kafka_meta.models.values import int_type
@@ -111,17 +112,27 @@ def _validate_record(fmt: MessageFormat, record: dict[str, Any]) -> Message:
     return from_plain(fmt.model, record)  # type: ignore[return-value]
 
 
-def metadata_record_formats(registry: Any) -> RecordFormats:
-    """apiKey -> format for every registered metadata-record spec (bundled ones win over loaded ones);
-    rebuilt only when the registry changes."""
+METADATA_FAMILY = "metadata"  # the family of the metadata log's record bodies (schemas/metadata)
+
+
+def metadata_record_formats(registry: Any, family: str = METADATA_FAMILY) -> RecordFormats:
+    """apiKey -> format for every metadata-record spec of ``family`` in ``registry`` and, for the metadata log's own
+    family, any ``type: metadata`` spec loaded with :func:`kafka_meta.load_specs` (the bundled ones win over loaded
+    ones: a newer Kafka's record types); rebuilt only when the registry changes.
+
+    Why by family: records of another topic framed the same way (``__remote_log_metadata``'s, ``type: metadata`` in
+    Kafka's specs, with apiKeys 0-3 that are also ``__cluster_metadata``'s) must never be taken for the metadata
+    log's, nor the metadata log's for theirs, whatever registry holds them."""
     cache: dict[str, Any] = {"generation": None, "table": {}}
+    families = (family, USER_FAMILY) if family == METADATA_FAMILY else (family,)
 
     def table() -> Mapping[int, MessageFormat]:
         if cache["generation"] != registry.generation:
             out: dict[int, MessageFormat] = {}
-            for fmt in sorted(registry.formats(), key=lambda f: f.family != "metadata"):
+            for fmt in sorted(registry.formats(), key=lambda f: f.family != family):
                 spec = getattr(fmt, "spec", None)
-                if isinstance(fmt, SpecFormat) and spec.type == "metadata" and spec.api_key is not None:
+                if (isinstance(fmt, SpecFormat) and fmt.family in families and spec.type == "metadata"
+                        and spec.api_key is not None):
                     out.setdefault(spec.api_key, fmt)
             cache["generation"], cache["table"] = registry.generation, out
         return cache["table"]  # type: ignore[no-any-return]

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, TypedDict
 from kafka_meta.log.events import Batch, Record, SegmentDamage
 from kafka_meta.log.files import Segment
 from kafka_meta.log.segment import Read
-from kafka_meta.log.transactions import Outcomes
+from kafka_meta.log.transactions import COMMITTED, Outcomes
 
 if TYPE_CHECKING:
     from kafka_meta.log.partitions import LazyOutcomes
@@ -87,6 +87,56 @@ def transactional_producer(batch: Batch) -> int:
     return batch.producer_id if batch.transactional else -1
 
 
+def in_force(transaction: str | None) -> bool:
+    """Whether a record stands as written, by its ``transaction``: a record of no transaction (None), or of one
+    that committed. An aborted transaction's records never do, an open one's not yet: so a group's committed
+    offsets never include an aborted commit, nor the pending commit of a transaction still open."""
+    return transaction is None or transaction == COMMITTED
+
+
+NOT_TRANSACTIONAL: dict[str, int | str | None] = {}  # the transaction fields of a record of no transaction: none
+
+
+class TransactionLabels:
+    """How each record of a partition says its transaction: ``producerId`` (the producer of a transactional
+    batch, -1 for any other) and ``transaction`` (``committed``, ``aborted`` or ``open`` by the partition's
+    markers, null for a record of no transaction). The one labelling every reader of segments gives its rows:
+    :func:`segment_rows`, the lines of ``kafka-meta log`` and Spark's log source; call :meth:`batch` for each
+    batch before its records.
+
+    ``outcomes`` (the partition's markers) may be found lazily: they are asked for only at the first
+    transactional record. Without them, every transactional record is ``open`` (nothing after it was read)."""
+
+    __slots__ = ("outcomes", "producer")
+
+    def __init__(self, outcomes: Outcomes | LazyOutcomes | None = None) -> None:
+        self.outcomes = outcomes if outcomes is not None else Outcomes()
+        self.producer = -1
+
+    def batch(self, batch: Batch) -> int:
+        """A batch begins: its producer when it is transactional, else -1."""
+        self.producer = transactional_producer(batch)
+        return self.producer
+
+    def outcome(self, offset: int) -> str | None:
+        """The ``transaction`` of the current batch's record at ``offset``."""
+        return None if self.producer < 0 else self.outcomes.outcome(self.producer, offset)
+
+    def outcomes_of(self, records: list[Record]) -> list[str | None]:
+        """The ``transaction`` of each of the current batch's records."""
+        if self.producer < 0:
+            return [None] * len(records)
+        outcome, producer = self.outcomes.outcome, self.producer
+        return [outcome(producer, r.offset) for r in records]
+
+    def fields(self, offset: int) -> dict[str, int | str | None]:
+        """A JSON line's transaction fields for the current batch's record at ``offset``: none for a record of
+        no transaction."""
+        if self.producer < 0:
+            return NOT_TRANSACTIONAL
+        return {"producerId": self.producer, "transaction": self.outcomes.outcome(self.producer, offset)}
+
+
 def record_row(segment: Segment, record: Record, producer_id: int = -1, transaction: str | None = None
                ) -> RecordRow:
     return {"topic": segment.topic, "partition": segment.partition, "offset": record.offset,
@@ -107,16 +157,15 @@ def segment_rows(segment: Segment, items: Iterable[Read], outcomes: Outcomes | L
     row per record, a damage row per damaged stretch. ``outcomes``, the markers of the segment's partition,
     says how each transactional record's transaction ended; without them every transactional record is
     ``"open"`` (nothing after it was read)."""
-    outcomes = outcomes if outcomes is not None else Outcomes()
+    labels = TransactionLabels(outcomes)
     for item in items:
         if type(item) is tuple:
-            producer = transactional_producer(item[0])
+            producer = labels.batch(item[0])
             if producer < 0:
                 for record in item[1]:
                     yield record_row(segment, record)
                 continue
-            outcome = outcomes.outcome
             for record in item[1]:
-                yield record_row(segment, record, producer, outcome(producer, record.offset))
+                yield record_row(segment, record, producer, labels.outcome(record.offset))
         else:
             yield damage_row(segment, item)  # type: ignore[arg-type]

@@ -7,8 +7,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from kafka_meta.log.events import Batch, Record, SegmentDamage
+from kafka_meta.log.transactions import ABORT_MARKER, COMMIT_MARKER
 
-MARKERS = {0: "abort", 1: "commit"}  # the type in a control record's key (version int16, type int16)
+# the transaction markers by the type in a control record's key (version int16, type int16), the summary's words
+# for Kafka's ABORT and COMMIT (kafka_meta.kraft.control's table, which this layer stands below and may not import:
+# tests/test_log_topics.py holds the two alike)
+MARKERS = {ABORT_MARKER: "abort", COMMIT_MARKER: "commit"}
 
 
 def marker(record: Record) -> str:

@@ -13,8 +13,10 @@ version other than 1, a damaged body, bytes after the record) is a :class:`~kafk
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
-from typing import Any, NamedTuple
+from functools import cache
+from typing import Any, NamedTuple, get_args
 
 from kafka_meta.api import decode, model
 from kafka_meta.errors import DecodeError
@@ -24,6 +26,8 @@ from kafka_meta.models.base import KafkaModel
 from kafka_meta.models.values import KafkaBytes, bytes_to_json
 
 RECORD = "__cluster_metadata record"
+# the name kafka_meta.log.topics gives the metadata log too: this layer stands below the log readers and may not
+# import them (docs/architecture.md), and tests/test_log_topics.py holds the two to one name
 METADATA_TOPIC = "__cluster_metadata"
 TOPIC_RECORD_API_KEY = 2  # TopicRecord: a topic's name and id
 
@@ -86,8 +90,51 @@ def metadata_record_json(record: MetadataRecord | UnknownMetadataRecord) -> dict
                 "recordVersion": record.record_version, "unknown": True, "reason": record.reason,
                 "value": bytes_to_json(record.value)}
     out = record.to_json_dict(every_field=True)
+    body = out["record"]
+    if record.record is not None and isinstance(body, dict) and _holds_float(type(record.record)):
+        _kafka_floats(record.record, body)
     return {"frameVersion": out["frameVersion"], "apiKey": out["apiKey"], "recordVersion": out["recordVersion"],
-            "recordType": record.record_type, "record": out["record"]}
+            "recordType": record.record_type, "record": body}
+
+
+# what Kafka's JSON converters give a float64 that is no number (ClientQuotaRecord's value): Jackson writes such a
+# double as a string by default (its QUOTE_NON_NUMERIC_NUMBERS), as DumpLogSegments prints: "NaN", "Infinity",
+# "-Infinity"; a model's JSON dump would give null (docs/internal-topics.md, "Numbers JSON cannot hold")
+def kafka_float_text(value: float) -> str:
+    """A non-finite double as Kafka's JSON writes it."""
+    if value != value:
+        return "NaN"
+    return "Infinity" if value > 0 else "-Infinity"
+
+
+@cache
+def _holds_float(cls: type[KafkaModel]) -> bool:
+    """Whether a struct has a float64 field, itself or in a struct it holds (only ClientQuotaRecord in Kafka 4.4):
+    the others' JSON needs no second look."""
+    return any(_float_in(f.annotation) for f in cls.model_fields.values())
+
+
+def _float_in(annotation: Any) -> bool:
+    if annotation is float:
+        return True
+    if isinstance(annotation, type) and issubclass(annotation, KafkaModel):
+        return _holds_float(annotation)
+    return any(_float_in(arg) for arg in get_args(annotation))
+
+
+def _kafka_floats(message: KafkaModel, dumped: dict[str, Any]) -> None:
+    """Put Kafka's text for every non-finite float of ``message`` (and the structs it holds) in its JSON dump."""
+    for name, field in type(message).model_fields.items():
+        value, key = message.__dict__.get(name), field.serialization_alias or field.alias or name
+        if isinstance(value, float):
+            if not math.isfinite(value) and key in dumped:
+                dumped[key] = kafka_float_text(value)
+        elif isinstance(value, KafkaModel) and isinstance(dumped.get(key), dict):
+            _kafka_floats(value, dumped[key])
+        elif isinstance(value, list) and isinstance(dumped.get(key), list):
+            for item, item_dump in zip(value, dumped[key], strict=False):
+                if isinstance(item, KafkaModel) and isinstance(item_dump, dict):
+                    _kafka_floats(item, item_dump)
 
 
 def topic_names(rows: Iterable[Mapping[str, Any]]) -> dict[str, str]:

@@ -25,14 +25,13 @@ from typing import Any
 
 from kafka_meta.api import get_format, types
 from kafka_meta.formats.catalogue import REGISTRY
-from kafka_meta.formats.control import MARKERS
+from kafka_meta.formats.control import KEY_TYPE, marker_name
 from kafka_meta.models.json_mode import JSON, JSON_TEXT, NoJsonDecoder, encode_basestring, json_bytes, renders_alike
 from kafka_meta.offsets.catalog import RecordType, catalog
 from kafka_meta.offsets.nest import NEST_RULES, json_field
-from kafka_meta.offsets.reader import decode_record
+from kafka_meta.offsets.reader import decode_record, marker_value_type
 from kafka_meta.offsets.render import record_json
 
-CONTROL_KEY, END_TXN_MARKER = "ControlRecordKey", "EndTxnMarker"  # what reader._control reads markers with
 MISSING: Any = object()
 READ_FORWARD = ', "readForward": true'
 
@@ -265,13 +264,14 @@ class PlainRenderer:
     def _control(self, key: bytes, value: bytes | None) -> dict[str, Any]:
         """``reader._control``: a transaction marker (its key says which), its value read only for the known ones."""
         self._check_registry()
-        key_read = self._read(CONTROL_KEY, key)
+        key_read = self._read(KEY_TYPE, key)
         marker_type = key_read[0]["type"]
-        marker = MARKERS.get(marker_type, f"type {marker_type}")
+        value_type = marker_value_type(marker_type)
         value_json = None
-        if value is not None and marker_type in MARKERS:
-            value_json = _message_json(self._read(END_TXN_MARKER, value), None)
-        return {"control": True, "marker": marker, "key": _message_json(key_read, None), "value": value_json}
+        if value is not None and value_type is not None:
+            value_json = _message_json(self._read(value_type, value), None)
+        return {"control": True, "marker": marker_name(marker_type), "key": _message_json(key_read, None),
+                "value": value_json}
 
     # ---------------------------------------------------------------- the nest (kafka_meta.offsets.nest)
     def _decode(self, type_name: str | None, text: str | None) -> Read | None:

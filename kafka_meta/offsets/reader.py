@@ -17,7 +17,7 @@ from typing import Any
 
 from kafka_meta.api import get_format
 from kafka_meta.errors import DecodeError, EncodeError
-from kafka_meta.formats.control import MARKERS
+from kafka_meta.formats.control import KEY_TYPE, control_type, marker_name
 from kafka_meta.offsets import nest
 from kafka_meta.offsets.catalog import OFFSETS, catalog, read_record
 from kafka_meta.offsets.records import ControlRecord, CoordinatorRecord, OffsetsRecord, UnknownRecord
@@ -57,13 +57,20 @@ def decode_record(key: bytes, value: bytes | None, *, strict: bool = False, cont
     return record
 
 
+def marker_value_type(number: int) -> str | None:
+    """The type a control record's value is read as in a topic's control batches: a transaction marker's
+    (``EndTxnMarker``, by the control types' table), None for any other type (its value is left unread)."""
+    kind = control_type(number)
+    return kind.value_type if kind is not None and kind.marker else None
+
+
 def _control(key: bytes, value: bytes | None) -> ControlRecord:
-    key_message = get_format("ControlRecordKey").decode(key)
-    marker = MARKERS.get(key_message.type, f"type {key_message.type}")
+    key_message = get_format(KEY_TYPE).decode(key)
+    value_type = marker_value_type(key_message.type)
     value_message = None
-    if value is not None and key_message.type in MARKERS:
-        value_message = get_format("EndTxnMarker").decode(value)
-    return ControlRecord.model_construct(key=key_message, value=value_message, marker=marker)
+    if value is not None and value_type is not None:
+        value_message = get_format(value_type).decode(value)
+    return ControlRecord.model_construct(key=key_message, value=value_message, marker=marker_name(key_message.type))
 
 
 def encode_record(record: OffsetsRecord) -> tuple[bytes, bytes | None]:
@@ -71,8 +78,8 @@ def encode_record(record: OffsetsRecord) -> tuple[bytes, bytes | None]:
     if isinstance(record, UnknownRecord):
         return record.key, record.value
     if isinstance(record, ControlRecord):
-        key = get_format("ControlRecordKey").encode(record.key)
-        value = None if record.value is None else get_format("EndTxnMarker").encode(record.value)
+        key = get_format(KEY_TYPE).encode(record.key)
+        value = None if record.value is None else get_format(type(record.value).kafka_type).encode(record.value)
         return key, value
     if not isinstance(record, CoordinatorRecord):
         raise EncodeError(f"not a __consumer_offsets record: {type(record).__name__}", type_name=RECORD)

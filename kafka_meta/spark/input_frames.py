@@ -10,11 +10,16 @@ from typing import Any
 from kafka_meta.inputs import Unreadable
 
 PROVENANCE = ("topic", "partition", "offset", "timestamp")  # where a record was, kept when the input says
+# a record's batch: a transactional batch's producer, and how its transaction ended (committed, aborted, open)
+TRANSACTION_FIELDS = ("producerId", "transaction")
+# the columns of a record every reader gives where its input has them (a broker's log always), in this order:
+# its bytes, where it was read, whether it is a transaction marker, its transaction
+RECORD_COLUMNS = ("key", "value", *PROVENANCE, "control", *TRANSACTION_FIELDS)
 
 
 @dataclass
 class Inputs:
-    offsets: Any = None  # DataFrame: key, value (binary), provenance columns, control
+    offsets: Any = None  # DataFrame: RECORD_COLUMNS (key and value binary) where the input has them
     blobs: Any = None  # DataFrame: type, blob (binary), other columns
     exchanges: Any = None  # DataFrame: the kafka-meta-capture data source's rows
     topics: Any = None  # DataFrame: the __cluster_metadata records of a log directory that name topics

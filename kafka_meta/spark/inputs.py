@@ -8,8 +8,8 @@ Rows of three kinds come out, in any mix, each file's rows sorted by the rule ev
 * ``__consumer_offsets`` records: ``key`` and ``value`` (binary in Parquet and Kafka; hex or base64 text in
   JSON Lines, read by :mod:`kafka_meta.payload_text`'s rule, ``value`` null for a tombstone), with
   ``topic``/``partition``/``offset``/``timestamp`` kept when present, ``control`` marking records of control
-  batches and ``producerId`` those of transactions; a record whose text is not bytes keeps its row, with
-  its ``_error``;
+  batches, ``producerId`` those of transactions and ``transaction`` how each one's transaction ended
+  (``committed``, ``aborted``, ``open``); a record whose text is not bytes keeps its row, with its ``_error``;
 * captured payloads (JoinGroup/SyncGroup metadata, files of blobs): ``type`` (a kafka_meta type name) and
   the bytes in ``blob`` (from ``hex``, ``base64`` or ``blob``), with the columns naming it kept (``group``,
   ``member``...);
@@ -33,8 +33,8 @@ from typing import Any
 from kafka_meta.errors import InputError
 from kafka_meta.inputs import BY_NAME, CAPTURE, JSONL, PARQUET, SEGMENT, Unreadable, classify
 from kafka_meta.log import LogError
-from kafka_meta.metadata_log.reader import METADATA_TOPIC
-from kafka_meta.spark.input_frames import PROVENANCE, Inputs
+from kafka_meta.log.topics import METADATA_TOPIC, OFFSETS_TOPIC
+from kafka_meta.spark.input_frames import RECORD_COLUMNS, Inputs
 from kafka_meta.spark.row_inputs import read_jsonl, read_parquet
 
 FORMATS = ("auto", *BY_NAME, "kafka")  # --format: each kind of the registry, or a Kafka topic
@@ -80,8 +80,6 @@ def kafka_address(name: str, bootstrap_servers: str | None = None) -> tuple[str,
     """(bootstrap servers, topic) of a Kafka input: ``kafka://host:port[/topic]`` or ``host:port[/topic]``
     (``--bootstrap-server`` replaces the address), or, with ``--bootstrap-server``, a topic's name (topic names
     have no ``:``); the topic is ``__consumer_offsets`` unless named."""
-    from kafka_meta.spark.kafka_source import OFFSETS_TOPIC
-
     address = name[len("kafka://"):] if name.startswith("kafka://") else name
     if ":" not in address.partition("/")[0]:
         if bootstrap_servers is None:
@@ -143,8 +141,8 @@ def read_log(spark: Any, paths: list[str], decode: bool = False,
     df = df.where(F.col("topic").isNull() | (F.col("topic").isin(*held) if held else F.lit(False)))
     # each record's place as the reader without Spark gives it (kafka_meta.inputs.segment): its partition's log
     where = F.when(F.col("topic").isNotNull(), F.concat_ws("-", "topic", F.col("partition").cast("string")))
-    return Inputs(topics=topics, offsets=df.select("key", "value", *PROVENANCE, "control", "producerId", "_error",
-                                                   where.alias("_file"), *decoded))
+    return Inputs(topics=topics, offsets=df.select(*RECORD_COLUMNS, "_error", where.alias("_file"),
+                                                   *decoded))
 
 
 def offsets_topics(paths: list[str]) -> set[str]:

@@ -26,6 +26,7 @@ from kafka_meta.analysis.groups import GROUP_RECORD_TYPES, add_committed
 from kafka_meta.analysis.report import ERROR_SAMPLES
 from kafka_meta.errors import InputError, KafkaMetaError
 from kafka_meta.inputs.topics import topics_holding_offsets
+from kafka_meta.log.topics import OFFSETS_TOPIC
 from kafka_meta.metadata_log import topic_names
 from kafka_meta.offsets import catalog, decode_record
 from kafka_meta.spark.inputs import CAPTURE, FORMATS, SEGMENT, Inputs, Planned, plan, read_inputs
@@ -52,7 +53,6 @@ from kafka_meta.spark.timeline import (
 )
 from kafka_meta.spark.transactions import transactions_report
 
-OFFSETS_TOPIC = "__consumer_offsets"
 DAMAGE_LISTED = 10_000  # damaged places listed one by one in the report; beyond, counted
 
 

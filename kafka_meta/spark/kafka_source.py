@@ -35,9 +35,9 @@ import json
 from typing import Any
 
 from kafka_meta.errors import KafkaMetaError
+from kafka_meta.log.topics import OFFSETS_TOPIC
 from kafka_meta.spark import kafka_settings
 
-OFFSETS_TOPIC = "__consumer_offsets"
 KAFKA_COLUMNS = ("topic", "partition", "offset", "timestamp", "timestampType")
 OFFSET_FETCHING = "spark.sql.streaming.kafka.useDeprecatedOffsetFetching"
 ANSWER_MARGIN_MS = 5_000  # waited for the Admin client's own timeout to end its call, beyond that timeout

@@ -306,7 +306,10 @@ def decode_offsets(df: Any, key: str = "key", value: str = "value", options: dic
     """Add the typed columns of each ``__consumer_offsets`` record (see the module docstring) to ``df``.
 
     A row that already carries an ``_error`` (the log source's damage rows) keeps it as its one ``_error``, so
-    a reader's output and this function's compose into a DataFrame that writes to Parquet as it is.
+    a reader's output and this function's compose into a DataFrame that writes to Parquet as it is. Every other
+    column of the row is kept as it is, ``producerId`` and ``transaction`` among them where the input has them
+    (the log source, ``kafka-meta log``'s JSON Lines, the analyze job's ``offsets/``): a commit of an aborted
+    transaction stays marked ``"aborted"``, one of a transaction still open ``"open"``.
 
     options: ``mode`` (PERMISSIVE: a bad record gives a row with ``_error``; FAILFAST), ``strict``
     ("true": unknown types and newer versions are errors, as in Kafka 4.0+). ``control`` names a boolean

@@ -40,6 +40,7 @@ import pyarrow.parquet as pq
 from kafka_meta.analysis.generations import COMMITS
 from kafka_meta.inputs.topics import topics_holding_offsets
 from kafka_meta.log import DEFAULT_LIMIT, Segment
+from kafka_meta.spark.input_frames import RECORD_COLUMNS
 from kafka_meta.spark.schema import ERROR_FIELD, spark_type
 from kafka_meta.spark.sources.log import ARROW_SCHEMA, decoded_batch, segment_rows, segments_of
 from kafka_meta.spark.tallies import (
@@ -97,7 +98,7 @@ def is_local(output: str) -> bool:
     return not re.match(r"[A-Za-z][\w+.-]*:", output)
 
 
-OWN_COLUMNS = ("key", "value", "topic", "partition", "offset", "timestamp", "control", "producerId")
+OWN_COLUMNS = RECORD_COLUMNS  # the reader's columns each table keeps, as the job's Spark path (spark.inputs.read_log)
 
 
 def file_schemas(record_types: tuple[str, ...] | None) -> tuple[pa.Schema, pa.Schema]:

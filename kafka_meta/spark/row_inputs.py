@@ -36,7 +36,7 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 from kafka_meta.inputs.items import NEITHER, RowKind
-from kafka_meta.spark.input_frames import PROVENANCE, Inputs
+from kafka_meta.spark.input_frames import PROVENANCE, RECORD_COLUMNS, TRANSACTION_FIELDS, Inputs
 from kafka_meta.spark.row_rules import bytes_field, other_field, row_bytes, row_kind, text_field
 
 FILE, KIND, CORRUPT, BAD = "_file", "_kind", "_corrupt_record", "_bad"
@@ -44,7 +44,8 @@ FILE, KIND, CORRUPT, BAD = "_file", "_kind", "_corrupt_record", "_bad"
 # and the ASCII separators \x1c-\x1f)
 SKIPPED = r"(?U)^[\s\x1c-\x1f]*(#|$)"
 JSON_OPTIONS = {"mode": "PERMISSIVE", "columnNameOfCorruptRecord": CORRUPT}
-RECORD_FIELDS = ("key", "value", *PROVENANCE, "control", "producerId")
+# what a record row may carry (what `kafka-meta log` and `offsets` write: its transaction's fields among them)
+RECORD_FIELDS = RECORD_COLUMNS
 TYPED = {"partition": "int", "offset": "bigint", "timestamp": "bigint", "control": "boolean", "producerId": "bigint"}
 PAYLOAD_FIELDS = ("type", "hex", "base64", "blob")
 PAYLOAD_NAMES = ("group", "member")  # what a JSON Lines payload says of itself, kept beside its bytes
@@ -141,7 +142,7 @@ def _tally(rows: Any, columns: set[str]) -> dict[tuple[str | None, str], int]:
     inferring the columns would leave it)."""
     from pyspark.sql import functions as F
 
-    counted = [f for f in (*PROVENANCE, "control", "producerId", *PAYLOAD_NAMES) if f in columns]
+    counted = [f for f in (*PROVENANCE, "control", *TRANSACTION_FIELDS, *PAYLOAD_NAMES) if f in columns]
     label = F.when(F.col(BAD), F.lit("bad")).otherwise(F.col(KIND))
     found = rows.groupBy(label.alias("k")).agg(F.count(F.lit(1)).alias("n"), *(F.count(f).alias(f) for f in counted))
     return {(r.k, name): r[name] for r in found.collect() for name in ("n", *counted)}
@@ -160,7 +161,7 @@ def _frames(rows: Any, inputs: Inputs, tally: dict[tuple[str | None, str], int],
 
     if (records := of("record")) is not None:
         data, error = row_bytes("record", read)
-        keep = [column(f).alias(f) for f in (*PROVENANCE, "producerId") if tally.get(("record", f))]
+        keep = [column(f).alias(f) for f in (*PROVENANCE, *TRANSACTION_FIELDS) if tally.get(("record", f))]
         control = F.coalesce(column("control").try_cast("boolean"), F.lit(False)) \
             if tally.get(("record", "control")) else F.lit(False)
         # a record whose text is not bytes keeps its row, its bytes null, as a reader's damage row

@@ -27,7 +27,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from kafka_meta.spark.kafka_source import OFFSETS_TOPIC
+from kafka_meta.log.topics import OFFSETS_TOPIC
 
 QUERY_NAME = "kafka-meta-stream"
 SETTLE_POLL_S = 0.2

@@ -12,7 +12,9 @@ Two tallies:
   plain ``max`` of a long, which Spark combines before its shuffle in fixed-width buffers (a ``max_by`` of a
   struct took four to five times as long at 1 GB).
 
-A commit counts for its group unless its key's newest record is a tombstone: :func:`committed_per_group`.
+A commit counts for its group unless its key's newest record is a tombstone: :func:`committed_per_group`. Only
+commits in force are tallied (:func:`kafka_meta.log.rows.in_force`): a commit of an aborted transaction, or of one
+still open where the log ends, is never a key's newest, so the key's commit before it stands.
 """
 
 from __future__ import annotations
@@ -25,9 +27,11 @@ import pyarrow.compute as pc
 
 from kafka_meta.analysis.generations import COMMITS
 from kafka_meta.analysis.timeline import LAST_SECOND
+from kafka_meta.log.transactions import COMMITTED
 from kafka_meta.spark.schema import ERROR_FIELD
 from kafka_meta.spark.timeline import READ_ORDER, WEIGHT
 
+TRANSACTION = "transaction"  # how a record's transaction ended, where the input says (log.rows)
 COUNT_KEYS = ("recordName", "recordType", "unknown", "bad", "damaged")
 COUNTS_SCHEMA = pa.schema([("recordName", pa.string()), ("recordType", pa.int32()), ("unknown", pa.bool_()),
                            ("bad", pa.bool_()), ("damaged", pa.bool_()), ("n", pa.int64()),
@@ -56,11 +60,21 @@ def arrow_counts(decoded: pa.RecordBatch) -> list[dict[str, Any]]:
              "forward": row["forward_sum"] or 0} for row in grouped.to_pylist()]
 
 
+def arrow_in_force(decoded: pa.RecordBatch | pa.Table) -> pa.Array:
+    """Whether each row stands as written (:func:`kafka_meta.log.rows.in_force`: no transaction, or a committed
+    one), by its ``transaction`` column; every row, where there is none."""
+    if TRANSACTION not in decoded.schema.names:
+        return pa.array(np.ones(decoded.num_rows, bool))
+    transaction = decoded.column(TRANSACTION)
+    return pc.fill_null(pc.or_kleene(pc.is_null(transaction), pc.equal(transaction, COMMITTED)), True)
+
+
 def arrow_newest(decoded: pa.RecordBatch, order: pa.Array) -> pa.Table:
     """The newest tally of a batch of decoded records, ``order`` giving each row's place."""
     bad, _, control = _flags(decoded)
     commit = pc.is_in(decoded.column("recordType"), pa.array(COMMITS, pa.int32()))
-    kept = pc.fill_null(pc.and_(pc.and_(pc.invert(bad), commit), pc.invert(control)), False)
+    kept = pc.fill_null(pc.and_(pc.and_(pc.and_(pc.invert(bad), commit), pc.invert(control)),
+                                arrow_in_force(decoded)), False)
     newest = pc.add(pc.multiply(order, 2), pc.cast(pc.fill_null(decoded.column("tombstone"), False), pa.int64()))
     table = pa.table({"key": decoded.column("key"), "groupId": decoded.column("groupId"),
                       "newest": newest}).filter(kept)
@@ -91,6 +105,8 @@ def spark_newest(decoded: Any, order: Any) -> Any:
 
     control = F.coalesce(F.col("control"), F.lit(False))
     kept = F.col(ERROR_FIELD).isNull() & F.col("recordType").isin(*COMMITS) & ~control
+    if TRANSACTION in decoded.columns:  # in force: no transaction, or a committed one (log.rows.in_force)
+        kept = kept & (F.col(TRANSACTION).isNull() | (F.col(TRANSACTION) == COMMITTED))
     newest = order.cast("long") * 2 + F.coalesce(F.col("tombstone"), F.lit(False)).cast("long")
     return decoded.where(kept).groupBy("key", "groupId").agg(F.max(newest).alias("newest"))
 

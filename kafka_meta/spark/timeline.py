@@ -42,8 +42,8 @@ TOPIC_COLUMNS = ("offsetCommit.value.topicId", "offsetCommit.key.topic")
 READ_ORDER = "_order"  # a row's position as read: inputs in the order given, each file's rows in file order
 WEIGHT = "_n"  # how many commits a row of commits stands for: 1, or a run's (kafka_meta.spark.tallies)
 REPORT_COLUMNS = ("key", "value", "timestamp", "topic", "partition", "offset", "_source", "_file", "control",
-                  "producerId", "recordType", "recordName", "groupId", "tombstone", "readForward", "unknown",
-                  "_error", READ_ORDER)
+                  "producerId", "transaction", "recordType", "recordName", "groupId", "tombstone", "readForward",
+                  "unknown", "_error", READ_ORDER)
 
 
 def report_columns(decoded: Any) -> Any:

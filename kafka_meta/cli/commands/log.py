@@ -81,10 +81,6 @@ def run_log(args: argparse.Namespace) -> int:
     found = print_segments(segments, options, jobs_for(segments, args.jobs))
     print(found.summary.render(), file=sys.stderr)
     if options.decoding:
-        print(found.stats.summary(), file=sys.stderr)
-        if found.metadata.records or found.metadata.errors:
-            print(found.metadata.summary(), file=sys.stderr)
-        if found.undecoded:
-            topics = ", ".join(f"{n} of {topic}" for topic, n in sorted(found.undecoded.items()))
-            print(f"not decoded (no group coordinator records there): {topics}", file=sys.stderr)
-    return PROBLEM if refused or absent or found.summary.damage or found.stats.errors or found.metadata.errors else OK
+        for line in found.decoded_summary():
+            print(line, file=sys.stderr)
+    return PROBLEM if refused or absent or found.summary.damage or found.errors else OK

@@ -34,8 +34,7 @@ from kafka_meta.log import DEFAULT_LIMIT, LogError, Record, Segment, SegmentDama
 from kafka_meta.log.compression import Inflater
 from kafka_meta.log.files import segment_at, segment_reads
 from kafka_meta.log.partitions import LazyOutcomes, deciding_outcomes, partition_of
-from kafka_meta.log.rows import transactional_producer
-from kafka_meta.log.transactions import OPEN, Outcomes
+from kafka_meta.log.rows import TransactionLabels
 from kafka_meta.spark.schema import ERROR_FIELD
 from kafka_meta.spark.sources.base import KafkaMetaSource, option_paths
 
@@ -80,21 +79,16 @@ class Columns:
     def __len__(self) -> int:
         return len(self.offsets)
 
-    def add_records(self, records: list[Record], producer_id: int = -1,
-                    outcomes: Outcomes | LazyOutcomes | None = None) -> None:
-        """A batch's records; ``producer_id`` that of a transactional batch, whose records' outcomes
-        ``outcomes`` tells."""
+    def add_records(self, records: list[Record], labels: TransactionLabels | None = None) -> None:
+        """A batch's records; ``labels``, set to their batch, say their transaction (none: no transaction)."""
         self.offsets += [r.offset for r in records]
         self.timestamps += [r.timestamp * 1000 if r.timestamp_type >= 0 else None for r in records]
         self.types += [r.timestamp_type for r in records]
         self.keys += [r.key for r in records]
         self.values += [r.value for r in records]
         self.controls += [r.control for r in records]
-        self.producers += [producer_id] * len(records)
-        if producer_id < 0 or outcomes is None:
-            self.transactions += [None if producer_id < 0 else OPEN] * len(records)
-        else:
-            self.transactions += [outcomes.outcome(producer_id, r.offset) for r in records]
+        self.producers += [-1 if labels is None else labels.producer] * len(records)
+        self.transactions += [None] * len(records) if labels is None else labels.outcomes_of(records)
         self.errors += [None] * len(records)
         starts, total = self.header_starts, self.header_starts[-1]
         for r in records:
@@ -235,10 +229,11 @@ def segment_rows(segment: Segment, named: list[str], limit: int = DEFAULT_LIMIT,
         yield columns.batch()
         return
     # its markers, found (its headers and its partition's later ones read) only if a transactional batch is met
-    outcomes = LazyOutcomes(partial(deciding_outcomes, segment, later or []))
+    labels = TransactionLabels(LazyOutcomes(partial(deciding_outcomes, segment, later or [])))
     for item in segment_reads(segment, reader):
         if type(item) is tuple:
-            columns.add_records(item[1], transactional_producer(item[0]), outcomes)
+            labels.batch(item[0])
+            columns.add_records(item[1], labels)
         else:
             columns.add_damage(item)
         if len(columns) >= ROWS_PER_BATCH:
