@@ -117,3 +117,20 @@ def test_a_group_in_two_partitions_is_read_in_one_process():
         in_parallel(plan([logs], 2), None)
     assert json.loads(json.dumps(read_report([logs], None, True, jobs=2).to_json(), default=str)) \
         == collected([logs])
+
+
+def test_a_commit_that_never_took_effect_is_not_the_groups_committed_offset(tmp_path):
+    """The newest record of a key is its newest in force: an aborted transaction's commit never was, an open
+    one's not yet, so neither counts among the group's committed partitions (as the analyze job counts)."""
+    from kafka_meta.offsets import encode_record, new_record
+
+    def commit(partition: int, offset: int, transaction: str | None) -> str:
+        key, value = encode_record(new_record("OffsetCommit", {"group": "g", "topic": "t", "partition": partition},
+                                              {"offset": offset}))
+        return json.dumps({"topic": "__consumer_offsets", "partition": 0, "offset": offset, "key": key.hex(),
+                           "value": value.hex(), "producerId": -1 if transaction is None else 7,
+                           "transaction": transaction}) + "\n"
+
+    dump = tmp_path / "commits.jsonl"
+    dump.write_text(commit(0, 1, None) + commit(1, 2, "aborted") + commit(2, 3, "open") + commit(3, 4, "committed"))
+    assert streamed([str(dump)])["groups"]["g"]["committedPartitions"] == 2  # partitions 0 and 3

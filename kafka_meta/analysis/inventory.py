@@ -17,6 +17,7 @@ from kafka_meta.analysis.groups import GROUP_RECORD_TYPES, add_committed, analyz
 from kafka_meta.analysis.report import ERROR_SAMPLES, AnalysisReport
 from kafka_meta.api import decode, types
 from kafka_meta.errors import KafkaMetaError
+from kafka_meta.log.rows import in_force
 from kafka_meta.offsets.commit_view import CommitView
 from kafka_meta.offsets.reader import decode_record
 from kafka_meta.offsets.records import ControlRecord, CoordinatorRecord, OffsetsRecord, UnknownRecord
@@ -61,7 +62,8 @@ class RecordInventory:
     def record(self, row: Mapping[str, Any], position: int, record: OffsetsRecord | CommitView, key: bytes,
                value: bytes | None) -> None:
         _count(self.report, record)
-        if isinstance(record, CoordinatorRecord | CommitView):
+        # an aborted transaction's commit never took effect, an open one's not yet: not the key's newest
+        if isinstance(record, CoordinatorRecord | CommitView) and in_force(row.get("transaction")):
             offset = row.get("offset")
             rank = (offset if isinstance(offset, int) else -1, position)
             if key not in self.newest or rank >= self.newest[key][0]:
