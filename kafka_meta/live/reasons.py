@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import re
 
-CLASS_PREFIX = re.compile(r"^(\[Error -?\d+\] )?(\w+: )*")  # "[Error 7] RequestTimedOutError: ", "NodeNotReadyError: "
+# "[Error 7] RequestTimedOutError: why", "NodeNotReadyError: 1", a bare class name: the library's words
+CLASS_PREFIX = re.compile(r"^(\[Error -?\d+\] )?([A-Za-z]\w*(: |$))*")
 
 # kafka-python's error class -> what it means for the cluster watched
 SAID = {
