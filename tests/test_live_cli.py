@@ -166,7 +166,7 @@ def test_what_stops_the_watch_and_what_it_waits_out():
         "connection": Unreachable}
     assert str(said["login"]) == "h:9093 refused the login (SASL authentication failed): bad password"
     assert "self-signed certificate in certificate chain" in str(said["certificate"])
-    assert str(said["connection"]) == ("h:9093 does not answer: KafkaConnectionError: socket disconnected while "
+    assert str(said["connection"]) == ("h:9093: the connection to the broker failed: socket disconnected while "
                                        "reading the certificate")
 
 

@@ -179,8 +179,8 @@ def test_damaged_offsets_rows_are_reported_with_their_position():
 def test_kip848_epochs_and_reconciliation():
     tl = build_timeline(capture_exchanges(CAPTURES["kip848"])).group("g-cfk-848")
     assert tl.kind == "consumer (KIP-848)"
-    assert [r.generation for r in tl.rounds] == [2, 3, 4] and all(r.complete for r in tl.rounds)
-    alone, shared, after = tl.rounds
+    assert [r.generation for r in tl.rounds] == [2, 3, 4, 5] and all(r.complete for r in tl.rounds)
+    alone, shared, after, emptied = tl.rounds
     first = alone.members[0]
     assert alone.triggers[0].startswith(f"member joined: {first.member_id}") and len(alone.members) == 1
     everything = first.assigned
@@ -195,7 +195,11 @@ def test_kip848_epochs_and_reconciliation():
     # the first member leaves with epoch -1: the other takes everything back
     assert after.triggers == [f"member left: {first.member_id} (heartbeat with epoch -1)"]
     assert [m.member_id for m in after.members] == [newcomer.member_id] and after.members[0].target == everything
-    assert not [f for f in tl.findings if f.kind == "join-unfinished"] and not any(r.eager for r in tl.rounds)
+    # then the other leaves too: nobody hears the next epoch, which empties the group (the coordinator's bump)
+    assert emptied.triggers == [f"group emptied (member left: {newcomer.member_id} (heartbeat with epoch -1))"]
+    assert not emptied.members
+    assert not [f for f in tl.findings if f.kind == "join-unfinished"]
+    assert not any(r.eager for r in tl.rounds if r.members)  # (the emptied round stops nobody)
 
 
 def test_refused_and_unanswered_joins_land_in_the_right_round():

@@ -7,6 +7,11 @@ converges on its own (it revokes what it must, reports what it owns in ``topicPa
 rest). So a round here is one group epoch: it starts with the first response carrying that epoch and is
 finished when every member has reported owning exactly its target at that epoch ("reconciled").
 A member heartbeating with epoch -1 (or -2, static) is leaving; epoch 0 is joining.
+
+Each member leaves once per membership, as the coordinator removes it once: a leave heartbeat, or its session
+timing out (fenced), writes the member's tombstones and bumps the group epoch by one. So a member told gone in
+one round is not told gone again in the rounds after it, and the last members' leaves, answered while nobody is
+left to hear the new epoch, empty the group at the epoch after the last one seen.
 """
 
 from __future__ import annotations
@@ -126,6 +131,7 @@ class EpochBuilder:
         self.last_seen: dict[str, float] = {}  # member -> its last heartbeat
         self.clients: dict[str, str | None] = {}  # member -> ClientMemory key
         self.memory = ClientMemory()
+        self.left_at: float | None = None  # the newest leave heartbeat's answer
 
     def current(self) -> Round | None:
         return self.rounds.get(self.epoch)
@@ -141,6 +147,7 @@ class EpochBuilder:
             self.events.append(("leave", member_id, "heartbeat with epoch -1" if sent == -1 else
                                 "static member leaving (epoch -2)"))
             self.memory.departure(self.clients.get(member_id), "leave")
+            self.left_at = ex["responseTs"] if ex["responseTs"] is not None else ex["ts"]
             return
         if sent == 0 and member_id not in self.joined:
             self.joined.add(member_id)
@@ -227,21 +234,53 @@ class EpochBuilder:
 
     def expire(self, rounds: list[Round]) -> None:
         """A member carried into an epoch that never heartbeats again was fenced by the coordinator when its
-        session timed out (a crashed or killed client sends no leave heartbeat): that is why the epoch moved."""
+        session timed out (a crashed or killed client sends no leave heartbeat): that is why the epoch moved.
+        It was fenced once, at the first such epoch; the later rounds it was carried into lose it silently."""
+        fenced: set[str] = set()
         for r in rounds:
             gone = [m for m in r.members if self.last_seen.get(m.member_id, float("inf")) < (r.start or 0.0)]
+            told = [m for m in gone if m.member_id not in fenced]
             for m in gone:
                 r.members.remove(m)
+            for m in told:
+                fenced.add(m.member_id)
                 self.memory.departure(self.clients.get(m.member_id), "expiry")
                 r.causes = [c for c in r.causes if c.kind != "epoch"] + [
                     Cause("expiry", m.member_id, "no heartbeat since: its session timed out")]
-            if gone:
+            if told:
                 r.triggers = [str(c) for c in r.causes]
-                r.trigger_member = r.trigger_member or gone[0].member_id
+                r.trigger_member = r.trigger_member or told[0].member_id
+
+    def emptied(self) -> None:
+        """The last members' leave heartbeats, answered after the last epoch seen: nobody is left to be told the
+        group's next epoch, but the coordinator bumped it all the same (one epoch per member it removes, the
+        group is then empty): the round of that epoch, with no members. Only when every member of the last
+        round left and that round had settled (its epoch is the group's), so the epoch is known."""
+        last = self.current()
+        left = [(kind, member, detail) for kind, member, detail in self.events if kind == "leave"]
+        if last is None or not left or len(left) < len(self.events) or not last.complete or self.left_at is None:
+            return  # nobody left since, someone joined, the last round unsettled
+        if {m.member_id for m in last.members} - {member for _, member, _ in left}:
+            return  # someone stayed: the next epoch's round would have members the capture never heard of
+        epoch = self.epoch + len(left)
+        r = Round(self.timeline.group, "capture", generation=epoch, start=self.left_at, end=self.left_at,
+                  protocol_type=self.protocol.protocol_type, protocol=last.protocol, evidence=last.evidence)
+        r.causes = [Cause("emptied", None, ", ".join(str(Cause(*e)) for e in left))]
+        r.triggers = [str(c) for c in r.causes]
+        r.trigger_member = left[0][1]
+        self.events = []
+        self.rounds[epoch] = r
+        self.epoch = epoch
 
     def finish(self) -> list[Round]:
         rounds = [self.rounds[e] for e in sorted(self.rounds)]
         self.expire(rounds)
+        self.settle(rounds)
+        self.emptied()
+        return [self.rounds[e] for e in sorted(self.rounds)]
+
+    def settle(self, rounds: list[Round]) -> None:
+        """What each member gave up and got in each round, and whether the round finished."""
         for i, r in enumerate(rounds):
             before = {m.member_id: m for m in rounds[i - 1].members} if i else {}
             for m in r.members:
@@ -252,4 +291,3 @@ class EpochBuilder:
             r.complete = bool(r.members) and all(m.reconciled for m in r.members)
             if r.complete:
                 r.end = max(m.synced_at or r.start or 0.0 for m in r.members)
-        return rounds

@@ -13,6 +13,7 @@ from typing import Any
 
 from kafka_meta.analysis.causes import INVOLUNTARY, KINDS
 from kafka_meta.analysis.codes import FENCED, error_name
+from kafka_meta.analysis.member_names import member_label
 from kafka_meta.analysis.timeline import Evidence, GroupTimeline, Round, TopicPartition, tp_label
 
 SEVERITY_WEIGHT = {"critical": 100, "warning": 10, "info": 1}
@@ -117,7 +118,8 @@ def unfinished_joins(tl: GroupTimeline, t: Thresholds) -> list[Finding]:
         stuck = [m for m in r.members if m.synced_at is None and m.joined_at is not None]
         if not stuck:
             continue
-        names = ", ".join(m.member_id or f"{m.client_id} (no member id yet)" for m in stuck)
+        names = ", ".join(member_label(m.member_id, m.client_id) if m.member_id else f"{m.client_id} (no member id yet)"
+                          for m in stuck)
         round_name = f"generation {r.generation}" if r.generation is not None else "a round not yet numbered"
         if r.cut_off:
             out.append(Finding("capture-ended", "info", tl.group,
@@ -220,12 +222,14 @@ def stuck_upgrades(tl: GroupTimeline, t: Thresholds) -> list[Finding]:
                                evidence=[r.evidence for r in (*run, after) if r.evidence is not None]))
             continue
         behind = _behind(last)
+        named = ", ".join(member_label(m.member_id, m.client_id) for b in behind for m in last.members
+                          if m.member_id == b)
         if len(run) >= t.stuck_rounds or (after is None and last.source == "offsets"):
             rounds_text = f"{len(run)} rounds" if len(run) > 1 else "the last recorded generation"
             then = "" if after is None else f"; then {', '.join(sorted(after.versions)) or 'no member'} only"
             out.append(Finding("stuck-upgrade", "critical" if len(run) >= t.stuck_rounds else "warning", tl.group,
                                f"upgrade stuck half-way: members disagree on metadata versions for {rounds_text} "
-                               f"({mix}){then}" + (f"; behind: {', '.join(behind)}" if behind else "")
+                               f"({mix}){then}" + (f"; behind: {named}" if behind else "")
                                + (f". {last.explanation[0]}" if last.explanation else ""),
                                ts=run[0].start, member=behind[0] if behind else None, generations=_gens(run),
                                evidence=[r.evidence for r in run if r.evidence is not None]))
@@ -254,7 +258,8 @@ def undecodable(tl: GroupTimeline, t: Thresholds) -> list[Finding]:
             for e in m.errors:
                 if e.startswith(("subscription", "assignment", "user data")) or "Info" in e.split(":")[0]:
                     out.append(Finding("undecodable-metadata", "warning", tl.group,
-                                       f"metadata of {m.member_id} in generation {r.generation} does not decode: {e}",
+                                       f"metadata of {member_label(m.member_id, m.client_id)} in generation "
+                                       f"{r.generation} does not decode: {e}",
                                        ts=r.start, member=m.member_id, generations=_gens([r]),
                                        evidence=[x for x in (m.evidence or r.evidence,) if x is not None]))
     return out

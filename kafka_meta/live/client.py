@@ -19,7 +19,7 @@ from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 from kafka_meta.errors import KafkaMetaError
-from kafka_meta.live import describe, login_probe
+from kafka_meta.live import describe, login_probe, reasons
 from kafka_meta.live.core import WATCHED_TOPICS, Place
 from kafka_meta.live.events import GroupDescription
 from kafka_meta.live.wire_request import CodecRequest
@@ -62,7 +62,7 @@ def _problem(error: Exception, bootstrap: str) -> KafkaMetaError:
         return Refused(f"the TLS handshake with {bootstrap} failed: {text}")
     # anything else may pass (a broker restarting, a network cut): a TLS or login refusal is found first, by
     # the login probe's own handshake, before kafka-python connects
-    return Unreachable(f"{bootstrap} does not answer: {text}")
+    return Unreachable(f"{bootstrap}: {reasons.said(error)}")
 
 
 def _refusals() -> tuple[type[Exception], ...]:

@@ -103,6 +103,25 @@ def _epochs(v: GroupView) -> str:
     return shown if topology is None else f"{shown} (topology {topology})"
 
 
+GROUP_COLUMNS = ("group", "kind", "state", "gen/epoch", "members", "last round", "why", "commits/s")
+WRAPPED = {"gen/epoch": 9, "last round": 8, "why": 16}  # column -> its longest word ("(topology", a time)
+NAME_WIDTH = 40  # a group name longer than this is cut with an ellipsis rather than broken across lines
+
+
+def _group_column(table: Any, column: str, views: list[GroupView]) -> None:
+    """The groups table's columns: names, kinds, states and counts whole on one line each (a group name or a
+    state broken mid-word is misread), the epochs and the last round wrapped at their words, the reasons
+    (``why``) taking the width that is left."""
+    widest = {"group": min(max((len(v.group) for v in views), default=5), NAME_WIDTH),
+              "kind": max((len(v.kind) for v in views), default=4),
+              "state": max((len(v.state or "-") for v in views), default=5)}
+    if column in WRAPPED:
+        table.add_column(column, overflow="fold", ratio=4 if column == "why" else None, min_width=WRAPPED[column])
+        return
+    table.add_column(column, no_wrap=True, overflow="ellipsis", min_width=widest.get(column),
+                     justify="right" if column in ("members", "commits/s") else "left")
+
+
 class TerminalView:
     """rich's Live display, refreshed at most once a second."""
 
@@ -140,11 +159,12 @@ class TerminalView:
             status = Text(f"DISCONNECTED since {_clock(self.down_since)}: {self.reason} (retrying)", style="bold red")
         else:
             status = Text(f"connected to {core.source}: {sum(core.records.values())} records read", style="green")
+        views = core.groups()
         table = Table(expand=True)
-        for column in ("group", "kind", "state", "gen/epoch", "members", "last round", "why", "commits/s"):
-            table.add_column(column, overflow="fold", ratio=4 if column == "why" else 1)
+        for column in GROUP_COLUMNS:
+            _group_column(table, column, views)
         notes = []
-        for v in core.groups():
+        for v in views:
             r = v.last_round
             table.add_row(v.group, v.kind, v.state or "-", _epochs(v), "-" if v.members is None else str(v.members),
                           "-" if r is None else f"{r.generation} at {_clock(r.start)}", v.why,

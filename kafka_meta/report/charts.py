@@ -14,6 +14,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
+from kafka_meta.analysis.member_names import member_label
 from kafka_meta.analysis.timeline import GroupTimeline, MemberRound, Round
 
 FINDINGS_LANE = "findings"
@@ -33,9 +34,7 @@ def when(ts: float) -> str:
 
 
 def lane(m: MemberRound) -> str:
-    if m.client_id and m.member_id and m.client_id not in m.member_id:
-        return f"{m.client_id} · {m.member_id[-8:]}"
-    return m.member_id or m.client_id or "?"
+    return member_label(m.member_id, m.client_id)
 
 
 def colour_key(r: Round, m: MemberRound) -> str:

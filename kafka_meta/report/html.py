@@ -9,6 +9,7 @@ send. Only plotly's script and its chart divs (which plotly builds, JSON-encodin
 
 from __future__ import annotations
 
+from collections import Counter
 from functools import lru_cache
 from pathlib import Path
 
@@ -17,6 +18,7 @@ import plotly.offline
 from markupsafe import Markup
 
 from kafka_meta.analysis.codes import error_name
+from kafka_meta.analysis.findings import SEVERITY_WEIGHT, Finding
 from kafka_meta.analysis.report import AnalysisReport
 from kafka_meta.analysis.timeline import GroupTimeline, MemberRound, Round, tp_labels
 from kafka_meta.report.charts import group_figure
@@ -75,6 +77,13 @@ def _severity_count(g: GroupTimeline, severity: str) -> int:
     return sum(1 for f in g.findings if f.severity == severity)
 
 
+def by_severity(findings: list[Finding]) -> str:
+    """How many findings of each severity, each by its own name, the most severe first: '3 warning, 1 info'."""
+    counted = Counter(f.severity for f in findings)
+    order = sorted(counted, key=lambda s: (-SEVERITY_WEIGHT.get(s, 0), s))
+    return ", ".join(f"{counted[s]} {s}" for s in order)
+
+
 def _chart(g: GroupTimeline, index: int) -> Markup:
     """plotly's chart div: built by plotly from the data (JSON-encoded), so it is the one trusted markup."""
     return Markup(group_figure(g).to_html(full_html=False, include_plotlyjs=False, div_id=f"chart-{index}",
@@ -93,7 +102,8 @@ def render_html(report: AnalysisReport, title: str = "Rebalance timeline") -> st
         errors=report.problems, transactions=timeline.transactions, transaction_head=TRANSACTION_HEAD, labels=tp_labels,
         charts={i: _chart(g, i) for i, g in enumerate(groups) if g.rounds or g.findings},
         summary_head=SUMMARY_HEAD, round_head=ROUND_HEAD, member_head=MEMBER_HEAD,
-        count=_severity_count, clock=clock, seconds=seconds, state=_state, round_errors=_round_errors,
+        count=_severity_count, by_severity=by_severity, clock=clock, seconds=seconds, state=_state,
+        round_errors=_round_errors,
         member_cells=_member_cells,
         versions=lambda r: short([f"{v} x{n}" for v, n in sorted(r.versions.items())], 4),
         moved=lambda r: short(tp_labels(r.moved), 8))

@@ -82,6 +82,12 @@ def _round_row(r: Round) -> list[str | Text]:
             Text(state, style="yellow" if state else "")]
 
 
+ROUND_COLUMNS = (("gen", "right", None), ("start", "left", None), ("took", "right", None), ("why", "left", 16),
+                 ("leader", "left", None), ("members", "right", None), ("versions", "left", None),
+                 ("moved", "left", 8), ("commits", "right", None), ("errors", "left", 8), ("state", "left", None))
+OPTIONAL = frozenset({"leader", "versions", "errors", "state", "took"})  # left out when no round has one
+
+
 def _group(console: Console, g: GroupTimeline) -> None:
     protocols = sorted({r.protocol for r in g.rounds if r.protocol})
     days = sorted({clock(r.start)[:10] for r in g.rounds if r.start is not None})
@@ -92,15 +98,21 @@ def _group(console: Console, g: GroupTimeline) -> None:
     console.print(head)
     if not g.rounds:
         return
+    # the short cells whole on one line each (a state broken mid-word is misread); the lists (why, leader,
+    # versions, moved, errors) wrap at their words and take what width is left; a column with nothing to say
+    # for this group (no leader, no versions, no errors under a server-side protocol) is left out
+    rows = [_round_row(r) for r in g.rounds]
     table = Table(show_edge=False, pad_edge=False, header_style="bold", expand=False)
-    for name, justify, width in (("gen", "right", None), ("start", "left", None), ("took", "right", None),
-                                 ("why", "left", 30), ("leader", "left", None), ("members", "right", None),
-                                 ("versions", "left", None), ("moved", "left", 12), ("commits", "right", None),
-                                 ("errors", "left", 12), ("state", "left", None)):
-        table.add_column(name, justify=justify, overflow="fold", min_width=width,  # type: ignore[arg-type]
-                         no_wrap=width is None and name not in ("versions", "leader"))
-    for r in g.rounds:
-        table.add_row(*_round_row(r))
+    kept = [i for i, (name, _, _) in enumerate(ROUND_COLUMNS)
+            if name not in OPTIONAL or any(str(row[i]) not in ("-", "") for row in rows)]
+    for i in kept:
+        name, justify, width = ROUND_COLUMNS[i]
+        wraps = width is not None or name in ("versions", "leader")
+        widest = max(len(str(row[i])) for row in rows) if name == "state" else None
+        table.add_column(name, justify=justify, overflow="fold", min_width=width or widest,  # type: ignore[arg-type]
+                         no_wrap=not wraps)
+    for row in rows:
+        table.add_row(*(row[i] for i in kept))
     console.print(table)
     for r in g.rounds:
         for line in r.explanation:
