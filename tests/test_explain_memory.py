@@ -14,6 +14,7 @@ import sys
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
+from typing import TextIO
 
 from log_support import kafka_python_batch
 from test_report_memory import commit
@@ -91,12 +92,13 @@ def exchanges(tmp: Path, rounds: int) -> Path:
     return path
 
 
-def peak(run: Callable[[], object]) -> int:
-    """The most memory ``run`` held at once, above what was held before it (stdout and stderr to /dev/null)."""
+def peak(run: Callable[[], object], stdout: TextIO | None = None) -> int:
+    """The most memory ``run`` held at once, above what was held before it (stderr, and stdout unless another
+    is given, to /dev/null)."""
     gc.collect()
     with open(os.devnull, "w") as null:
         saved = sys.stdout, sys.stderr
-        sys.stdout = sys.stderr = null
+        sys.stdout, sys.stderr = stdout or null, null
         tracemalloc.start()
         try:
             before = tracemalloc.get_traced_memory()[0]
