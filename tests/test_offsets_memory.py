@@ -6,6 +6,8 @@ leave its peak memory about where it was (tracemalloc, the verb run in this proc
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
+from pathlib import Path
 
 from test_explain_memory import peak
 from test_report_memory import log_directory
@@ -13,7 +15,7 @@ from test_report_memory import log_directory
 from kafka_meta.cli.main import main
 
 
-def offsets(logs) -> object:
+def offsets(logs: Path) -> Callable[[], None]:
     def run() -> None:
         assert main(["offsets", str(logs)]) == 0
 
