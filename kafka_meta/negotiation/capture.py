@@ -11,7 +11,8 @@ the group's chosen assignor and leader. Each input line is one of:
 * a ``__consumer_offsets`` record: ``{"key": ..., "value": ...}``; the last GroupMetadata record of each group
   wins, a tombstone removes the group.
 
-Captured exchanges give their groups through :func:`groups_from_exchanges`.
+Captured exchanges give their groups through :func:`groups_from_exchanges` (or :class:`NewestGenerations`, fed
+one exchange at a time).
 """
 
 from __future__ import annotations
@@ -146,29 +147,57 @@ def groups_from_exchanges(exchanges: Iterable[Mapping[str, Any]]) -> list[Captur
     """The newest generation of each consumer-protocol group in captured exchanges (the capture layer's
     ``Exchange.to_dict()`` shape, or its JSON form): the members and subscriptions its leader's JoinGroup
     response lists, and the assignments the leader's SyncGroup request hands out for that generation."""
-    joins: dict[str, tuple[int, Mapping[str, Any]]] = {}
-    syncs: dict[tuple[str, int], list[Mapping[str, Any]]] = {}
-    for ex in exchanges:
+    newest = NewestGenerations()
+    for exchange in exchanges:
+        newest.feed(exchange)
+    return newest.groups()
+
+
+class NewestGenerations:
+    """:func:`groups_from_exchanges` fed one exchange at a time, for a reader that meets the exchanges among
+    other rows: a capture holds every heartbeat, fetch and commit of its clients, and of those this keeps only
+    each group's newest JoinGroup response with members and the SyncGroup assignments of that generation or a
+    later one (a later one's JoinGroup response may come next), never the exchanges."""
+
+    def __init__(self) -> None:
+        self.joins: dict[str, tuple[int, Mapping[str, Any]]] = {}  # group -> its newest generation's response
+        self.syncs: dict[str, dict[int, list[Mapping[str, Any]]]] = {}  # group -> generation -> assignments
+
+    def feed(self, ex: Mapping[str, Any]) -> None:
+        api_key = ex.get("apiKey")
+        if api_key != JOIN_GROUP and api_key != SYNC_GROUP:
+            return
         request, response = ex.get("request") or {}, ex.get("response") or {}
         gid = request.get("groupId") or ex.get("groupId")
-        if ex.get("apiKey") == JOIN_GROUP and response.get("members") and not response.get("errorCode"):
-            if request.get("protocolType", "consumer") == "consumer" and gid is not None:
+        if gid is None:
+            return
+        if api_key == JOIN_GROUP and response.get("members") and not response.get("errorCode"):
+            if request.get("protocolType", "consumer") == "consumer":
                 generation = int(response.get("generationId", -1))
-                if generation >= joins.get(gid, (-2, {}))[0]:
-                    joins[gid] = (generation, response)
-        elif ex.get("apiKey") == SYNC_GROUP and request.get("assignments") and gid is not None:
-            syncs[(gid, int(request.get("generationId", -1)))] = request["assignments"]
-    groups = []
-    for gid, (generation, response) in joins.items():
-        assigned = {a.get("memberId"): a.get("assignment") for a in syncs.get((gid, generation), [])}
-        members = [CapturedMember(str(m.get("memberId")),
-                                  _metadata_bytes(m.get("metadata"), SUBSCRIPTION) or b"",
-                                  _metadata_bytes(assigned.get(m.get("memberId")), ASSIGNMENT),
-                                  instance_id=m.get("groupInstanceId"))
-                   for m in response["members"]]
-        groups.append(CapturedGroup(gid, response.get("protocolName") or None, response.get("leader") or None,
-                                    members))
-    return groups
+                if generation >= self.joins.get(gid, (-2, {}))[0]:
+                    self.joins[gid] = (generation, response)
+                    syncs = self.syncs.get(gid, {})
+                    for older in [g for g in syncs if g < generation]:
+                        del syncs[older]
+        elif api_key == SYNC_GROUP and request.get("assignments"):
+            generation = int(request.get("generationId", -1))
+            if generation >= self.joins.get(gid, (-2, {}))[0]:
+                self.syncs.setdefault(gid, {})[generation] = request["assignments"]
+
+    def groups(self) -> list[CapturedGroup]:
+        """Each group's newest generation, in the order the groups were first met."""
+        groups = []
+        for gid, (generation, response) in self.joins.items():
+            assigned = {a.get("memberId"): a.get("assignment")
+                        for a in self.syncs.get(gid, {}).get(generation, [])}
+            members = [CapturedMember(str(m.get("memberId")),
+                                      _metadata_bytes(m.get("metadata"), SUBSCRIPTION) or b"",
+                                      _metadata_bytes(assigned.get(m.get("memberId")), ASSIGNMENT),
+                                      instance_id=m.get("groupInstanceId"))
+                       for m in response["members"]]
+            groups.append(CapturedGroup(gid, response.get("protocolName") or None, response.get("leader") or None,
+                                        members))
+        return groups
 
 
 def _metadata_bytes(value: Any, type_name: str) -> bytes | None:

@@ -115,7 +115,7 @@ def run_explain(args: argparse.Namespace) -> int:
     except ValueError as e:
         return fail(str(e))
     require_paths(args.inputs)
-    groups, problems, unreadable, read = _captured_groups(args.inputs)
+    groups, problems, unreadable, read = _captured_groups(args.inputs)  # problems: how many were said
     if not groups:
         if not read and unreadable:
             return PROBLEM  # nothing could be read, and each input has said why
@@ -124,7 +124,7 @@ def run_explain(args: argparse.Namespace) -> int:
         try:
             explanation = explain_group(group, releases, args.leader_release)
         except NegotiationError as e:
-            problems.append(f"group {group.group_id}: {e}")
+            problems += 1
             print(f"kafka-meta explain: group {group.group_id}: {e}", file=sys.stderr)
             continue
         if args.json:
@@ -135,26 +135,31 @@ def run_explain(args: argparse.Namespace) -> int:
     return PROBLEM if problems or unreadable else OK
 
 
-def _captured_groups(names: list[str]) -> tuple[list[Any], list[str], list[str], int]:
-    """The groups of the inputs (read the way every input is: kafka_meta.inputs); what could not be read
-    (damage read around, rows that are no members or records); the inputs that could not be read at all; and
-    how many rows were read. Each problem is said on stderr as it is met, in the order of the input: the rows
-    reach the group reader one at a time, and what it found wrong with a row is said before the next row's
-    damage. Rows of members, payloads and records keep their order (the last GroupMetadata record of a group
-    wins); captured exchanges give each group's newest generation."""
-    from kafka_meta.inputs import Damage, Unreadable, rows
-    from kafka_meta.negotiation.capture import groups_from_exchanges, read_groups
+def _captured_groups(names: list[str]) -> tuple[list[Any], int, list[str], int]:
+    """The groups of the inputs (read the way every input is: kafka_meta.inputs); how many things could not be
+    read (damage read around, rows that are no members or records); the inputs that could not be read at all;
+    and how many rows were read. Each problem is said on stderr as it is met, in the order of the input: the
+    rows reach the group reader one at a time, and what it found wrong with a row is said before the next
+    row's damage. Rows of members, payloads and records keep their order (the last GroupMetadata record of a
+    group wins); captured exchanges give each group's newest generation.
 
-    exchanges: list[dict[str, Any]] = []
-    problems: list[str] = []  # what the group reader found, then the damage, in the order met
+    What is kept follows the groups, not the rows: the group reader keeps each group's newest members, the
+    exchanges give theirs one at a time (:class:`~kafka_meta.negotiation.capture.NewestGenerations`), and the
+    problems are counted once said."""
+    from kafka_meta.inputs import Damage, Unreadable, rows
+    from kafka_meta.negotiation.capture import NewestGenerations, read_groups
+
+    exchanges = NewestGenerations()
+    problems: list[str] = []  # what the group reader found, then the damage, in the order met; emptied once said
     unreadable: list[str] = []
     said, read = 0, 0
 
     def say_problems() -> None:
         nonlocal said
-        for line in problems[said:]:
+        for line in problems:
             print(line, file=sys.stderr)
-        said = len(problems)
+        said += len(problems)
+        problems.clear()
 
     def member_rows() -> Iterator[dict[str, Any]]:
         nonlocal read
@@ -166,7 +171,7 @@ def _captured_groups(names: list[str]) -> tuple[list[Any], list[str], list[str],
             elif isinstance(item, Damage):
                 problems.append(str(item))
             elif item.kind == "exchange":
-                exchanges.append(item.data)
+                exchanges.feed(item.data)
                 read += 1
             else:
                 read += 1
@@ -175,8 +180,8 @@ def _captured_groups(names: list[str]) -> tuple[list[Any], list[str], list[str],
 
     groups = read_groups(member_rows(), problems)
     say_problems()
-    groups += groups_from_exchanges(exchanges)
-    return groups, problems, unreadable, read
+    groups += exchanges.groups()
+    return groups, said, unreadable, read
 
 
 # -- simulate --------------------------------------------------------------------------------------------------
