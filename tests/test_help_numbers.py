@@ -55,8 +55,15 @@ def _offsets_topic() -> object:
 
 
 # (verb, option) -> {number or value as the help writes it: what the code gives for it now}
+def _report_parallel_mb() -> int:
+    from kafka_meta.cli.report_reading import PARALLEL_FROM_BYTES
+
+    return PARALLEL_FROM_BYTES >> 20
+
+
 CITED: dict[tuple[str, str], dict[str, Callable[[], object]]] = {
     ("log", "--jobs"): {"4": _parallel_threshold_mb, "1": _jobs_below_the_threshold},
+    ("report", "--jobs"): {"64": lambda: _report_parallel_mb()},
     # "2 per member, min 6": 2 per member above three members, 6 up to three
     ("simulate", "--partitions"): {"2": lambda: _partitions(5) // 5, "6": lambda: _partitions(1)},
     ("analyze", "input"): {"__consumer_offsets": _offsets_topic},
