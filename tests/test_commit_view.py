@@ -5,6 +5,8 @@ breaks."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -12,13 +14,26 @@ from hypothesis import strategies as st
 import kafka_meta as km
 from kafka_meta.offsets import decode_record, encode_record, new_record
 from kafka_meta.offsets.catalog import catalog
-from kafka_meta.offsets.commit_view import CommitView, read_commit, same_as_typed
+from kafka_meta.offsets.commit_view import CommitView, read_commit
 from kafka_meta.testing.agreement import damaged
 from kafka_meta.testing.strategies import values_for
 
 COMMIT = catalog()[1]
 KEY, VALUE = COMMIT.key, COMMIT.values.variants[0].format
 VERSIONS = list(range(VALUE.versions.low, VALUE.versions.high + 1))
+
+
+def same_as_typed(view: CommitView, record: Any) -> bool:
+    """Whether ``view`` says what the typed ``record`` says."""
+    if view.record_type != record.record_type or view.record_name != record.record_name:
+        return False
+    key = record.key
+    if (view.key.group, view.key.topic, view.key.partition) != (key.group, key.topic, key.partition):
+        return False
+    if record.value is None or view.value is None:
+        return record.value is None and view.value is None
+    return (view.value.offset == record.value.offset and view.value.topic_id == record.value.topic_id
+            and view.value.version == record.value_version and not record.read_forward)
 
 
 def typed_or_error(key: bytes, value: bytes | None):

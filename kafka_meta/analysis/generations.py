@@ -230,16 +230,13 @@ class _Log:
         if not self.keep_commits:
             self.count(record, where.ts, scope)
             return
-        group, value = record.group_id, record.value
-        if not group or value is None:
+        read = self._in_force(record, scope)
+        if read is None:
             return
-        self._name_topic(record)
-        generation = self.in_force.get((scope, group))
-        topic, partition = getattr(record.key, "topic", None), getattr(record.key, "partition", None)
-        offset = getattr(value, "offset", None) if topic is not None and partition is not None else None
+        group, generation, place, offset = read
         commit = model.Commit(group, where.ts, generation=generation, partitions=1, evidence=where)
-        if offset is not None:
-            commit.offsets[f"{topic}-{partition}"] = offset
+        if place is not None:
+            commit.offsets[place] = offset
         self.commits.setdefault(group, []).append(commit)
         self.counts[(group, generation, second_of(where.ts))] += 1
 
@@ -247,17 +244,28 @@ class _Log:
         """An offset commit in force, counted rather than kept (each partition's latest offset is): what a
         whole log directory and a long watch can afford (no :class:`~kafka_meta.analysis.timeline.Evidence`
         is made for it, the commonest record of all)."""
-        group, value = record.group_id, record.value
-        if not group or value is None:
+        read = self._in_force(record, scope)
+        if read is None:
             return
-        self._name_topic(record)
-        generation = self.in_force.get((scope, group))
-        topic, partition = getattr(record.key, "topic", None), getattr(record.key, "partition", None)
-        offset = getattr(value, "offset", None) if topic is not None and partition is not None else None
-        if offset is not None:
-            self.latest.setdefault(group, {})[f"{topic}-{partition}"] = offset
+        group, generation, place, offset = read
+        if place is not None:
+            self.latest.setdefault(group, {})[place] = offset
         second = second_of(ts) if generation is None and self.seconds_without_generation else None
         self.counts[(group, generation, second)] += 1
+
+    def _in_force(self, record: CoordinatorRecord | CommitView, scope: Scope,
+                  ) -> tuple[str, int | None, str | None, Any] | None:
+        """What an offset commit in force says, kept or counted: its group, the generation in force where it was
+        written, its ``topic-partition`` and offset (None where the record names no partition or offset);
+        None for a commit of no group, or a tombstone. Its topic id, where it has one, names its topic."""
+        group, value = record.group_id, record.value
+        if not group or value is None:
+            return None
+        self._name_topic(record)
+        topic, partition = getattr(record.key, "topic", None), getattr(record.key, "partition", None)
+        offset = getattr(value, "offset", None) if topic is not None and partition is not None else None
+        place = f"{topic}-{partition}" if offset is not None else None
+        return group, self.in_force.get((scope, group)), place, offset
 
     def _name_topic(self, record: CoordinatorRecord | CommitView) -> None:
         """A commit naming its topic beside the topic's id: the id names it (ids are cluster-wide)."""

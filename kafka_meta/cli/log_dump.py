@@ -11,7 +11,6 @@ one large segment is read by one process.
 from __future__ import annotations
 
 import contextlib
-import multiprocessing
 import os
 import shutil
 import sys
@@ -24,6 +23,7 @@ from itertools import groupby
 from typing import Any, TextIO
 
 from kafka_meta.cli.output import emit_json, emit_json_text, json_text
+from kafka_meta.cli.processes import usable_cores, worker_context
 from kafka_meta.counts import add_counts
 from kafka_meta.errors import KafkaMetaError
 from kafka_meta.inputs.topics import partition_role
@@ -308,8 +308,7 @@ def jobs_for(segments: list[Segment], asked: int | None) -> int:
         return max(1, min(asked, len(segments)))
     if sum(s.size for s in segments) < PARALLEL_FROM_BYTES:
         return 1
-    return max(1, min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1,
-                      len(segments)))
+    return max(1, min(usable_cores(), len(segments)))
 
 
 def print_segments(segments: list[Segment], options: DumpOptions, jobs: int = 1) -> SegmentDump:
@@ -347,8 +346,7 @@ def _in_turn(work: Work, options: DumpOptions, progress: Progress) -> Iterator[t
 def _in_parallel(work: Work, options: DumpOptions, jobs: int) -> Iterator[tuple[Segment, SegmentDump]]:
     """Segments printed by ``jobs`` processes into files, copied to standard output in order. Forked where the
     platform can (the parent's imports and compiled decoders come along), spawned elsewhere."""
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    context = worker_context()
     sys.stdout.flush()
     with tempfile.TemporaryDirectory(prefix="kafka-meta-log-") as scratch, \
             context.Pool(jobs, initializer=_start_worker, initargs=(options,)) as pool:

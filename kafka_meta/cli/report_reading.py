@@ -13,7 +13,6 @@ are collected and sorted first (:class:`~kafka_meta.analysis.report_reader.NotIn
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import pickle
 from collections.abc import Iterable
@@ -23,6 +22,7 @@ from kafka_meta.analysis.findings import Thresholds
 from kafka_meta.analysis.generations import NotMergeable
 from kafka_meta.analysis.report import AnalysisReport
 from kafka_meta.analysis.report_reader import NotInLogOrder, ReportReader
+from kafka_meta.cli.processes import usable_cores, worker_context
 from kafka_meta.inputs import Damage, Row, Source, classify, rows, source_rows
 from kafka_meta.inputs.items import Item
 from kafka_meta.log.files import SEGMENT_SUFFIX
@@ -75,8 +75,7 @@ def plan(names: list[str], jobs: int | None) -> list[Chunk] | None:
     """The inputs' partitions in log order, cut into one run per process by their bytes; None when they are
     better read in one process (fewer than two cores or jobs, something other than log segments, something
     unreadable, too few bytes)."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    wanted = cores if jobs is None else jobs
+    wanted = usable_cores() if jobs is None else jobs
     if wanted < 2 or "-" in names:
         return None
     found: list[tuple[str, Source, int]] = []
@@ -102,9 +101,7 @@ def plan(names: list[str], jobs: int | None) -> list[Chunk] | None:
 def in_parallel(chunks: list[Chunk], thresholds: Thresholds | None) -> AnalysisReport:
     """Each run of partitions read by a process of its own (forked where the platform can, so the compiled
     readers come along), the readers added up in log order."""
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-    with context.Pool(len(chunks)) as pool:
+    with worker_context().Pool(len(chunks)) as pool:
         readers = pool.map(_read_chunk, [(chunk, thresholds) for chunk in chunks])
     first = pickle.loads(readers[0])
     for state in readers[1:]:

@@ -128,15 +128,3 @@ def _topic_id(raw: bytes) -> uuid.UUID:
     found = _TOPIC_IDS[raw] = uuid.UUID(bytes=raw)
     return found
 
-
-def same_as_typed(view: CommitView, record: Any) -> bool:
-    """Whether ``view`` says what the typed ``record`` says (the test's measure, kept beside the view)."""
-    if view.record_type != record.record_type or view.record_name != record.record_name:
-        return False
-    key = record.key
-    if (view.key.group, view.key.topic, view.key.partition) != (key.group, key.topic, key.partition):
-        return False
-    if record.value is None or view.value is None:
-        return record.value is None and view.value is None
-    return (view.value.offset == record.value.offset and view.value.topic_id == record.value.topic_id
-            and view.value.version == record.value_version and not record.read_forward)
