@@ -118,10 +118,17 @@ def _tps(groups: Any, names: Mapping[str, str] | None = None) -> set[model.Topic
     return out
 
 
+def _positive(value: Any) -> int | None:
+    """A recorded timeout in ms; -1 (a v0 record has no rebalance timeout) is none."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
 def _classic_member(nest: Any, meta: Any) -> model.MemberRound:
     m = model.MemberRound(nest.member_id, client_id=getattr(meta, "client_id", None),
                           client=getattr(meta, "client_host", None),
-                          instance_id=getattr(meta, "group_instance_id", None))
+                          instance_id=getattr(meta, "group_instance_id", None),
+                          session_timeout_ms=_positive(getattr(meta, "session_timeout", None)),
+                          rebalance_timeout_ms=_positive(getattr(meta, "rebalance_timeout", None)))
     sub, asg = nest.subscription, nest.assignment
     if sub is not None:
         m.subscription_version, m.topics = sub.version, list(sub.topics or [])

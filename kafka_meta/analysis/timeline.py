@@ -151,6 +151,8 @@ class MemberRound:
     client: str | None = None  # ip:port of a captured connection, or the client host the broker recorded
     instance_id: str | None = None  # group.instance.id of a static member (KIP-345)
     join_reason: str | None = None  # the reason its JoinGroup gave (KIP-800), e.g. "group is already rebalancing"
+    session_timeout_ms: int | None = None  # JoinGroup's (or the recorded member's) session.timeout.ms
+    rebalance_timeout_ms: int | None = None  # a Java consumer sends its max.poll.interval.ms as this
     join_steps: int = 0  # JoinGroup calls it made to join this round (2 or more: KIP-394's id handshake, retries)
     replaces: str | None = None  # the member id it took over within the generation (a static member's restart)
     joined_at: float | None = None  # its JoinGroup request

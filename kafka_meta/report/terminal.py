@@ -63,6 +63,8 @@ def _findings(console: Console, report: AnalysisReport) -> None:
         detail = f"at {clock(f.ts)}" + (f", member {f.member}" if f.member else "") + (f"; {where}" if where
                                                                                         else "")
         console.print(Text(f"             {detail}", style="dim"))
+        if f.remedy is not None:
+            console.print(Text(f"             change: {f.remedy.text}", style="cyan"))
 
 
 def time_of_day(ts: float | None) -> str:
