@@ -508,6 +508,7 @@ class OffsetsTimeline:
         tl = log.groups.get(group)
         while tl is not None and len(tl.rounds) > self.keep_rounds:
             old = tl.rounds.pop(0)
+            tl.earlier_rounds += 1
             log.by_generation.get(group, {}).pop(old.generation, None)
             epochs = log.epoch_groups.get(group)
             if epochs is not None and old.generation is not None:

@@ -114,6 +114,7 @@ class GroupTimelineJson(TypedDict):
     abortedCommits: int
     pendingCommits: dict[str, int]
     findings: list[dict[str, Any]]
+    earlierRounds: int
 
 
 @dataclass
@@ -317,6 +318,8 @@ class GroupTimeline:
     pending_commits: dict[str, int] = field(default_factory=dict)
     # (second, outcome) -> transactional offset commits then: "committed", "aborted" or "open"
     transaction_marks: Counter[tuple[float | None, str]] = field(default_factory=Counter)
+    # a bounded timeline (watch) lets a group's oldest rounds go: how many, so the faces say it
+    earlier_rounds: int = 0
 
     @property
     def members(self) -> list[str]:
@@ -351,7 +354,7 @@ class GroupTimeline:
                 "rounds": [r.to_json() for r in self.rounds],
                 "commits": self.offsets_committed, "abortedCommits": self.aborted_commits,
                 "pendingCommits": dict(sorted(self.pending_commits.items())),
-                "findings": [f.to_json() for f in self.findings]}
+                "findings": [f.to_json() for f in self.findings], "earlierRounds": self.earlier_rounds}
 
 
 def sort_rounds(rounds: list[Round]) -> list[Round]:

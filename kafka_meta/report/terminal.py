@@ -94,7 +94,8 @@ def _group(console: Console, g: GroupTimeline) -> None:
     protocols = sorted({r.protocol for r in g.rounds if r.protocol})
     days = sorted({clock(r.start)[:10] for r in g.rounds if r.start is not None})
     head = Text(f"{g.group}", style="bold")
-    head.append(f"  [{g.kind}{', ' + ', '.join(protocols) if protocols else ''}] {len(g.rounds)} round(s), "
+    earlier = f" (and {g.earlier_rounds} earlier, not kept)" if g.earlier_rounds else ""
+    head.append(f"  [{g.kind}{', ' + ', '.join(protocols) if protocols else ''}] {len(g.rounds)} round(s){earlier}, "
                 f"{len(g.members)} member(s), {g.offsets_committed} commit(s), {len(g.findings)} finding(s)"
                 + (f"; {' to '.join(days[::max(len(days) - 1, 1)])} (UTC)" if days else ""))
     console.print(head)
