@@ -238,7 +238,9 @@ def stuck_upgrades(tl: GroupTimeline, t: Thresholds) -> list[Finding]:
                                ts=run[0].start, member=behind[0] if behind else None, generations=_gens(run),
                                evidence=[r.evidence for r in run if r.evidence is not None],
                                remedy=stuck_upgrade_remedy(tl.kind == "streams" or any(
-                                   m.streams_version is not None for m in last.members))))
+                                   m.streams_version is not None for m in last.members), tuple(
+                                   member_label(m.member_id, m.client_id) for b in behind for m in last.members
+                                   if m.member_id == b))))
     return out
 
 

@@ -135,16 +135,17 @@ def eager_pause_remedy(r: Round) -> Remedy:
                   "owner (all members must list it, the old assignor kept for one rolling bounce)")
 
 
-def stuck_upgrade_remedy(streams: bool) -> Remedy:
-    """Mixed versions across rounds: the rolling upgrade's first bounce needs the old version named."""
+def stuck_upgrade_remedy(streams: bool, behind: tuple[str, ...] = ()) -> Remedy:
+    """Mixed versions across rounds: the rolling upgrade's first bounce needs the old version named (Streams),
+    or the members left behind need their upgrade (a consumer's protocol version follows its client)."""
     if streams:
         return Remedy(("upgrade.from",),
                       "set upgrade.from to the Kafka Streams version being upgraded from on every instance for the "
                       "first rolling bounce, then remove it in a second bounce, so instances agree on one "
-                      "metadata version instead of probing round after round")
-    return Remedy(("partition.assignment.strategy",),
-                  "finish the rolling bounce: members on different versions choose the common protocol until the "
-                  "last old member is gone")
+                      "metadata version instead of probing round after round", behind)
+    return Remedy(("client version",),
+                  f"upgrade {', '.join(behind) if behind else 'the members left behind'}: until the last member on "
+                  "the older protocol version is gone, the group keeps to what that member can read", behind)
 
 
 def crash_remedy(m: MemberRound | None, kip848: bool) -> Remedy:
