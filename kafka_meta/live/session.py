@@ -5,9 +5,10 @@ The cluster not answering is not the end of a watch: the outputs say so, the sou
 every few seconds, and reading goes on at the core's positions (each partition's next offset), so what was read
 before is not read twice. A topic the watch reads that does not exist yet (``__consumer_offsets`` before the
 first group, ``__transaction_state`` before the first transactional producer) is looked for again every few
-seconds and, once there, read from its beginning: everything in it was written after the watch started. Only the
-first connection has a deadline (``--connect-timeout``): a watch that never reached the cluster ends with the one
-line every verb that connects ends with then
+seconds and, once there, read from its beginning: everything in it was written after the watch started. Once a
+second the source's positions and log ends go to the core, which says how far behind the watch is and when it
+has caught up (:mod:`.catchup`). Only the first connection has a deadline (``--connect-timeout``): a watch
+that never reached the cluster ends with the one line every verb that connects ends with then
 (:func:`kafka_meta.live.reach.unreachable`: the address, how long it was tried, why), exit status 1.
 """
 
