@@ -105,6 +105,9 @@ def test_caught_up_is_told_once_and_again_only_after_falling_well_behind():
         position = min(end, position + 50_000)
         told += c.update({P0: position}, {P0: end}, at=float(second))
     assert kinds(told) == [CATCHING_UP, CAUGHT_UP, CATCHING_UP, CAUGHT_UP]
+    # and once caught up again, one look well behind is again not enough to say so
+    told += c.update({P0: end}, {P0: end + 5_000_000}, at=50.0)
+    assert kinds(told)[4:] == [] and c.state.caught_up
 
 
 def test_a_burst_after_a_quiet_spell_read_by_the_next_look_is_not_falling_behind():

@@ -122,6 +122,7 @@ class CatchUp:
             if not caught_up:
                 return [Event(CATCHING_UP, at, detail=self.state.to_json())]
         if caught_up and (was is None or not was.caught_up):
+            self.over = 0
             took = at - self.since if self.since is not None else 0.0
             return [Event(CAUGHT_UP, at, detail={**self.state.to_json(), "tookS": round(took, 1),
                                                  "readWhileCatchingUp": self.read - self.read_at_since})]

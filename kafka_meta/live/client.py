@@ -96,7 +96,7 @@ class KafkaSource:
             raise _problem(e, bootstrap) from None
         try:
             self.consumer = kafka.KafkaConsumer(group_id=None, enable_auto_commit=False,
-                                                isolation_level="read_committed", **FETCH_SETTINGS, **common)
+                                                isolation_level="read_committed", **{**FETCH_SETTINGS, **common})
         except Exception as e:  # noqa: BLE001
             self.admin.close()
             raise _problem(e, bootstrap) from None

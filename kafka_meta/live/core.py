@@ -189,15 +189,20 @@ class LiveTimeline:
         place = (topic, partition)
         events: list[Event] = []
         read = self._transaction_record if topic == TRANSACTION_TOPIC else self._offsets_record
-        for r in records:
-            offset = r.offset
-            if offset < self.positions.get(place, 0):
-                self.repeated += 1
-                continue
-            self.positions[place] = offset + 1
-            told = read(partition, offset, r.timestamp, r.key, r.value, at)
-            if told:
-                events += told
+        position = self.positions.get(place, 0)
+        try:
+            for r in records:
+                offset = r.offset
+                if offset < position:
+                    self.repeated += 1
+                    continue
+                position = offset + 1
+                told = read(partition, offset, r.timestamp, r.key, r.value, at)
+                if told:
+                    events += told
+        finally:  # the next offset, once for the batch
+            if position or place in self.positions:
+                self.positions[place] = position
         return events
 
     def _offsets_record(self, partition: int, offset: int, timestamp_ms: int | None, key: bytes | None,
