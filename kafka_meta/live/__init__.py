@@ -6,7 +6,8 @@ what the coordinators say of each group now (describe requests) beside it.
 
 Sans-IO at the centre: :mod:`.core` takes records, group descriptions and connection news and gives back events
 and snapshots, and never touches a socket, so it is tested with real record bytes and no broker.
-:mod:`.describe` builds the describe requests and reads their answers with the project's own codec;
+:mod:`.catchup`, sans-IO too, says from positions and log ends how far behind the log end a watch is and when it
+has caught up. :mod:`.describe` builds the describe requests and reads their answers with the project's own codec;
 :mod:`.properties` reads a Java client properties file (``--command-config``); :mod:`.client` is the thin face
 that talks to Kafka (kafka-python), :mod:`.session` the loop that joins them, :mod:`.view` and
 :mod:`.report` what a person sees.

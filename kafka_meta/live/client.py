@@ -15,18 +15,24 @@ import contextlib
 import logging
 import re
 import ssl
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from kafka_meta.errors import KafkaMetaError
 from kafka_meta.live import describe, login_probe, reasons
-from kafka_meta.live.core import WATCHED_TOPICS, Place
+from kafka_meta.live.core import WATCHED_TOPICS, FetchedLike, Place
 from kafka_meta.live.events import GroupDescription
 from kafka_meta.live.wire_request import CodecRequest
 
 ERROR_NAMES = re.compile(r"^(\[Error -?\d+\] )?(\w+(Error|Exception|Supported): )*")
-# topic, partition, offset, timestamp ms, key, value
-Record = tuple[str, int, int, int | None, bytes | None, bytes | None]
+# topic, partition, and that partition's records in offset order, as the consumer handed them over
+Batch = tuple[str, int, Sequence[FetchedLike]]
+# Sized for reading a backlog (``--from-beginning`` on a big __consumer_offsets, a reconnection): each poll hands
+# over up to 20,000 records, and a fetch brings up to 8 MB (kafka-python's defaults, 500 records and 1 MB a
+# partition, make a poll loop of many small steps that the per-poll work dominates). A record of
+# __consumer_offsets is some 100 bytes, so a full fetch is what a few polls hand over: the memory it holds is a
+# few fetches, whatever the backlog.
+FETCH_SETTINGS = {"max_poll_records": 20_000, "max_partition_fetch_bytes": 8 << 20, "fetch_max_bytes": 8 << 20}
 
 
 class Unreachable(KafkaMetaError):
@@ -78,7 +84,7 @@ class KafkaSource:
     def __init__(self, bootstrap: str, settings: dict[str, Any], timeout_s: float) -> None:
         kafka = _kafka()
         logging.getLogger("kafka").setLevel(logging.CRITICAL)  # its reconnect noise would break the live view
-        self.bootstrap = bootstrap
+        self.bootstrap, self.timeout_s = bootstrap, timeout_s
         common = {"bootstrap_servers": bootstrap, "request_timeout_ms": int(timeout_s * 1000),
                   "reconnect_backoff_max_ms": 1000, **settings}
         verdict = login_probe.refusal(bootstrap, settings, timeout_s)  # before kafka-python, which can't tell
@@ -90,7 +96,7 @@ class KafkaSource:
             raise _problem(e, bootstrap) from None
         try:
             self.consumer = kafka.KafkaConsumer(group_id=None, enable_auto_commit=False,
-                                                isolation_level="read_committed", **common)
+                                                isolation_level="read_committed", **{**FETCH_SETTINGS, **common})
         except Exception as e:  # noqa: BLE001
             self.admin.close()
             raise _problem(e, bootstrap) from None
@@ -126,15 +132,35 @@ class KafkaSource:
                 seek(*chosen)
         return found
 
-    def poll(self, timeout_s: float) -> list[Record]:
-        """The records fetched since the last call, each partition's in offset order."""
+    def poll(self, timeout_s: float) -> list[Batch]:
+        """The records fetched since the last call, per partition (each partition's in offset order): handed on
+        as kafka-python made them, one list a partition, not copied record by record."""
         try:
             batches = self.consumer.poll(timeout_ms=int(timeout_s * 1000))
         except Exception as e:  # noqa: BLE001
             raise _problem(e, self.bootstrap) from None
-        return [(tp.topic, tp.partition, r.offset, r.timestamp, r.key, r.value)
-                for tp, records in sorted(batches.items(), key=lambda item: (item[0].topic, item[0].partition))
-                for r in records]
+        return [(tp.topic, tp.partition, records)
+                for tp, records in sorted(batches.items(), key=lambda item: (item[0].topic, item[0].partition))]
+
+    def positions(self) -> dict[Place, int]:
+        """The next offset the consumer hands over, per partition assigned (a partition still looking for where
+        to start left out)."""
+        found = {}
+        try:
+            for tp in self.assigned:
+                position = self.consumer.position(tp, timeout_ms=0)
+                if position is not None:
+                    found[tp.topic, tp.partition] = position
+        except Exception as e:  # noqa: BLE001
+            raise _problem(e, self.bootstrap) from None
+        return found
+
+    def end_offsets(self) -> dict[Place, int]:
+        """The log end of every partition assigned, as this consumer can read it (:func:`end_offsets`)."""
+        try:
+            return end_offsets(self.consumer, self.assigned, self.timeout_s)
+        except Exception as e:  # noqa: BLE001
+            raise _problem(e, self.bootstrap) from None
 
     def caught_up(self, topic: str) -> bool:
         """Whether every partition of ``topic`` is read to its end (its high watermark, as the last fetch gave
@@ -218,3 +244,13 @@ class KafkaSource:
         for closing in (self.consumer.close, self.admin.close):
             with contextlib.suppress(Exception):  # closing what already failed: nothing more to say
                 closing()
+
+
+def end_offsets(consumer: Any, partitions: Sequence[Any], timeout_s: float) -> dict[Place, int]:
+    """The log end offset of each of ``partitions`` (kafka-python ``TopicPartition``) by one ListOffsets per
+    leader, at ``consumer``'s isolation level: for a ``read_committed`` consumer the last stable offset (what it
+    can reach; an open transaction's records are not yet readable), else the high watermark. Empty for none."""
+    if not partitions:
+        return {}
+    answered = consumer.end_offsets(list(partitions), timeout_ms=int(timeout_s * 1000))
+    return {(tp.topic, tp.partition): offset for tp, offset in answered.items() if offset is not None}

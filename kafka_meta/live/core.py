@@ -18,9 +18,9 @@ of a transaction may be a record still to come.
 from __future__ import annotations
 
 from collections import Counter, deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple, Protocol
 
 from kafka_meta.analysis.findings import Finding
 from kafka_meta.analysis.generations import COMMITS, GENERATION_RECORD_TYPES, OffsetsTimeline
@@ -28,6 +28,7 @@ from kafka_meta.analysis.timeline import Evidence, GroupTimeline, Round
 from kafka_meta.analysis.transaction_feed import decode_state
 from kafka_meta.analysis.transactional_ids import Transaction, TransactionHistory
 from kafka_meta.errors import KafkaMetaError
+from kafka_meta.live.catchup import CatchUp, Place
 from kafka_meta.live.events import (
     CONNECTED,
     DISCONNECTED,
@@ -47,7 +48,26 @@ TRANSACTION_TOPIC = "__transaction_state"
 WATCHED_TOPICS = (OFFSETS_TOPIC, TRANSACTION_TOPIC)
 RATE_WINDOW_S = 60  # the commit rate is over the last minute of the log's own clock
 KEEP_TRANSACTIONS = 10  # per transactional id, the newest transactions kept (the older ones counted)
-Place = tuple[str, int]  # topic, partition
+
+
+class FetchedLike(Protocol):
+    """A record as a consumer hands it over: kafka-python's ``ConsumerRecord`` is one, so is :class:`FetchedRecord`."""
+
+    @property
+    def offset(self) -> int: ...
+    @property
+    def timestamp(self) -> int | None: ...
+    @property
+    def key(self) -> bytes | None: ...
+    @property
+    def value(self) -> bytes | None: ...
+
+
+class FetchedRecord(NamedTuple):
+    offset: int
+    timestamp: int | None
+    key: bytes | None
+    value: bytes | None
 
 
 @dataclass
@@ -127,7 +147,9 @@ class LiveTimeline:
       resumed a little early) is counted once only;
     * :meth:`on_description`: a group as its coordinator describes it;
     * :meth:`on_connection`: the cluster answered, or stopped answering;
-    * :meth:`on_tick`: the time now, for the transactions open past their timeout.
+    * :meth:`on_tick`: the time now, for the transactions open past their timeout;
+    * :meth:`on_offsets`: the reader's positions and the log ends, for how far behind it is
+      (:class:`~kafka_meta.live.catchup.CatchUp`).
 
     Each returns the events it caused. :attr:`positions` is where to resume reading after the cluster comes
     back; :meth:`groups`, :meth:`timelines` and :meth:`open_transactions` are the state now."""
@@ -151,36 +173,63 @@ class LiveTimeline:
         self.last_round: dict[str, int | None] = {}  # group -> the generation of its newest round, as last told
         self.connected: bool | None = None
         self.problems = 0
+        self.catchup = CatchUp()
 
     def on_record(self, partition: int, offset: int, timestamp_ms: int | None, key: bytes | None,
                   value: bytes | None, at: float, topic: str = OFFSETS_TOPIC) -> list[Event]:
         """One record of partition ``partition`` of ``topic`` (``__consumer_offsets`` or
         ``__transaction_state``); ``at`` is the wall-clock now."""
+        return self.on_batch(topic, partition, (FetchedRecord(offset, timestamp_ms, key, value),), at)
+
+    def on_batch(self, topic: str, partition: int, records: Iterable[FetchedLike], at: float) -> list[Event]:
+        """The records of one partition of ``topic`` as a fetch handed them over, in offset order (anything with
+        ``offset``, ``timestamp``, ``key`` and ``value``: kafka-python's records as they are, no copy); ``at`` is
+        the wall-clock now. What is the same for the whole batch (the partition's place, the topic's kind) is
+        looked at once: a backlog of millions of records is read in batches of thousands."""
         place = (topic, partition)
-        if offset < self.positions.get(place, 0):
-            self.repeated += 1
-            return []
-        self.positions[place] = offset + 1
-        if topic == TRANSACTION_TOPIC:
-            return self._transaction_record(partition, offset, timestamp_ms, key, value, at)
-        before = len(self.offsets.log.errors) + self.offsets.errors_dropped
-        record = self.offsets.feed({"topic": OFFSETS_TOPIC, "partition": partition, "offset": offset,
-                                    "timestamp": timestamp_ms, "key": key, "value": value, "_source": self.source})
-        if len(self.offsets.log.errors) + self.offsets.errors_dropped > before:
-            self.problems += 1
-            return [Event(PROBLEM, at, detail={"problem": self.offsets.log.errors[-1]})]
+        events: list[Event] = []
+        read = self._transaction_record if topic == TRANSACTION_TOPIC else self._offsets_record
+        position = self.positions.get(place, 0)
+        try:
+            for r in records:
+                offset = r.offset
+                if offset < position:
+                    self.repeated += 1
+                    continue
+                position = offset + 1
+                told = read(partition, offset, r.timestamp, r.key, r.value, at)
+                if told:
+                    events += told
+        finally:  # the next offset, once for the batch
+            if position or place in self.positions:
+                self.positions[place] = position
+        return events
+
+    def _offsets_record(self, partition: int, offset: int, timestamp_ms: int | None, key: bytes | None,
+                        value: bytes | None, at: float) -> list[Event]:
+        """A record of ``__consumer_offsets``: a commit counted, a round told."""
+        offsets = self.offsets
+        before = len(offsets.log.errors) + offsets.errors_dropped
+        record = offsets.feed({"topic": OFFSETS_TOPIC, "partition": partition, "offset": offset,
+                               "timestamp": timestamp_ms, "key": key, "value": value, "_source": self.source})
         if record is None:
+            if len(offsets.log.errors) + offsets.errors_dropped > before:
+                self.problems += 1
+                return [Event(PROBLEM, at, detail={"problem": offsets.log.errors[-1]})]
             return []
         self.records[getattr(record, "record_name", None) or type(record).__name__] += 1
         group, number = getattr(record, "group_id", None), getattr(record, "record_type", None)
-        if timestamp_ms is not None and timestamp_ms >= 0:
-            self.clock = max(self.clock, timestamp_ms // 1000)
+        second = timestamp_ms // 1000 if timestamp_ms is not None and timestamp_ms >= 0 else None
+        if second is not None and second > self.clock:
+            self.clock = second
         if not group or not self.wanted(group):
             return []
         if number in COMMITS and getattr(record, "value", None) is not None:
             self.commits[group] += 1
-            self.rates.setdefault(group, CommitRate()).add(
-                timestamp_ms // 1000 if timestamp_ms is not None and timestamp_ms >= 0 else self.clock)
+            rate = self.rates.get(group)
+            if rate is None:
+                rate = self.rates[group] = CommitRate()
+            rate.add(self.clock if second is None else second)
             return []
         if number in GENERATION_RECORD_TYPES:
             return self._new_round(group, at)
@@ -224,6 +273,11 @@ class LiveTimeline:
                            f"{old.producer_epoch} was fenced ({why}) by epoch {new.producer_epoch}; its writes and "
                            "offset commits are refused from then on"}))
         return events
+
+    def on_offsets(self, positions: Mapping[Place, int], ends: Mapping[Place, int], at: float) -> list[Event]:
+        """The reader's position and the log end of each partition read, at ``at``: ``catching-up`` when behind
+        at first or fallen behind again, ``caught-up`` once it reaches the end."""
+        return self.catchup.update(positions, ends, at)
 
     def on_tick(self, at: float, settled: bool = True) -> list[Event]:
         """The wall clock at ``at``: a finding for each transaction that is open past its
@@ -364,6 +418,7 @@ class LiveTimeline:
                 + sum(len(c) for c in log.commits.values()) + sum(len(o) for o in log.latest.values())
                 + len(log.errors) + len(log.topic_ids) + len(self.offsets.last)
                 + sum(len(e.rounds) + len(e.members) for e in log.epoch_groups.values())
+                + len(self.catchup.positions) + len(self.catchup.ends) + len(self.catchup.samples)
                 + self._transactions_size())
 
     def _transactions_size(self) -> int:

@@ -15,6 +15,8 @@ TRANSACTION = "transaction"  # a transaction ended (committed or aborted), as __
 FINDING = "finding"  # a finding became true: a transaction open past its timeout, a producer fenced; told once
 SNAPSHOT = "snapshot"  # every group as it stands (periodically, and at the end)
 PROBLEM = "problem"  # something read that could not be read (an undecodable record, a describe error)
+CATCHING_UP = "catching-up"  # the reader is behind the log end (at the start, or fallen behind again): how far
+CAUGHT_UP = "caught-up"  # the reader reached the log end (told once each time it does)
 END = "end"  # the watch ended (its duration ran out, or it was interrupted)
 
 

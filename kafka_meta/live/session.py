@@ -5,9 +5,10 @@ The cluster not answering is not the end of a watch: the outputs say so, the sou
 every few seconds, and reading goes on at the core's positions (each partition's next offset), so what was read
 before is not read twice. A topic the watch reads that does not exist yet (``__consumer_offsets`` before the
 first group, ``__transaction_state`` before the first transactional producer) is looked for again every few
-seconds and, once there, read from its beginning: everything in it was written after the watch started. Only the
-first connection has a deadline (``--connect-timeout``): a watch that never reached the cluster ends with the one
-line every verb that connects ends with then
+seconds and, once there, read from its beginning: everything in it was written after the watch started. Once a
+second the source's positions and log ends go to the core, which says how far behind the watch is and when it
+has caught up (:mod:`.catchup`). Only the first connection has a deadline (``--connect-timeout``): a watch
+that never reached the cluster ends with the one line every verb that connects ends with then
 (:func:`kafka_meta.live.reach.unreachable`: the address, how long it was tried, why), exit status 1.
 """
 
@@ -18,7 +19,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from kafka_meta.live.client import KafkaSource, Record, Unreachable
+from kafka_meta.live.client import Batch, KafkaSource, Unreachable
 from kafka_meta.live.core import TRANSACTION_TOPIC, WATCHED_TOPICS, LiveTimeline, Place
 from kafka_meta.live.events import END, Event, GroupDescription
 from kafka_meta.live.reach import UnreachableAtStart, unreachable
@@ -28,11 +29,14 @@ __all__ = ["Output", "Source", "UnreachableAtStart", "WatchOptions", "first_sour
 POLL_S = 0.5
 RETRY_S = 2.0  # between attempts to reach a cluster that went away
 RECONNECT_TIMEOUT_S = 5.0  # one attempt's wait
+OFFSETS_EVERY_S = 1.0  # how often the log ends are asked for (one ListOffsets per leader), to say how far behind
 
 
 class Source(Protocol):
     def assign(self, positions: Mapping[Place, int], from_beginning: Collection[str]) -> set[str]: ...
-    def poll(self, timeout_s: float) -> list[Record]: ...
+    def poll(self, timeout_s: float) -> list[Batch]: ...
+    def positions(self) -> dict[Place, int]: ...
+    def end_offsets(self) -> dict[Place, int]: ...
     def caught_up(self, topic: str) -> bool: ...
     def describe(self, only: Iterable[str] | None = None) -> list[GroupDescription]: ...
     def close(self) -> None: ...
@@ -91,7 +95,7 @@ def watch(options: WatchOptions, outputs: list[Output],
     beginning: set[str] = set(WATCHED_TOPICS) if options.from_beginning else set()
     first_look = True
     assigned: set[str] = set()
-    next_assign, next_describe, retry_at, reason = 0.0, 0.0, 0.0, "an error"
+    next_assign, next_describe, next_offsets, retry_at, reason = 0.0, 0.0, 0.0, 0.0, "an error"
     try:
         while (options.duration_s is None or time.monotonic() - started < options.duration_s) and not stop():
             if source is None:
@@ -105,7 +109,7 @@ def watch(options: WatchOptions, outputs: list[Output],
                     retry_at = time.monotonic() + RETRY_S
                     continue
                 emit(core.on_connection(True, time.time(), options.bootstrap))
-                assigned, next_assign, next_describe = set(), 0.0, 0.0
+                assigned, next_assign, next_describe, next_offsets = set(), 0.0, 0.0, 0.0
             try:
                 if len(assigned) < len(WATCHED_TOPICS) and time.monotonic() >= next_assign:
                     assigned = source.assign(core.positions, beginning)
@@ -113,8 +117,14 @@ def watch(options: WatchOptions, outputs: list[Output],
                         beginning |= set(WATCHED_TOPICS) - assigned
                         first_look = False
                     next_assign = time.monotonic() + (POLL_S if not assigned else options.describe_every_s)
-                for topic, partition, offset, ts, key, value in source.poll(POLL_S) if assigned else []:
-                    emit(core.on_record(partition, offset, ts, key, value, time.time(), topic))
+                if assigned:
+                    batches = source.poll(POLL_S)
+                    now = time.time()
+                    for topic, partition, records in batches:
+                        emit(core.on_batch(topic, partition, records, now))
+                if assigned and time.monotonic() >= next_offsets:
+                    emit(core.on_offsets(source.positions(), source.end_offsets(), time.time()))
+                    next_offsets = time.monotonic() + OFFSETS_EVERY_S
                 if not assigned:
                     time.sleep(POLL_S)
                 elif TRANSACTION_TOPIC in assigned and core.overdue(now := time.time()):

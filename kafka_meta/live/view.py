@@ -13,8 +13,11 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
+from kafka_meta.live.catchup import count_text
 from kafka_meta.live.core import GroupView, LiveTimeline
 from kafka_meta.live.events import (
+    CATCHING_UP,
+    CAUGHT_UP,
     CONNECTED,
     DISCONNECTED,
     FINDING,
@@ -54,6 +57,11 @@ def event_line(e: Event) -> str | None:
                 f"epoch {d['producerEpoch']}; {', '.join(d['partitions']) or 'no partitions'})")
     if e.kind == FINDING:
         return f"{_clock(e.at)} {d['severity'].upper()} {d['finding']}: {d['summary']}"
+    if e.kind == CATCHING_UP:
+        return f"{_clock(e.at)} {d['message']}"
+    if e.kind == CAUGHT_UP:
+        return (f"{_clock(e.at)} caught up: {count_text(d['readWhileCatchingUp'])} records read in "
+                f"{d['tookS']:.1f} s")
     return None
 
 
@@ -159,6 +167,10 @@ class TerminalView:
             status = Text(f"DISCONNECTED since {_clock(self.down_since)}: {self.reason} (retrying)", style="bold red")
         else:
             status = Text(f"connected to {core.source}: {sum(core.records.values())} records read", style="green")
+            behind = core.catchup.state
+            if behind is not None:  # how far from the log end, once its end was asked
+                status.append("; ")
+                status.append(behind.message(), style="green" if behind.caught_up else "bold yellow")
         views = core.groups()
         table = Table(expand=True)
         for column in GROUP_COLUMNS:
@@ -203,13 +215,15 @@ class JsonLines:
 
 def snapshot(core: LiveTimeline, now: float) -> Event:
     """Every group, the transactions (the counts while watching, every open one, and each transactional id
-    with its newest transactions: bounded, as the core is), the positions per topic and the records read."""
+    with its newest transactions: bounded, as the core is), the positions per topic, the records read and how
+    far behind the log end the watch is (``catchUp``: None before the log end was first asked)."""
     return Event(SNAPSHOT, now, detail={
         "groups": [v.to_json() for v in core.groups()],
         "transactions": {**core.transaction_counts(), "open": [e.to_json() for e in core.open_transactions(now)],
                          "transactionalIds": [i.to_json() for _, i in sorted(core.transactions.ids.items())]},
         "positions": core.positions_json(),
-        "records": dict(core.records), "repeated": core.repeated, "problems": core.problems})
+        "records": dict(core.records), "repeated": core.repeated, "problems": core.problems,
+        "catchUp": None if core.catchup.state is None else core.catchup.state.to_json()})
 
 
 class HtmlReport:

@@ -31,7 +31,8 @@ def add_parsers(sub: Any) -> None:
                    help="only this group (repeat for more); transactions are shown whichever groups are chosen")
     p.add_argument("--from-beginning", action="store_true",
                    help="read __consumer_offsets and __transaction_state from their oldest records (default: from "
-                        "now on; a topic created after the watch started is read whole)")
+                        "now on; a topic created after the watch started is read whole); the view says how far "
+                        "behind the log end it is until it has caught up")
     p.add_argument("--duration", type=float, metavar="S", help="stop after S seconds (default: until Ctrl-C)")
     p.add_argument("--command-config", metavar="FILE",
                    help="Java client properties (security.protocol, sasl.*, ssl.*) as Kafka's tools take them")
