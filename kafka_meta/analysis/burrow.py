@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 WINDOW = 10  # commits per partition evaluated, Burrow's default
 
@@ -98,7 +99,7 @@ def evaluate(window: Sequence[WindowCommit], current_lag: int | None, now_ms: in
         return Evaluation(STALL, f"{len(window)} commits at offset {window[0].offset} with "
                           f"{current_lag} record(s) of lag", complete)
     lags = [c.lag for c in window if c.lag is not None]
-    if len(lags) >= 2 and all(b >= a for a, b in zip(lags, lags[1:], strict=False)):
+    if len(lags) >= 2 and all(b >= a for a, b in pairwise(lags)):
         return Evaluation(WARN, f"lag never decreased over {len(lags)} commits ({lags[0]} to {lags[-1]})",
                           complete)
     return Evaluation(OK, "lag decreasing", complete)

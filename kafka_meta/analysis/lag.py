@@ -143,7 +143,8 @@ class GroupStanding:
         return sum(lags) if lags else None
 
     def to_json(self) -> dict[str, Any]:
-        return {"status": self.status.status, "rule": self.status.rule, "statusPartitions": list(self.status.partitions),
+        return {"status": self.status.status, "rule": self.status.rule,
+                "statusPartitions": list(self.status.partitions),
                 "totalLag": self.total_lag, "partitions": [p.to_json() for p in self.partitions]}
 
 
