@@ -207,6 +207,7 @@ def test_log_ends_and_lag_equal_what_kafkas_clients_read(kafka_broker):
         admin.close()
     report = read_report([str(kafka_broker.log_dir)], jobs=1)
     standing = report.lag[f"{group}-{topic}"]
+    _faces_show(report, standing)
     rows = {p.partition: p for p in standing.partitions}
     assert {p: r.offset for p, r in rows.items()} == {tp.partition: m.offset for tp, m in listed.items()}
     assert {p: r.log_end for p, r in rows.items()} == {tp.partition: end for tp, end in ends.items()}
@@ -227,3 +228,16 @@ def test_a_log_directory_read_by_processes_stands_as_read_in_one(name):
     path = str(LAB / name / "kafka-logs")
     alone, apart = read_report([path], jobs=1), read_report([path], jobs=2)
     assert apart.lag == alone.lag and alone.lag
+
+
+def _faces_show(report, standing) -> None:
+    """The terminal's table and the HTML's lag chart and table, for a group whose lag is known."""
+    from kafka_meta.report.html import render_html
+    from kafka_meta.report.terminal import terminal_text
+
+    text = terminal_text(report)
+    assert f"where the group stands: {standing.status.status}" in text
+    for row in standing.partitions:
+        assert any(line.startswith(row.name) and f" {row.lag_records} " in line for line in text.splitlines())
+    page = render_html(report)
+    assert "lag at each commit" in page and page.count("where the group stands") >= 1

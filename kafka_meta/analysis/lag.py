@@ -15,8 +15,9 @@ answers. Lag is worked out at the end (:meth:`LagState.standings`), when both ar
 What it keeps follows the groups and partitions, never the commits: per partition a window of the last
 :data:`~kafka_meta.analysis.burrow.WINDOW` commits (what Burrow evaluates) and a history thinned to at most
 ``2 * keep_history`` points (every other point dropped when full, the newest always kept), so the lag chart
-spans the whole input. Two states fed disjoint groups and partitions (two processes reading different
-partitions of a log directory) add up exactly (:meth:`LagState.merge`); a key both hold raises
+spans the whole input: its points are the history's and the window's, the last few commits exact.
+Two states fed disjoint groups and partitions (two processes reading different partitions of a log
+directory) add up exactly (:meth:`LagState.merge`); a key both hold raises
 :class:`~kafka_meta.analysis.generations.NotMergeable`.
 """
 
@@ -31,7 +32,7 @@ from kafka_meta.analysis.burrow import WINDOW, Evaluation, GroupEvaluation, Wind
 from kafka_meta.analysis.generations import NotMergeable
 from kafka_meta.log.offset_times import OffsetTimes
 
-HISTORY = 200  # lag points per partition kept for the chart: 2 * HISTORY at most
+HISTORY = 16  # lag points per partition kept for the chart besides the window: 2 * HISTORY at most
 PartitionKey = tuple[str, str, int]  # group, topic, partition
 Owner = Callable[[str, int | None, str, int], tuple[str | None, str | None, str | None]]
 
@@ -45,6 +46,7 @@ class CommitPoint:
     ms: int | None
     generation: int | None = None
     member: str | None = None
+    seq: int = 0  # the how-manieth commit of its partition (the window and the history share points)
 
 
 @dataclass(slots=True)
@@ -55,8 +57,15 @@ class PartitionCommits:
     history: list[CommitPoint] = field(default_factory=list)
     count: int = 0
 
+    def points(self) -> list[CommitPoint]:
+        """The history and the window together, oldest first."""
+        seen = {p.seq: p for p in self.history}
+        seen.update((p.seq, p) for p in self.window)
+        return [seen[k] for k in sorted(seen)]
+
     def add(self, point: CommitPoint, keep: int) -> None:
         self.count += 1
+        point.seq = self.count
         self.window.append(point)
         self.history.append(point)
         if len(self.history) >= 2 * keep:
@@ -245,7 +254,7 @@ class LagState:
         member = last.member or member
         history = tuple(LagPoint(p.ms, p.offset, self._records(end, p),
                                  None if end is None else self._seconds(end, p.offset, p.ms, self._records(end, p)))
-                        for p in entry.history)
+                        for p in entry.points())
         return PartitionStanding(topic, partition, last.offset, last.ms, last.generation, member, client_id, host,
                                  None if end is None else end.end, lag, seconds, evaluation, entry.count, history)
 

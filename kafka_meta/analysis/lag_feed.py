@@ -15,13 +15,23 @@ the member that sent it).
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from kafka_meta.analysis.assemble import Timeline
-from kafka_meta.analysis.generations import COMMITS, GENERATION_RECORD_TYPES, GROUP_METADATA, NotMergeable, scope_of
+from kafka_meta.analysis.generations import (
+    COMMITS,
+    GENERATION_RECORD_TYPES,
+    GROUP_METADATA,
+    NotMergeable,
+    holds_offsets_row,
+    log_order,
+    read_offsets_row,
+    scope_of,
+)
 from kafka_meta.analysis.lag import GroupStanding, LagState, Owner
 from kafka_meta.analysis.timeline import GroupTimeline
+from kafka_meta.errors import KafkaMetaError
 from kafka_meta.log.rows import in_force
 from kafka_meta.offsets.commit_view import CommitView
 from kafka_meta.offsets.records import CoordinatorRecord, OffsetsRecord
@@ -90,6 +100,25 @@ class LagFeed:
             if name not in logged:
                 _captured_commits(self.state, tl)
         return self.state.standings(owner=owner_in(groups))
+
+
+def standings_of(rows: Iterable[Mapping[str, Any]], partitions: Iterable[Mapping[str, Any]] = (),
+                 timeline: Timeline | None = None) -> dict[str, GroupStanding]:
+    """Each group's standing from rows held in memory (``__consumer_offsets`` records in any order, sorted into
+    log order here; user topics' partition summaries), as the report's one pass tells it."""
+    feed = LagFeed()
+    for n, row in log_order(rows):
+        if not holds_offsets_row(row):
+            continue
+        try:
+            read = read_offsets_row(row, counting=True)
+        except (KafkaMetaError, ValueError):
+            continue
+        if read is not None:
+            feed.record(row, n, read[2], read[0], read[1])
+    for row in partitions:
+        feed.partition(row)
+    return feed.finish(timeline)
 
 
 def _captured_commits(state: LagState, tl: GroupTimeline) -> None:
