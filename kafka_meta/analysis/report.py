@@ -231,7 +231,7 @@ def output_lines(report: AnalysisReport) -> list[str]:
     if "://" in report.output:
         return [f"decoded Parquet written to {report.output}"]
     root = Path(report.output).resolve()
-    written = [(name, root / name) for name in ("offsets", "groups", "members", "exchanges", "payloads")
+    written = [(name, root / name) for name in ("offsets", "groups", "members", "exchanges", "payloads", "lag")
                if (root / name).exists()]
     lines = ["written:"] + [f"  {path}  (Parquet: {name})" for name, path in written]
     lines += [f"  {root / name}  ({what})" for name, what in (("report.json", "the report as JSON"),
