@@ -66,6 +66,22 @@ def test_the_member_and_generation_of_each_last_commit_are_the_clients_own(path)
     assert {k: got.get(k) for k in last} == {k: v[1:] for k, v in last.items()}
 
 
+@pytest.mark.parametrize("path", [p for p in RECORDINGS if any(e["event"] == "commit" for e in _truth(p))],
+                         ids=lambda p: p.name)
+def test_a_capture_alone_names_the_committing_member_from_its_requests(path):
+    """Without the log, the OffsetCommit requests of the capture give each partition's last offset, and the
+    member and generation the request carried: the committing client's own."""
+    last: dict[tuple[str, str], tuple[int, int, str, int]] = {}
+    for e in _truth(path):
+        if e["event"] == "commit" and e.get("ok"):
+            for tp, offset in (e.get("offsets") or {}).items():
+                if (e["group"], tp) not in last or e["ts"] >= last[(e["group"], tp)][0]:
+                    last[(e["group"], tp)] = (e["ts"], offset, e["member_id"], e["generation"])
+    report = read_report([str(path / "capture.pcapng")], jobs=1)
+    got = {(g, p.name): (p.offset, p.member, p.generation) for g, s in report.lag.items() for p in s.partitions}
+    assert {k: got.get(k) for k in last} == {k: v[1:] for k, v in last.items()}
+
+
 def test_the_json_report_carries_each_groups_table():
     report = read_report([str(LAB / "classic" / "kafka-logs")], jobs=1)
     doc = report.to_json()

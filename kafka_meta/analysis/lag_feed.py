@@ -122,8 +122,10 @@ def standings_of(rows: Iterable[Mapping[str, Any]], partitions: Iterable[Mapping
 
 
 def _captured_commits(state: LagState, tl: GroupTimeline) -> None:
-    """A group's commits read from a capture's OffsetCommit requests (they name the member), oldest first."""
-    for commit in sorted((c for c in tl.commits if c.member_id and c.offsets),
+    """A group's commits read from a capture's OffsetCommit requests (they name the member), oldest first; a
+    request the coordinator refused (an error code in its answer) committed nothing."""
+    for commit in sorted((c for c in tl.commits if c.member_id and c.offsets
+                          and not any(code for code in c.error_codes)),
                          key=lambda c: c.in_force if c.in_force is not None else 0.0):
         ms = None if commit.in_force is None else int(commit.in_force * 1000)
         for place, offset in sorted(commit.offsets.items()):
