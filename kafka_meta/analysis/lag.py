@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from kafka_meta.analysis.burrow import WINDOW, Evaluation, GroupEvaluation, WindowCommit, evaluate, group_status
 from kafka_meta.analysis.generations import NotMergeable
@@ -37,16 +37,15 @@ PartitionKey = tuple[str, str, int]  # group, topic, partition
 Owner = Callable[[str, int | None, str, int], tuple[str | None, str | None, str | None]]
 
 
-@dataclass(slots=True)
-class CommitPoint:
+class CommitPoint(NamedTuple):
     """A commit in force: the offset, when (epoch ms), the generation (or epoch) in force, the member when the
-    request named it (a capture)."""
+    request named it (a capture). A tuple: one is made for every commit read, the commonest record of all."""
 
     offset: int
     ms: int | None
-    generation: int | None = None
-    member: str | None = None
-    seq: int = 0  # the how-manieth commit of its partition (the window and the history share points)
+    generation: int | None
+    member: str | None
+    seq: int  # the how-manieth commit of its partition (the window and the history share points)
 
 
 @dataclass(slots=True)
@@ -63,14 +62,9 @@ class PartitionCommits:
         seen.update((p.seq, p) for p in self.window)
         return [seen[k] for k in sorted(seen)]
 
-    def add(self, point: CommitPoint, keep: int) -> None:
-        self.count += 1
-        point.seq = self.count
-        self.window.append(point)
-        self.history.append(point)
-        if len(self.history) >= 2 * keep:
-            start = (len(self.history) - 1) % 2  # every other point, the newest kept
-            self.history = self.history[start::2]
+    def thin(self) -> None:
+        """The history full: every other point dropped, the newest kept."""
+        self.history = self.history[(len(self.history) - 1) % 2::2]
 
 
 @dataclass(slots=True)
@@ -183,10 +177,18 @@ class LagState:
         entry = self.commits.get(key)
         if entry is None:
             entry = self.commits[key] = PartitionCommits(deque(maxlen=self.window))
-        entry.add(CommitPoint(offset, ms, generation, member), self.keep_history)
+        entry.count += 1
+        point = CommitPoint(offset, ms, generation, member, entry.count)
+        entry.window.append(point)
+        history = entry.history
+        history.append(point)
+        if len(history) >= 2 * self.keep_history:
+            entry.thin()
         if ms is not None:
-            self.group_last[group] = max(ms, self.group_last.get(group, ms))
-        self._seen(ms)
+            if ms > self.group_last.get(group, -1):
+                self.group_last[group] = ms
+            if self.latest_ms is None or ms > self.latest_ms:
+                self.latest_ms = ms
 
     def forget(self, group: str, topic: str, partition: int) -> None:
         """A tombstone: the group's offset of the partition expired or was deleted; nothing stands committed."""

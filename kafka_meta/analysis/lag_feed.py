@@ -54,28 +54,36 @@ class LagFeed:
 
     def record(self, row: Mapping[str, Any], position: int, record: OffsetsRecord | CommitView, key: bytes,
                value: bytes | None) -> None:
-        if not isinstance(record, CoordinatorRecord | CommitView):
+        if type(record) is CommitView:  # the commonest record of all: read with as little as it takes
+            self._commit(row, record.key.group, record.key.topic, record.key.partition, record.value)
             return
-        group = record.group_id
-        number = record.record_type
-        ms = _ms(row.get("timestamp"))
-        self.state._seen(ms)
-        if not group:
+        if not isinstance(record, CoordinatorRecord):
             return
-        if number in GENERATION_RECORD_TYPES:
+        group, number = record.group_id, record.record_type
+        if number in COMMITS:
+            key_of = record.key
+            self._commit(row, group, getattr(key_of, "topic", None), getattr(key_of, "partition", None),
+                         record.value)
+            return
+        self.state._seen(_ms(row.get("timestamp")))
+        if group and number in GENERATION_RECORD_TYPES:
             name = "generation" if number == GROUP_METADATA else "epoch"
             self.in_force[(scope_of(row), group)] = getattr(record.value, name, None)
+
+    def _commit(self, row: Mapping[str, Any], group: str | None, topic: Any, partition: Any, value: Any) -> None:
+        ms = row.get("timestamp")
+        if type(ms) is not int or ms < 0:
+            ms = _ms(ms)
+        if not group or type(topic) is not str or type(partition) is not int:
+            self.state._seen(ms)
             return
-        if number not in COMMITS:
-            return
-        topic, partition = getattr(record.key, "topic", None), getattr(record.key, "partition", None)
-        if type(topic) is not str or type(partition) is not int:
-            return
-        if record.value is None:
+        if value is None:
+            self.state._seen(ms)
             self.state.forget(group, topic, partition)
             return
-        offset = getattr(record.value, "offset", None)
+        offset = getattr(value, "offset", None)
         if type(offset) is not int or not in_force(row.get("transaction")):
+            self.state._seen(ms)
             return
         self.state.commit(group, topic, partition, offset, ms, self.in_force.get((scope_of(row), group)))
 
