@@ -120,3 +120,13 @@ def test_no_lag_and_no_rewind_is_ok(offsets, now):
 def test_advancing_offsets_never_stall(lags):
     w = [WindowCommit(i * 10, i * 1000, lag) for i, lag in enumerate(lags)]
     assert evaluate(w, lags[-1], len(lags) * 1000).status != STALL
+
+
+@given(st.lists(st.integers(1, 100), min_size=1, max_size=12), st.integers(1, 30), st.integers(0, 100_000))
+def test_a_group_still_committing_is_never_stopped(lags, every, idle):
+    """The slow-partition pitfall as a property: whatever the partition's own window, while the group committed
+    some partition within the window's span, the partition is not STOP."""
+    w = [WindowCommit(i * 10, i * every * 1000, lag) for i, lag in enumerate(lags)]
+    span = w[-1].ms - w[0].ms
+    now = w[-1].ms + idle
+    assert evaluate(w, lags[-1], now, group_last_ms=now - span, waiting_since_ms=0).status != STOP
