@@ -191,6 +191,9 @@ class EpochBuilder:
             self.pending_since = self.pending_since or ex["ts"]
             return
         m.epoch = epoch
+        interval = req.get("rebalanceTimeoutMs")  # sent when it changes: a Java member's max.poll.interval.ms
+        if isinstance(interval, int) and interval > 0:
+            m.rebalance_timeout_ms = interval
         topics = req.get("subscribedTopicNames")
         if topics is not None:
             if m.topics and sorted(m.topics) != sorted(topics):
@@ -220,7 +223,8 @@ class EpochBuilder:
                     r.members.append(MemberRound(pm.member_id, client_id=pm.client_id, client=pm.client,
                                                  topics=pm.topics, owned=owned, assigned=owned,
                                                  target=later.get("target", pm.target), epoch=pm.epoch,
-                                                 reconciled=False, evidence=pm.evidence))
+                                                 reconciled=False, evidence=pm.evidence,
+                                                 rebalance_timeout_ms=pm.rebalance_timeout_ms))
         self.pending, self.pending_since = {}, None
         r.causes = [Cause(kind, member, detail) for kind, member, detail in self.events]
         if not r.causes:

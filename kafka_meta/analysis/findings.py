@@ -14,6 +14,7 @@ from typing import Any
 from kafka_meta.analysis.causes import INVOLUNTARY, KINDS
 from kafka_meta.analysis.codes import FENCED, error_name
 from kafka_meta.analysis.member_names import member_label
+from kafka_meta.analysis.remedies import Remedy, eager_pause_remedy, storm_remedy, stuck_upgrade_remedy
 from kafka_meta.analysis.timeline import Evidence, GroupTimeline, Round, TopicPartition, tp_label
 
 SEVERITY_WEIGHT = {"critical": 100, "warning": 10, "info": 1}
@@ -42,6 +43,7 @@ class Finding:
     evidence: list[Evidence] = field(default_factory=list)
     transactional_id: str | None = None  # a transaction's finding: whose ("group" then names it or a partition)
     partitions: list[str] = field(default_factory=list)  # the partitions it concerns, as topic-partition labels
+    remedy: Remedy | None = None  # what to change, where the traffic shows it (kafka_meta.analysis.remedies)
 
     @property
     def weight(self) -> int:
@@ -51,7 +53,7 @@ class Finding:
         return {"kind": self.kind, "severity": self.severity, "group": self.group, "summary": self.summary,
                 "ts": self.ts, "member": self.member, "generations": self.generations,
                 "evidence": [e.to_json() for e in self.evidence], "transactionalId": self.transactional_id,
-                "partitions": self.partitions}
+                "partitions": self.partitions, "remedy": self.remedy.to_json() if self.remedy else None}
 
 
 def _gens(rounds: list[Round]) -> list[int]:
@@ -88,13 +90,15 @@ def storms(tl: GroupTimeline, t: Thresholds) -> list[Finding]:
     if len(involuntary) >= t.storm_rounds:
         span = (involuntary[-1].start or 0.0) - (involuntary[0].start or 0.0)
         incremental = all(m.epoch is not None for r in involuntary for m in r.members)  # KIP-848: nobody stops
+        remedy = storm_remedy(involuntary, tl.rounds)
         return [Finding("storm", "warning" if incremental else "critical", tl.group,
                         f"rebalance storm: {len(involuntary)} rounds in {span:.0f} s that nobody asked for "
                         f"({_causes_text(involuntary, INVOLUNTARY)})"
+                        + (f", set off by {', '.join(remedy.clients)}" if remedy and remedy.clients else "")
                         + (" (KIP-848 epochs: members kept consuming what they were not asked to give up)"
                            if incremental else ""),
                         ts=involuntary[0].start, member=involuntary[0].trigger_member, generations=_gens(involuntary),
-                        evidence=[r.evidence for r in involuntary if r.evidence is not None])]
+                        evidence=[r.evidence for r in involuntary if r.evidence is not None], remedy=remedy)]
     busy = _densest(counted, t.storm_window_s)
     if len(busy) >= t.storm_rounds:
         span = (busy[-1].start or 0.0) - (busy[0].start or 0.0)
@@ -158,7 +162,7 @@ def eager_pauses(tl: GroupTimeline, t: Thresholds) -> list[Finding]:
                                f"{len(r.members)} members for {r.duration_ms / 1000:.1f} s "
                                f"(threshold {t.eager_pause_ms / 1000:.0f} s)",
                                ts=r.start, member=r.trigger_member, generations=_gens([r]),
-                               evidence=[r.evidence] if r.evidence else []))
+                               evidence=[r.evidence] if r.evidence else [], remedy=eager_pause_remedy(r)))
     return out
 
 
@@ -232,7 +236,11 @@ def stuck_upgrades(tl: GroupTimeline, t: Thresholds) -> list[Finding]:
                                f"({mix}){then}" + (f"; behind: {named}" if behind else "")
                                + (f". {last.explanation[0]}" if last.explanation else ""),
                                ts=run[0].start, member=behind[0] if behind else None, generations=_gens(run),
-                               evidence=[r.evidence for r in run if r.evidence is not None]))
+                               evidence=[r.evidence for r in run if r.evidence is not None],
+                               remedy=stuck_upgrade_remedy(tl.kind == "streams" or any(
+                                   m.streams_version is not None for m in last.members), tuple(
+                                   member_label(m.member_id, m.client_id) for b in behind for m in last.members
+                                   if m.member_id == b))))
     return out
 
 

@@ -118,10 +118,17 @@ def _tps(groups: Any, names: Mapping[str, str] | None = None) -> set[model.Topic
     return out
 
 
+def _positive(value: Any) -> int | None:
+    """A recorded timeout in ms; -1 (a v0 record has no rebalance timeout) is none."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
 def _classic_member(nest: Any, meta: Any) -> model.MemberRound:
     m = model.MemberRound(nest.member_id, client_id=getattr(meta, "client_id", None),
                           client=getattr(meta, "client_host", None),
-                          instance_id=getattr(meta, "group_instance_id", None))
+                          instance_id=getattr(meta, "group_instance_id", None),
+                          session_timeout_ms=_positive(getattr(meta, "session_timeout", None)),
+                          rebalance_timeout_ms=_positive(getattr(meta, "rebalance_timeout", None)))
     sub, asg = nest.subscription, nest.assignment
     if sub is not None:
         m.subscription_version, m.topics = sub.version, list(sub.topics or [])
@@ -501,6 +508,7 @@ class OffsetsTimeline:
         tl = log.groups.get(group)
         while tl is not None and len(tl.rounds) > self.keep_rounds:
             old = tl.rounds.pop(0)
+            tl.earlier_rounds += 1
             log.by_generation.get(group, {}).pop(old.generation, None)
             epochs = log.epoch_groups.get(group)
             if epochs is not None and old.generation is not None:
@@ -635,11 +643,32 @@ def log_order(rows: Iterable[OffsetsRow]) -> Iterator[tuple[int, OffsetsRow]]:
     return ((k[-1], row) for k, row in keyed)
 
 
+EXPIRY_SLACK_S = 1.0  # a generation's record follows its members' last JoinGroup answers by the leader's assignor
+
+
+def _gone_too_soon_to_expire(old: model.MemberRound | None, previous: model.Round, r: model.Round) -> str:
+    """Why a member gone from ``r`` must have left rather than expired, or "" when the log cannot tell. Every
+    member of a classic generation joined it, so the coordinator heard from it when that generation formed,
+    just before its record; it expires no sooner than its session timeout after that. A member gone from a
+    generation recorded sooner left: a LeaveGroup (a static member closed with leave-group, Kafka 4.1's
+    CloseOptions, or removed by an admin; any dynamic member closing)."""
+    timeout = old.session_timeout_ms if old is not None else None
+    if not timeout or previous.start is None or r.start is None or previous.source != "offsets":
+        return ""
+    gone_after = r.start - previous.start
+    if gone_after >= timeout / 1000 - EXPIRY_SLACK_S:
+        return ""
+    who = f"static member {old.instance_id}: " if old is not None and old.instance_id else ""
+    return (f"{who}gone {gone_after:.1f} s after generation {previous.generation}, before its session timeout "
+            f"({timeout} ms) could expire it")
+
+
 def _triggers(rounds: list[model.Round]) -> None:
     """What changed from one recorded generation to the next. The log does not say why (no LeaveGroup
-    reasons, no heartbeats): a member gone is "left or expired", except a static member, which never sends
-    LeaveGroup on close, so its going is always its session timing out. Clients coming back are told from new
-    ones as in captures (kafka_meta.analysis.causes.ClientMemory)."""
+    reasons, no heartbeats): a member gone is "left or expired", except a static member, which by default sends
+    no LeaveGroup on close, so its going is its session timing out; and except a member gone sooner than its
+    session timeout could expire it, which left. Clients coming back are told from new ones as in captures
+    (kafka_meta.analysis.causes.ClientMemory)."""
     memory = ClientMemory()
     for i, r in enumerate(rounds):
         previous = rounds[i - 1] if i else None
@@ -669,9 +698,11 @@ def _triggers(rounds: list[model.Round]) -> None:
                     causes.append(Cause("restart", member_id, "its old member id, replaced by its restarted client"))
                     continue
                 static = old is not None and old.instance_id
-                kind = "expiry" if static else "departure"
-                causes.append(Cause(kind, member_id, f"static member {old.instance_id}: no LeaveGroup on close, "  # type: ignore[union-attr]
-                                    "so its session timed out" if static else ""))
+                early = _gone_too_soon_to_expire(old, previous, r)
+                kind = "leave" if early else "expiry" if static else "departure"
+                causes.append(Cause(kind, member_id, early or (
+                    f"static member {old.instance_id}: no LeaveGroup on close, so its session timed out"  # type: ignore[union-attr]
+                    if static else "")))
                 memory.departure(_client_key(old) if old is not None else None, kind)
             for m in r.members:
                 old = previous.member(m.member_id)

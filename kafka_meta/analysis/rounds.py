@@ -57,6 +57,11 @@ REBALANCE_TIMEOUT_S = 300.0
 NOT_THE_COORDINATOR = frozenset({COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR})
 
 
+def _timeout(value: object) -> int | None:
+    """A timeout in ms as a request carries it; -1 (JoinGroup v0 has no rebalance timeout) is none."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
 class _GroupBuilder:
     """Rounds of one group, built from its exchanges (collected first: a JoinGroup's member id may only be
     known from a later exchange on the same connection, see :mod:`kafka_meta.analysis.joins`)."""
@@ -116,6 +121,8 @@ class _GroupBuilder:
         m.instance_id = req.get("groupInstanceId") or m.instance_id
         m.join_reason = req.get("reason") or m.join_reason
         m.join_steps += 1
+        m.session_timeout_ms = _timeout(req.get("sessionTimeoutMs")) or m.session_timeout_ms
+        m.rebalance_timeout_ms = _timeout(req.get("rebalanceTimeoutMs")) or m.rebalance_timeout_ms
         m.protocols = [p.get("name") for p in req.get("protocols") or []]
         chosen = next((p for p in req.get("protocols") or [] if p.get("name") == r.protocol), None)
         if chosen is not None:

@@ -114,6 +114,7 @@ class GroupTimelineJson(TypedDict):
     abortedCommits: int
     pendingCommits: dict[str, int]
     findings: list[dict[str, Any]]
+    earlierRounds: int
 
 
 @dataclass
@@ -151,6 +152,8 @@ class MemberRound:
     client: str | None = None  # ip:port of a captured connection, or the client host the broker recorded
     instance_id: str | None = None  # group.instance.id of a static member (KIP-345)
     join_reason: str | None = None  # the reason its JoinGroup gave (KIP-800), e.g. "group is already rebalancing"
+    session_timeout_ms: int | None = None  # JoinGroup's (or the recorded member's) session.timeout.ms
+    rebalance_timeout_ms: int | None = None  # a Java consumer sends its max.poll.interval.ms as this
     join_steps: int = 0  # JoinGroup calls it made to join this round (2 or more: KIP-394's id handshake, retries)
     replaces: str | None = None  # the member id it took over within the generation (a static member's restart)
     joined_at: float | None = None  # its JoinGroup request
@@ -315,6 +318,8 @@ class GroupTimeline:
     pending_commits: dict[str, int] = field(default_factory=dict)
     # (second, outcome) -> transactional offset commits then: "committed", "aborted" or "open"
     transaction_marks: Counter[tuple[float | None, str]] = field(default_factory=Counter)
+    # a bounded timeline (watch) lets a group's oldest rounds go: how many, so the faces say it
+    earlier_rounds: int = 0
 
     @property
     def members(self) -> list[str]:
@@ -349,7 +354,7 @@ class GroupTimeline:
                 "rounds": [r.to_json() for r in self.rounds],
                 "commits": self.offsets_committed, "abortedCommits": self.aborted_commits,
                 "pendingCommits": dict(sorted(self.pending_commits.items())),
-                "findings": [f.to_json() for f in self.findings]}
+                "findings": [f.to_json() for f in self.findings], "earlierRounds": self.earlier_rounds}
 
 
 def sort_rounds(rounds: list[Round]) -> list[Round]:

@@ -33,6 +33,7 @@ th,td{border-bottom:1px solid #eee;padding:4px 6px;text-align:left;vertical-alig
 th{background:#f6f6f6;position:sticky;top:0} td.n{text-align:right}
 .critical{color:#c0392b;font-weight:600} .warning{color:#d35400;font-weight:600} .info{color:#2980b9}
 .finding{margin:4px 0} .evidence{color:#777;font-size:12px;margin-left:1.5em}
+.remedy{color:#1d6a3a;font-size:13px;margin-left:1.5em}
 details summary{cursor:pointer;color:#2c5d8f} table.summary{width:auto;margin-top:12px}
 .err{color:#c0392b} .unfinished{color:#d35400}
 """

@@ -64,6 +64,8 @@ def _findings(console: Console, report: AnalysisReport) -> None:
         detail = f"at {clock(f.ts)}" + (f", member {f.member}" if f.member else "") + (f"; {where}" if where
                                                                                         else "")
         console.print(Text(f"             {detail}", style="dim"))
+        if f.remedy is not None:
+            console.print(Text(f"             change: {f.remedy.text}", style="cyan"))
 
 
 def time_of_day(ts: float | None) -> str:
@@ -93,7 +95,8 @@ def _group(console: Console, g: GroupTimeline) -> None:
     protocols = sorted({r.protocol for r in g.rounds if r.protocol})
     days = sorted({clock(r.start)[:10] for r in g.rounds if r.start is not None})
     head = Text(f"{g.group}", style="bold")
-    head.append(f"  [{g.kind}{', ' + ', '.join(protocols) if protocols else ''}] {len(g.rounds)} round(s), "
+    earlier = f" (and {g.earlier_rounds} earlier, not kept)" if g.earlier_rounds else ""
+    head.append(f"  [{g.kind}{', ' + ', '.join(protocols) if protocols else ''}] {len(g.rounds)} round(s){earlier}, "
                 f"{len(g.members)} member(s), {g.offsets_committed} commit(s), {len(g.findings)} finding(s)"
                 + (f"; {' to '.join(days[::max(len(days) - 1, 1)])} (UTC)" if days else ""))
     console.print(head)

@@ -41,5 +41,9 @@ SCENARIOS = {
                  "a Kafka Streams application rolled from 2.4.1 to 4.4.0 with upgrade.from (two rolling bounces)", 110),
         Scenario("streams-group", "kafkameta.lab.scenarios.StreamsGroup",
                  "a Kafka Streams application on a streams group (KIP-1071, group.protocol=streams)", 45),
+        Scenario("lag", "kafkameta.lab.scenarios.Lag",
+                 "consumer lag as monitors judge it: a consumer slower than its producer, one that stops committing"
+                 " but stays in its group, one rewound 20 records while caught up, one on a topic written every 8 s",
+                 95, kept_topics=("lab-lag-busy", "lab-lag-quiet", "lab-lag-rewind")),
     )
 }
