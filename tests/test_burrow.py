@@ -65,6 +65,12 @@ def test_a_slow_partition_is_not_stop_while_the_group_commits_elsewhere():
     assert evaluate(w, 1, 12000, group_last_ms=2000, waiting_since_ms=1500).status == STOP
 
 
+def test_a_consumer_stopped_right_after_catching_up_is_stop():
+    # its window all zero lag (Burrow would read OK), then no commit for 10 s while the lag grows
+    e = evaluate(window([10, 20, 30], [0, 0, 0]), 40, 12000, group_last_ms=2000, waiting_since_ms=2500)
+    assert e.status == STOP
+
+
 def test_a_rewind_under_zero_lag_is_still_rewind():
     e = evaluate(window([10, 20, 5], [0, 0, 0]), 0, 2500)
     assert e.status == REWIND and "20 to 5" in e.rule

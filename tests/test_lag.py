@@ -69,17 +69,43 @@ def test_the_member_and_generation_of_each_last_commit_are_the_clients_own(path)
 @pytest.mark.parametrize("path", [p for p in RECORDINGS if any(e["event"] == "commit" for e in _truth(p))],
                          ids=lambda p: p.name)
 def test_a_capture_alone_names_the_committing_member_from_its_requests(path):
-    """Without the log, the OffsetCommit requests of the capture give each partition's last offset, and the
-    member and generation the request carried: the committing client's own."""
-    last: dict[tuple[str, str], tuple[int, int, str, int]] = {}
+    """Without the log, the OffsetCommit requests of the capture give each partition's last offset (the last
+    the clients or the admin client stated: a client's commit on close is in no commit line), and the member and
+    generation the request carried: the committing client's own."""
+    last: dict[tuple[str, str], tuple[int, str, int]] = {}
     for e in _truth(path):
         if e["event"] == "commit" and e.get("ok"):
-            for tp, offset in (e.get("offsets") or {}).items():
+            for tp in e.get("offsets") or {}:
                 if (e["group"], tp) not in last or e["ts"] >= last[(e["group"], tp)][0]:
-                    last[(e["group"], tp)] = (e["ts"], offset, e["member_id"], e["generation"])
+                    last[(e["group"], tp)] = (e["ts"], e["member_id"], e["generation"])
     report = read_report([str(path / "capture.pcapng")], jobs=1)
-    got = {(g, p.name): (p.offset, p.member, p.generation) for g, s in report.lag.items() for p in s.partitions}
-    assert {k: got.get(k) for k in last} == {k: v[1:] for k, v in last.items()}
+    got = {(g, p.name): p for g, s in report.lag.items() for p in s.partitions}
+    assert {k: (got[k].member, got[k].generation) for k in last} == {k: v[1:] for k, v in last.items()}
+    stated = _latest_stated(path)
+    assert {k: got[k].offset if k in got else None for k in stated} == stated
+
+
+LAG_RECORDING = LAB / "lag"
+
+
+@pytest.mark.skipif(not (LAG_RECORDING / "truth.jsonl").exists(), reason="no lag recording")
+def test_the_lag_recordings_groups_stand_as_their_scenario_made_them():
+    """A slow consumer falls behind (WARN), one that halts while still a member stops (STOP: ERR), one sent 20
+    records back while caught up is rewound (REWIND: ERR), one on a quiet topic commits rarely but is caught
+    up (OK); the log ends are the last ones Kafka's admin client listed (the producer had stopped by then)."""
+    report = read_report([str(LAG_RECORDING / "kafka-logs")], jobs=1)
+    statuses = {g: (s.status.status, s.status.rule.split(":")[0]) for g, s in report.lag.items()}
+    assert statuses == {"lab-lag-slow": ("WARN", "WARN"), "lab-lag-stopped": ("ERR", "STOP"),
+                        "lab-lag-rewind": ("ERR", "REWIND"), "lab-lag-quiet": ("OK", "OK")}
+    listed: dict[str, int] = {}
+    for e in _truth(LAG_RECORDING):
+        if e["event"] == "lag":
+            for tp, seen in e["partitions"].items():
+                listed[tp] = max(listed.get(tp, 0), seen["end"] or 0)
+    assert {p.name: p.log_end for s in report.lag.values() for p in s.partitions} == listed
+    halted = next(e for e in _truth(LAG_RECORDING) if e["event"] == "halted")
+    stopped = {p.name: p.offset for p in report.lag["lab-lag-stopped"].partitions}
+    assert stopped == halted["committed"]
 
 
 def test_the_json_report_carries_each_groups_table():

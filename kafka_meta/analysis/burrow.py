@@ -8,11 +8,14 @@ are tried (the first that holds decides):
 * ``REWIND``: the committed offset went back somewhere in the window (a reset, a replay, a restore from an
   old checkpoint). Told whatever the lag: a consumer sent back under zero lag is rewound all the same, where
   Burrow itself looks for it only when the lag never reached zero.
-* ``OK``: the lag is zero now, or was zero at some commit in the window (caught up at least once).
+* ``OK``: the lag is zero now.
 * ``STOP``: the consumer stopped committing with lag left: the time since the last commit is longer than the
   window spans (its last commit minus its first). Unlike Burrow, a partition the group is still committing
   elsewhere is not stopped but slow (a low-traffic partition commits rarely while its offsets advance), and
   neither is one whose oldest record waiting was written within the span (the consumer has had no time yet).
+  And unlike Burrow, this comes before the next rule: a consumer that stopped right after catching up has
+  only zero lags in its window, yet it has stopped.
+* ``OK``: the lag was zero at some commit in the window (caught up at least once, and still committing).
 * ``STALL``: commits go on, at least two in the window, the offset never moves, and there is lag.
 * ``WARN``: the offsets advance but the lag never decreases from one commit to the next (the consumer falls
   behind).
@@ -85,8 +88,6 @@ def evaluate(window: Sequence[WindowCommit], current_lag: int | None, now_ms: in
         return Evaluation(OK, "lag unknown (no log end): only a rewind can be told", complete)
     if current_lag <= 0:
         return Evaluation(OK, "caught up (no lag)", complete)
-    if any(c.lag == 0 for c in window):
-        return Evaluation(OK, "lag was zero within the window", complete)
     first, last = window[0].ms, window[-1].ms
     if now_ms is not None and first is not None and last is not None:
         span, idle = last - first, now_ms - last
@@ -95,6 +96,8 @@ def evaluate(window: Sequence[WindowCommit], current_lag: int | None, now_ms: in
         if idle > span and group_idle > span and waited > span:
             return Evaluation(STOP, f"no commit for {idle / 1000:.1f} s, longer than the window's "
                               f"{span / 1000:.1f} s, with {current_lag} record(s) of lag", complete)
+    if any(c.lag == 0 for c in window):
+        return Evaluation(OK, "lag was zero within the window", complete)
     if len(window) >= 2 and all(c.offset == window[0].offset for c in window):
         return Evaluation(STALL, f"{len(window)} commits at offset {window[0].offset} with "
                           f"{current_lag} record(s) of lag", complete)
