@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-GUIDES = ("streams.md", "kraft.md", "negotiation.md", "golden.md", "compat.md", "evolution.md")
+GUIDES = ("streams.md", "kraft.md", "negotiation.md", "golden.md", "compat.md", "evolution.md", "lag.md")
 DOCS = [Path(__file__).resolve().parents[1] / "docs" / name for name in GUIDES]
 EXAMPLES = [(doc.name, i, block) for doc in DOCS
             for i, block in enumerate(re.findall(r"```python\n(.*?)```", doc.read_text(), re.S))]

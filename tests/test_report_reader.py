@@ -13,6 +13,7 @@ import pytest
 
 from kafka_meta.analysis.assemble import build_timeline
 from kafka_meta.analysis.inventory import RecordInventory, take_inputs
+from kafka_meta.analysis.lag_feed import standings_of
 from kafka_meta.analysis.report import AnalysisReport
 from kafka_meta.analysis.report_reader import NotInLogOrder
 from kafka_meta.analysis.transaction_feed import transactions_of
@@ -36,6 +37,7 @@ def collected(names: list[str]) -> dict:
     report.timeline = build_timeline(inputs.exchanges, inputs.offsets, observer=inventory)
     report.timeline.transactions = transactions_of(inputs.offsets, inputs.partitions, report.timeline.errors)
     take_inputs(inventory.finish(), exchanges=inputs.exchanges, payloads=inputs.payloads)
+    report.lag = standings_of(inputs.offsets, inputs.partitions, report.timeline)
     return json.loads(json.dumps(report.to_json(), default=str))
 
 

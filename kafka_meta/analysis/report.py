@@ -15,6 +15,7 @@ from typing import Any
 
 from kafka_meta.analysis.assemble import Timeline
 from kafka_meta.analysis.groups import GroupFacts
+from kafka_meta.analysis.lag import GroupStanding
 
 ERROR_SAMPLES = 5  # undecodable things quoted in the report; the rest are counted
 
@@ -37,6 +38,7 @@ class AnalysisReport:
     timeline: Timeline | None = None  # the rebalance rounds and findings (kafka_meta.analysis.assemble)
     unreadable: list[str] = field(default_factory=list)  # inputs that could not be read at all, with why
     damage: list[str] = field(default_factory=list)  # damage the readers read around, each with its place
+    lag: dict[str, GroupStanding] = field(default_factory=dict)  # where each group stands (kafka_meta.analysis.lag)
 
     @property
     def story(self) -> Timeline:
@@ -82,11 +84,30 @@ class AnalysisReport:
             entry.update({"rounds": [r.to_json() for r in g.rounds], "findings": [f.to_json() for f in g.findings],
                           "abortedCommits": g.aborted_commits,
                           "pendingCommits": dict(sorted(g.pending_commits.items()))})
+        _add_standings(groups, self.lag)
         doc["findings"] = [f.to_json() for f in story.ranked_findings]
         doc["transactions"] = story.transactions.to_json() if story.transactions is not None else None
         doc["problems"] = self.read_around
         doc["thresholds"] = asdict(story.thresholds)
         return doc
+
+
+def _add_standings(groups: dict[str, dict[str, Any]], lag: dict[str, GroupStanding]) -> None:
+    """Each group's "where the group stands" table (``standing``) and Burrow's status of it."""
+    for name, standing in lag.items():
+        groups.setdefault(name, {})["standing"] = standing.to_json()
+
+
+def standing_lines(lag: dict[str, GroupStanding]) -> list[str]:
+    """The groups' statuses by Burrow's rules, in a line each (the tables are in report.json and the HTML)."""
+    if not lag:
+        return []
+    lines = [f"where the groups stand: {len(lag)} group(s)"]
+    for name, s in sorted(lag.items()):
+        total = s.total_lag
+        lines.append(f"  {s.status.status} {name}: {len(s.partitions)} partition(s), lag "
+                     f"{'unknown' if total is None else total} ({s.status.rule})")
+    return lines
 
 
 def _versions(counter: Counter[int]) -> str:
@@ -186,6 +207,7 @@ def render_text(report: AnalysisReport) -> str:
     lines.append(f"needs attention: {', '.join(g.group for g in attention) or 'nothing'}")
     if report.timeline is not None:
         lines += timeline_lines(report.timeline)
+    lines += standing_lines(report.lag)
     if report.unreadable:
         lines.append(f"inputs that could not be read ({len(report.unreadable)}):")
         lines += [f"  {u}" for u in report.unreadable]
@@ -209,7 +231,7 @@ def output_lines(report: AnalysisReport) -> list[str]:
     if "://" in report.output:
         return [f"decoded Parquet written to {report.output}"]
     root = Path(report.output).resolve()
-    written = [(name, root / name) for name in ("offsets", "groups", "members", "exchanges", "payloads")
+    written = [(name, root / name) for name in ("offsets", "groups", "members", "exchanges", "payloads", "lag")
                if (root / name).exists()]
     lines = ["written:"] + [f"  {path}  (Parquet: {name})" for name, path in written]
     lines += [f"  {root / name}  ({what})" for name, what in (("report.json", "the report as JSON"),

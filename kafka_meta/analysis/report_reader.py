@@ -25,6 +25,7 @@ from kafka_meta.analysis.assemble import timeline_of
 from kafka_meta.analysis.findings import Thresholds
 from kafka_meta.analysis.generations import NotMergeable, OffsetsTimeline, log_order, scope_of, sort_key
 from kafka_meta.analysis.inventory import RecordInventory, count_exchanges, count_payloads
+from kafka_meta.analysis.lag_feed import LagFeed, Observers
 from kafka_meta.analysis.report import AnalysisReport
 from kafka_meta.analysis.transaction_feed import TransactionFeed
 from kafka_meta.errors import KafkaMetaError
@@ -47,7 +48,9 @@ class ReportReader:
         self.ordered = ordered
         self.report = AnalysisReport()
         self.inventory = RecordInventory(self.report)
-        self.offsets = OffsetsTimeline(counted=True, keep_errors=KEEP_ERRORS, observer=self.inventory)
+        self.lag = LagFeed()  # each group's committed offsets and lag, by partition
+        self.offsets = OffsetsTimeline(counted=True, keep_errors=KEEP_ERRORS,
+                                       observer=Observers(self.inventory, self.lag))
         self.transaction_errors: list[str] = []
         self.transactions = TransactionFeed(self.transaction_errors)
         self.exchanges: list[Mapping[str, Any]] = []  # captures: small beside logs, and the rounds need them all
@@ -91,6 +94,7 @@ class ReportReader:
     def partition(self, row: Mapping[str, Any]) -> None:
         """A user topic's partition summary."""
         self.transactions.partition(row)
+        self.lag.partition(row)
 
     def exchange(self, row: Mapping[str, Any]) -> None:
         self.exchanges.append(row)
@@ -111,6 +115,7 @@ class ReportReader:
         if self.collected or later.collected:
             raise NotMergeable("a reader that collects its rows sorts them all at the end")
         self.offsets.merge(later.offsets)
+        self.lag.merge(later.lag)
         if not self.inventory.merge(later.inventory) or not self.transactions.merge(later.transactions):
             raise NotMergeable("both read the same key or transactional id")
         self.exchanges.extend(later.exchanges)
@@ -131,6 +136,7 @@ class ReportReader:
         report.timeline = timeline_of(self.exchanges, logged, errors, self.thresholds)
         report.timeline.transactions = self.transactions.finish()
         report.timeline.errors.extend(self.transaction_errors)
+        report.lag = self.lag.finish(report.timeline)
         self.inventory.finish()
         count_exchanges(report, self.exchanges)
         count_payloads(report, self.payload_rows)

@@ -57,7 +57,8 @@ def partition_row(scan: PartitionScan) -> dict[str, Any]:
             "transactions": scan.transactions, "damaged": scan.damaged,
             "openTransactions": [{"producerId": t.producer_id, "producerEpoch": t.producer_epoch,
                                   "firstOffset": t.first_offset, "firstTimestamp": t.first_timestamp}
-                                 for t in scan.open.values()]}
+                                 for t in scan.open.values()],
+            "offsetTimes": scan.times.to_json()}
 
 
 KIND = Kind("log", "a Kafka log segment", recognise, read)

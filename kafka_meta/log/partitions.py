@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from kafka_meta.log import v2
 from kafka_meta.log.checksums import crc32c
 from kafka_meta.log.files import Segment, segment_bytes
+from kafka_meta.log.offset_times import OffsetTimes
 from kafka_meta.log.segment import ENTRY_HEAD, MIN_LENGTH, resync
 from kafka_meta.log.transactions import TRANSACTIONAL, Outcomes, markers_of_batch
 
@@ -57,6 +58,7 @@ class PartitionScan:
     last_timestamp: int | None = None
     transactions: int = 0  # markers written
     open: dict[int, OpenTransaction] = field(default_factory=dict)  # producer id -> its undecided transaction
+    times: OffsetTimes = field(default_factory=OffsetTimes)  # when its records were written, bounded (lag in time)
 
     @property
     def last_stable_offset(self) -> int | None:
@@ -108,6 +110,7 @@ class PartitionScan:
             return
         self.records += count
         self._extent(base, last, max_ts, first_ts)
+        self.times.add(last, max_ts)
         if attributes & TRANSACTIONAL and producer_id not in self.open:
             self.open[producer_id] = OpenTransaction(producer_id, producer_epoch, base, first_ts)
 

@@ -22,6 +22,7 @@ from kafka_meta.analysis.findings import SEVERITY_WEIGHT, Finding
 from kafka_meta.analysis.report import AnalysisReport
 from kafka_meta.analysis.timeline import GroupTimeline, MemberRound, Round, tp_labels
 from kafka_meta.report.charts import group_figure
+from kafka_meta.report.lag_chart import has_lag, lag_figure, time_range, when
 from kafka_meta.report.terminal import clock, seconds, short
 
 STYLE = """
@@ -85,10 +86,28 @@ def by_severity(findings: list[Finding]) -> str:
     return ", ".join(f"{counted[s]} {s}" for s in order)
 
 
-def _chart(g: GroupTimeline, index: int) -> Markup:
-    """plotly's chart div: built by plotly from the data (JSON-encoded), so it is the one trusted markup."""
-    return Markup(group_figure(g).to_html(full_html=False, include_plotlyjs=False, div_id=f"chart-{index}",
-                                          config={"displaylogo": False, "responsive": True}))
+def _chart(g: GroupTimeline, index: int, report: AnalysisReport | None = None) -> Markup:
+    """plotly's chart div: built by plotly from the data (JSON-encoded), so it is the one trusted markup. With
+    a lag chart under it, both span the same time."""
+    figure = group_figure(g)
+    standing = report.lag.get(g.group) if report is not None else None
+    span = time_range(g, standing) if has_lag(standing) else None
+    if span is not None:
+        figure.update_xaxes(range=[when(span[0]), when(span[1])])
+    return Markup(figure.to_html(full_html=False, include_plotlyjs=False, div_id=f"chart-{index}",
+                                 config={"displaylogo": False, "responsive": True}))
+
+
+def _lag_charts(report: AnalysisReport, groups: list[GroupTimeline]) -> dict[int, Markup]:
+    """Each group's lag chart (where some lag is known), on its rounds chart's time axis."""
+    charts = {}
+    for i, g in enumerate(groups):
+        standing = report.lag.get(g.group)
+        if standing is not None and has_lag(standing):
+            charts[i] = Markup(lag_figure(standing, time_range(g, standing)).to_html(
+                full_html=False, include_plotlyjs=False, div_id=f"lag-{i}",
+                config={"displaylogo": False, "responsive": True}))
+    return charts
 
 
 def render_html(report: AnalysisReport, title: str = "Rebalance timeline") -> str:
@@ -101,7 +120,10 @@ def render_html(report: AnalysisReport, title: str = "Rebalance timeline") -> st
         critical=[f for f in findings if f.severity == "critical"],
         others=[f for f in findings if f.severity != "critical"],
         errors=report.problems, transactions=timeline.transactions, transaction_head=TRANSACTION_HEAD, labels=tp_labels,
-        charts={i: _chart(g, i) for i, g in enumerate(groups) if g.rounds or g.findings},
+        charts={i: _chart(g, i, report) for i, g in enumerate(groups) if g.rounds or g.findings},
+        lag_charts=_lag_charts(report, groups), standings=report.lag,
+        standing_shown={i for i, g in enumerate(groups) if g.group in report.lag
+                        and (has_lag(report.lag[g.group]) or report.lag[g.group].status.status != "OK")},
         summary_head=SUMMARY_HEAD, round_head=ROUND_HEAD, member_head=MEMBER_HEAD,
         count=_severity_count, by_severity=by_severity, clock=clock, seconds=seconds, state=_state,
         round_errors=_round_errors,

@@ -16,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from kafka_meta.analysis.codes import error_name
+from kafka_meta.analysis.lag import GroupStanding
 from kafka_meta.analysis.report import AnalysisReport
 from kafka_meta.analysis.timeline import GroupTimeline, Round, tp_labels
 
@@ -122,6 +123,42 @@ def _group(console: Console, g: GroupTimeline) -> None:
             console.print(Text(f"  gen {r.generation}: {line}", style="dim"))
 
 
+STATUS_STYLE = {"OK": "green", "WARN": "yellow", "ERR": "bold red", "STOP": "red", "STALL": "red", "REWIND": "red"}
+STANDING_SHOWN = 30  # partitions listed per group, the worst first; the JSON lists every one
+
+
+def _standing(console: Console, standing: GroupStanding | None) -> None:
+    """Where the group stands: each partition's committed offset, when and by whom, the log end, the lag in
+    records and seconds, and Burrow's status with the rule that decided it; the group's status above."""
+    if standing is None or not standing.partitions:
+        return
+    status = standing.status
+    head = Text("  where the group stands: ")
+    head.append(status.status, style=STATUS_STYLE.get(status.status, ""))
+    total = standing.total_lag
+    head.append(f"; lag {'unknown' if total is None else f'{total} record(s)'}; worst partition {status.rule}")
+    console.print(head)
+    severity = {"REWIND": 0, "STALL": 1, "STOP": 2, "WARN": 3, "OK": 4}
+    shown = sorted(standing.partitions, key=lambda p: (severity.get(p.evaluation.status, 5), p.topic, p.partition))
+    table = Table(show_edge=False, pad_edge=False, header_style="bold", expand=False)
+    for name, justify in (("partition", "left"), ("committed", "right"), ("when (UTC)", "left"),
+                          ("member", "left"), ("gen", "right"), ("log end", "right"), ("lag", "right"),
+                          ("lag s", "right"), ("status", "left"), ("rule", "left")):
+        table.add_column(name, justify=justify, overflow="fold", no_wrap=name not in ("rule", "member"))  # type: ignore[arg-type]
+    for p in shown[:STANDING_SHOWN]:
+        member = p.client_id or (p.member[-12:] if p.member else "-")
+        table.add_row(p.name, str(p.offset), clock(None if p.committed_ms is None else p.committed_ms / 1000),
+                      member, "-" if p.generation is None else str(p.generation),
+                      "-" if p.log_end is None else str(p.log_end),
+                      "-" if p.lag_records is None else str(p.lag_records),
+                      "-" if p.lag_seconds is None else f"{p.lag_seconds:.1f}",
+                      Text(p.evaluation.status, style=STATUS_STYLE.get(p.evaluation.status, "")), p.evaluation.rule)
+    console.print(table)
+    if len(shown) > STANDING_SHOWN:
+        console.print(Text(f"  ... {len(shown) - STANDING_SHOWN} more partition(s) (--format json lists every one)",
+                           style="dim"))
+
+
 TRANSACTIONS_SHOWN = 20  # the latest transactions listed; every open one is listed besides
 
 
@@ -182,6 +219,7 @@ def render_terminal(report: AnalysisReport, file: IO[str] | None = None, width: 
     for g in timeline.groups:
         console.print()
         _group(console, g)
+        _standing(console, report.lag.get(g.group))
     problems = report.problems
     if problems:
         console.print()

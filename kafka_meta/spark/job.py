@@ -30,6 +30,7 @@ from kafka_meta.log.topics import OFFSETS_TOPIC
 from kafka_meta.metadata_log import topic_names
 from kafka_meta.offsets import catalog, decode_record
 from kafka_meta.spark.inputs import CAPTURE, FORMATS, SEGMENT, Inputs, Planned, plan, read_inputs
+from kafka_meta.spark.lag import lag_of
 from kafka_meta.spark.offsets_writer import (
     NEWEST,
     RUNS,
@@ -180,6 +181,8 @@ def analyze_offsets(offsets: Any, output: str, report: AnalysisReport, progress:
     report.groups = dict(sorted(report.groups.items()))
     progress.step("building the rebalance timeline")
     report.timeline = timeline_of(decoded, source, exchanges, names, group_records, tallied)
+    progress.step(f"working out each group's lag into {output}/lag")
+    report.lag = lag_of(spark.read.parquet(path), groups, log_paths or [], report.timeline, output)
     if log_paths:
         progress.step("reading the transactions (__transaction_state, the user topics' open transactions)")
         latest = decoded.agg(F.max("timestamp").alias("t")).collect()[0].t if "timestamp" in decoded.columns else None

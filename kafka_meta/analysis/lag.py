@@ -1,0 +1,285 @@
+"""Where each group stands: per partition its committed offset, when and by whom it was committed, the log end,
+the lag in records and in time, and Burrow's status (:mod:`kafka_meta.analysis.burrow`).
+
+:class:`LagState` is fed commits (group, topic, partition, offset, when, the generation in force) and log ends
+(a partition's end offset with its bounded offset-to-time index, :class:`~kafka_meta.log.offset_times.OffsetTimes`)
+in any order: offline the commits come from ``__consumer_offsets`` and the log ends from the batch headers of
+the user topics' partitions in the same log directory; live, from the coordinator's records and ListOffsets
+answers. Lag is worked out at the end (:meth:`LagState.standings`), when both are known:
+
+* lag in records at a commit: the log end at the commit's time (from the index) minus the committed offset;
+  now: the log end read minus the last committed offset (what ``kafka-consumer-groups.sh --describe`` says);
+* lag in time at a commit: the commit's time minus the time of the record at the committed offset (the oldest
+  record the group has not consumed), 0 when caught up.
+
+What it keeps follows the groups and partitions, never the commits: per partition a window of the last
+:data:`~kafka_meta.analysis.burrow.WINDOW` commits (what Burrow evaluates) and a history thinned to at most
+``2 * keep_history`` points (every other point dropped when full, the newest always kept), so the lag chart
+spans the whole input: its points are the history's and the window's, the last few commits exact.
+Two states fed disjoint groups and partitions (two processes reading different partitions of a log
+directory) add up exactly (:meth:`LagState.merge`); a key both hold raises
+:class:`~kafka_meta.analysis.generations.NotMergeable`.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from kafka_meta.analysis.burrow import WINDOW, Evaluation, GroupEvaluation, WindowCommit, evaluate, group_status
+from kafka_meta.analysis.generations import NotMergeable
+from kafka_meta.log.offset_times import OffsetTimes
+
+HISTORY = 16  # lag points per partition kept for the chart besides the window: 2 * HISTORY at most
+PartitionKey = tuple[str, str, int]  # group, topic, partition
+Owner = Callable[[str, int | None, str, int], tuple[str | None, str | None, str | None]]
+
+
+class CommitPoint(NamedTuple):
+    """A commit in force: the offset, when (epoch ms), the generation (or epoch) in force, the member when the
+    request named it (a capture). A tuple: one is made for every commit read, the commonest record of all."""
+
+    offset: int
+    ms: int | None
+    generation: int | None
+    member: str | None
+    seq: int  # the how-manieth commit of its partition (the window and the history share points)
+
+
+@dataclass(slots=True)
+class PartitionCommits:
+    """One group's commits of one partition: the window, the thinned history, and how many there were."""
+
+    window: deque[CommitPoint]
+    history: list[CommitPoint] = field(default_factory=list)
+    count: int = 0
+
+    def points(self) -> list[CommitPoint]:
+        """The history and the window together, oldest first."""
+        seen = {p.seq: p for p in self.history}
+        seen.update((p.seq, p) for p in self.window)
+        return [seen[k] for k in sorted(seen)]
+
+    def thin(self) -> None:
+        """The history full: every other point dropped, the newest kept."""
+        self.history = self.history[(len(self.history) - 1) % 2::2]
+
+
+@dataclass(slots=True)
+class LogEnd:
+    """A partition's log end offset, its first offset, and when its records were written."""
+
+    end: int
+    first: int | None = None
+    times: OffsetTimes = field(default_factory=OffsetTimes)
+
+    def end_at(self, ms: int | None) -> int | None:
+        """The log end at ``ms`` (None: unknown); before the first record kept, the log's first offset."""
+        if ms is None:
+            return None
+        found = self.times.end_at(ms)
+        if found is None:
+            return self.first if self.times.offsets else None
+        return min(found, self.end)
+
+
+@dataclass(frozen=True, slots=True)
+class LagPoint:
+    """The lag at one commit: when, the offset, the lag in records and seconds (None: not known)."""
+
+    ms: int | None
+    offset: int
+    records: int | None
+    seconds: float | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ts": None if self.ms is None else self.ms / 1000, "offset": self.offset, "lagRecords": self.records,
+                "lagSeconds": self.seconds}
+
+
+@dataclass(frozen=True, slots=True)
+class PartitionStanding:
+    """A row of the group's table, as ``kafka-consumer-groups.sh --describe`` has it and more."""
+
+    topic: str
+    partition: int
+    offset: int
+    committed_ms: int | None
+    generation: int | None
+    member: str | None
+    client_id: str | None
+    host: str | None
+    log_end: int | None
+    lag_records: int | None
+    lag_seconds: float | None
+    evaluation: Evaluation
+    commits: int
+    history: tuple[LagPoint, ...]
+
+    @property
+    def name(self) -> str:
+        return f"{self.topic}-{self.partition}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"topic": self.topic, "partition": self.partition, "currentOffset": self.offset,
+                "committedAt": None if self.committed_ms is None else self.committed_ms / 1000,
+                "generation": self.generation, "consumerId": self.member, "clientId": self.client_id,
+                "host": self.host, "logEndOffset": self.log_end, "lag": self.lag_records,
+                "lagSeconds": self.lag_seconds, "status": self.evaluation.status, "rule": self.evaluation.rule,
+                "complete": self.evaluation.complete, "commits": self.commits,
+                "history": [p.to_json() for p in self.history]}
+
+
+@dataclass(frozen=True, slots=True)
+class GroupStanding:
+    """Where one group stands: its partitions' rows and Burrow's status of the group."""
+
+    group: str
+    partitions: tuple[PartitionStanding, ...]
+    status: GroupEvaluation
+
+    @property
+    def total_lag(self) -> int | None:
+        lags = [p.lag_records for p in self.partitions if p.lag_records is not None]
+        return sum(lags) if lags else None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"status": self.status.status, "rule": self.status.rule,
+                "statusPartitions": list(self.status.partitions),
+                "totalLag": self.total_lag, "partitions": [p.to_json() for p in self.partitions]}
+
+
+def _no_owner(group: str, generation: int | None, topic: str, partition: int
+              ) -> tuple[str | None, str | None, str | None]:
+    return None, None, None
+
+
+class LagState:
+    """Commits and log ends in, :class:`GroupStanding` s out; bounded per partition (see the module)."""
+
+    def __init__(self, window: int = WINDOW, keep_history: int = HISTORY) -> None:
+        self.window, self.keep_history = window, keep_history
+        self.commits: dict[PartitionKey, PartitionCommits] = {}
+        self.ends: dict[tuple[str, int], LogEnd] = {}
+        self.group_last: dict[str, int] = {}  # group -> its newest commit's ms
+        self.latest_ms: int | None = None  # the newest time seen: "now" for an offline evaluation
+
+    def _seen(self, ms: int | None) -> None:
+        if ms is not None and (self.latest_ms is None or ms > self.latest_ms):
+            self.latest_ms = ms
+
+    def commit(self, group: str, topic: str, partition: int, offset: int, ms: int | None,
+               generation: int | None = None, member: str | None = None) -> None:
+        """An offset commit in force (never an aborted or still open transaction's)."""
+        key = (group, topic, partition)
+        entry = self.commits.get(key)
+        if entry is None:
+            entry = self.commits[key] = PartitionCommits(deque(maxlen=self.window))
+        entry.count += 1
+        point = CommitPoint(offset, ms, generation, member, entry.count)
+        entry.window.append(point)
+        history = entry.history
+        history.append(point)
+        if len(history) >= 2 * self.keep_history:
+            entry.thin()
+        if ms is not None:
+            if ms > self.group_last.get(group, -1):
+                self.group_last[group] = ms
+            if self.latest_ms is None or ms > self.latest_ms:
+                self.latest_ms = ms
+
+    def forget(self, group: str, topic: str, partition: int) -> None:
+        """A tombstone: the group's offset of the partition expired or was deleted; nothing stands committed."""
+        self.commits.pop((group, topic, partition), None)
+
+    def log_end(self, topic: str, partition: int, end: int, ms: int | None = None, first: int | None = None,
+                times: OffsetTimes | None = None) -> None:
+        """A partition's log end offset: offline with the index of its batch headers (``times``), live a
+        ListOffsets answer at ``ms`` (added to the partition's index, so later commits find it)."""
+        known = self.ends.get((topic, partition))
+        if known is None:
+            known = self.ends[(topic, partition)] = LogEnd(end, first, times if times is not None else OffsetTimes())
+        elif times is not None:
+            known.times.merge(times)
+        known.end = max(known.end, end) if times is None else end
+        if first is not None:
+            known.first = first
+        if ms is not None and end > 0:
+            known.times.add(end - 1, ms)
+        self._seen(ms)
+        if times is not None and times.times:
+            self._seen(times.times[-1])
+
+    def partition_row(self, row: dict[str, Any]) -> None:
+        """A user topic's partition summary (:func:`kafka_meta.inputs.segment.partition_row`)."""
+        topic, partition, end = row.get("topic"), row.get("partition"), row.get("logEndOffset")
+        if type(topic) is str and type(partition) is int and type(end) is int:
+            first = row.get("firstOffset")
+            self.log_end(topic, partition, end, first=first if type(first) is int else None,
+                         times=OffsetTimes.from_json(row.get("offsetTimes")))
+
+    def merge(self, later: LagState) -> None:
+        """A state fed other groups and partitions added to this one, exactly."""
+        shared = set(self.commits) & set(later.commits)
+        if shared or set(self.ends) & set(later.ends):
+            raise NotMergeable("both read the commits or the log of one partition")
+        self.commits.update(later.commits)
+        self.ends.update(later.ends)
+        for group, ms in later.group_last.items():
+            self.group_last[group] = max(ms, self.group_last.get(group, ms))
+        self._seen(later.latest_ms)
+
+    def groups(self) -> list[str]:
+        return sorted({k[0] for k in self.commits})
+
+    def standings(self, now_ms: int | None = None, owner: Owner = _no_owner) -> dict[str, GroupStanding]:
+        """Each group's table and status, evaluated at ``now_ms`` (default: the newest time the state saw)."""
+        now = self.latest_ms if now_ms is None else now_ms
+        rows: dict[str, list[PartitionStanding]] = {}
+        for (group, topic, partition), entry in sorted(self.commits.items()):
+            rows.setdefault(group, []).append(self._standing(group, topic, partition, entry, now, owner))
+        return {group: GroupStanding(group, tuple(parts), group_status((p.name, p.evaluation) for p in parts))
+                for group, parts in rows.items()}
+
+    def _standing(self, group: str, topic: str, partition: int, entry: PartitionCommits, now: int | None,
+                  owner: Owner) -> PartitionStanding:
+        end = self.ends.get((topic, partition))
+        last = entry.window[-1]
+        lag = None if end is None else max(0, end.end - last.offset)
+        seconds = None if end is None else self._seconds(end, last.offset, last.ms, lag)
+        window = [WindowCommit(p.offset, p.ms, self._records(end, p)) for p in entry.window]
+        waiting = end.times.time_at(last.offset) if end is not None else None
+        evaluation = evaluate(window, lag, now, self.group_last.get(group), waiting, self.window)
+        member, client_id, host = owner(group, last.generation, topic, partition)
+        member = last.member or member
+        history = tuple(LagPoint(p.ms, p.offset, self._records(end, p),
+                                 None if end is None else self._seconds(end, p.offset, p.ms, self._records(end, p)))
+                        for p in entry.points())
+        return PartitionStanding(topic, partition, last.offset, last.ms, last.generation, member, client_id, host,
+                                 None if end is None else end.end, lag, seconds, evaluation, entry.count, history)
+
+    @staticmethod
+    def _records(end: LogEnd | None, point: CommitPoint) -> int | None:
+        if end is None:
+            return None
+        at = end.end_at(point.ms)
+        return None if at is None else max(0, at - point.offset)
+
+    @staticmethod
+    def _seconds(end: LogEnd, offset: int, ms: int | None, lag: int | None) -> float | None:
+        """Lag in time at a commit: its time minus the time of the record at the committed offset."""
+        if lag == 0:
+            return 0.0
+        written = end.times.time_at(offset)
+        if written is None or ms is None:
+            return None
+        return max(0.0, (ms - written) / 1000)
+
+
+def status_rows(standings: dict[str, GroupStanding]) -> Iterator[tuple[str, str, str, tuple[str, ...]]]:
+    """(group, status, rule, partitions) for each group whose status is not OK: what findings are made of."""
+    for group, standing in sorted(standings.items()):
+        if standing.status.status != "OK":
+            yield group, standing.status.status, standing.status.rule, standing.status.partitions
