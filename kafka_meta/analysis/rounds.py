@@ -437,7 +437,7 @@ def _last_seen(b: _GroupBuilder, epochs: EpochBuilder | None, commits: list[Comm
     """Per member, the last request the capture has from it (a heartbeat, join, sync, leave or commit): where
     the partitions of a member that crashed went without an owner (kafka_meta.analysis.unowned)."""
     seen: dict[str, float] = dict(epochs.last_seen) if epochs is not None else {}
-    requests = [(ex["memberId"] or (ex["request"] or {}).get("memberId"), ex["ts"])
+    requests: list[tuple[str | None, Any]] = [(ex["memberId"] or (ex["request"] or {}).get("memberId"), ex["ts"])
                 for ex in (*b.heartbeats, *b.exchanges)]
     requests += [(_leaver(ex), ex["ts"]) for ex in b.leaves] + [(c.member_id, c.ts) for c in commits]
     for member, ts in requests:
