@@ -131,9 +131,13 @@ def events(tl: GroupTimeline) -> list[_Event]:
                 out.append(_Event(at, RELEASE, pm.member_id, None, i, _how(r, pm.member_id),
                                   "" if seen is not None else "at least"))
         for m in r.members:
-            if m.replaces:  # a static member back within its session timeout under a new id
+            if m.replaces and m.assigned:  # a static member back within its session timeout under a new id:
+                # its old id had the same assignment, from the round's SyncGroup answers, until it went
                 seen = tl.last_seen.get(m.replaces)
-                if seen is not None:
+                got = min((o.synced_at for o in r.members if o is not m and o.synced_at is not None),
+                          default=r.start)
+                if seen is not None and got is not None and got <= seen:
+                    out.append(_Event(got, GAIN, m.replaces, frozenset(m.assigned), i))
                     out.append(_Event(seen, RELEASE, m.replaces, None, i, "restart"))
             if _per_partition(r):
                 out += [_Event(t, RELEASE, m.member_id, frozenset({tp}), i) for tp, t in m.released_at.items()]
