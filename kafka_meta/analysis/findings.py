@@ -341,8 +341,9 @@ def crashed_members(tl: GroupTimeline, t: Thresholds) -> list[Finding]:
         bound = "at least " if any(g.bound == "at least" for g in gaps) else ""
         out.append(Finding("crashed-member", "warning" if longest > UNOWNED_WARNING_S else "info", tl.group,
                            f"{who} went without leaving (expired or fenced): its {len(gaps)} partition(s) had no "
-                           f"owner from {_clock(gaps[0].start)} for {bound}{longest:.1f} s, until the coordinator "
-                           f"gave them to others in {unit} {r.generation} ({total:.1f} partition-s)",
+                           f"owner from {_clock(gaps[0].start)} for {bound}{longest:.1f} s while the coordinator "
+                           f"waited out its session timeout, until it gave them to others in {unit} {r.generation} "
+                           f"({total:.1f} partition-s)",
                            ts=gaps[0].start, member=member, generations=_gens([r]),
                            evidence=[r.evidence] if r.evidence else [],
                            partitions=[tp_label(g.partition) for g in gaps]))
