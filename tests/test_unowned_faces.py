@@ -75,3 +75,10 @@ def test_watch_says_one_line_per_group_from_the_log():
     view = TerminalView(console)
     view.close(core)
     assert f"{GROUP}: unowned: " in console.export_text()
+
+
+def test_the_page_says_each_groups_cost_above_its_chart(report):
+    page = render_html(report)
+    cost = report.story.group(GROUP).unowned
+    assert (f"Partitions without an owner: {cost.partition_seconds:.1f} partition-s;\nlongest "
+            f"{cost.longest.seconds:.1f} s ({cost.longest.partition[0]}-{cost.longest.partition[1]},") in page
