@@ -106,18 +106,30 @@ def test_an_expired_member_never_heard_from_counts_from_the_round_at_least():
     assert (late.start, late.bound) == (15.0, "at least")
 
 
-def test_from_the_log_an_eager_gap_starts_at_the_last_commit_of_the_generation_before_at_most():
+def test_from_the_log_a_gap_ends_at_the_generation_record_and_an_eager_one_is_a_lower_bound():
     tl = GroupTimeline("g")
     one = Round("g", "offsets", generation=1, start=100.0, protocol="range", members=[member("a", None, None, {P0})])
     two = Round("g", "offsets", generation=2, start=130.0, protocol="range", members=[
         member("a", None, None, set()), member("b", None, None, {P0})])
     tl.rounds = [one, two]
-    tl.commits = [Commit("g", 110.0, generation=1, partitions=1), Commit("g", 127.0, generation=1, partitions=1)]
+    tl.commits = [Commit("g", 127.0, generation=1, partitions=1)]  # a one-pass reading has no such second
     [gap] = group_cost(tl).gaps
-    assert (gap.start, gap.end, gap.bound, gap.taken_by) == (127.0, 130.0, "at most", "b")
-    doc = cost_json(tl, group_cost(tl))
-    assert doc["partitionSeconds"] == 3.0 and doc["rounds"][0]["generation"] == 2
-    assert doc["longest"]["partition"] == "t-0" and doc["longest"]["bound"] == "at most"
+    assert (gap.start, gap.end, gap.bound, gap.taken_by) == (130.0, 130.0, "at least", "b")
+    coop = GroupTimeline("c")
+    revoke = Round("c", "offsets", generation=2, start=200.0, protocol="cooperative-sticky",
+                   members=[member("a", None, None, set()), member("b", None, None, set())])
+    assign = Round("c", "offsets", generation=3, start=201.5, protocol="cooperative-sticky",
+                   members=[member("a", None, None, set()), member("b", None, None, {P0})])
+    first = Round("c", "offsets", generation=1, start=100.0, protocol="cooperative-sticky",
+                  members=[member("a", None, None, {P0})])
+    for previous, r in ((None, first), (first, revoke), (revoke, assign)):
+        moves(r, previous)
+    coop.rounds = [first, revoke, assign]
+    [gap] = group_cost(coop).gaps
+    assert (gap.start, gap.end, gap.bound, gap.released_by, gap.taken_by) == (200.0, 201.5, "", "a", "b")
+    doc = cost_json(coop, group_cost(coop))
+    assert doc["partitionSeconds"] == 1.5 and [r["generation"] for r in doc["rounds"]] == [3]
+    assert doc["longest"]["partition"] == "t-0" and doc["longest"]["bound"] is None
 
 
 def test_the_group_emptying_is_no_cost_and_a_share_group_has_none():

@@ -16,8 +16,10 @@ got it: nobody consumes it meanwhile. The rounds say when, by the protocol's own
   from it (:attr:`~kafka_meta.analysis.timeline.GroupTimeline.last_seen`); with none, at the round that noticed,
   and the gap is then a lower bound (``bound="at least"``);
 * **classic groups from ``__consumer_offsets`` alone**: the record of a generation says when its assignment was
-  written (the members have it then); an eager round's start is taken as the last commit of the generation
-  before (commits are counted per second), so its gaps are upper bounds (``bound="at most"``).
+  written (the members have it then), not when the rebalance began: an eager round's gaps are lower bounds
+  (``bound="at least"``, from that record); a cooperative one's run from the revoke round's record to the
+  follow-up's. (The commits' seconds would bound an eager start better, but a one-pass reading counts commits
+  per generation without them, and every reading must tell the same story.)
 
 Share groups (KIP-932) share partitions and revoke nothing: they have no such cost.
 
@@ -45,7 +47,7 @@ class Gap:
     released_by: str  # the member that had it
     taken_by: str  # the member that got it next
     how: str  # "revoked", or the cause of the owner's going: "leave", "expiry", "poll-timeout", "departure" ...
-    bound: str = ""  # "" measured; "at least" (its start is later than the truth); "at most" (earlier)
+    bound: str = ""  # "" measured; "at least": its start is not known, it began no later than said
 
     @property
     def seconds(self) -> float:
@@ -110,23 +112,15 @@ def _per_partition(r: Round) -> bool:
 def events(tl: GroupTimeline) -> list[_Event]:
     """The releases and gains the rounds show, in no particular order."""
     out: list[_Event] = []
-    last_commit: dict[int, float] = {}
-    for c in tl.commits:
-        if c.generation is not None and c.ts is not None:
-            last_commit[c.generation] = max(c.ts, last_commit.get(c.generation, c.ts))
     previous: Round | None = None
     for i, r in enumerate(tl.rounds):
         now = {m.member_id for m in r.members}
         noticed = r.start if r.start is not None else r.end
-        logged_start = None
-        if r.source == "offsets" and previous is not None:
-            bounds = [t for t in (previous.start, last_commit.get(previous.generation or -1)) if t is not None]
-            logged_start = max(bounds) if bounds else None
         for pm in previous.members if previous is not None else []:
             if pm.member_id in now:
                 continue
             seen = tl.last_seen.get(pm.member_id)
-            at = seen if seen is not None else (logged_start if logged_start is not None else noticed)
+            at = seen if seen is not None else noticed
             if at is not None:
                 out.append(_Event(at, RELEASE, pm.member_id, None, i, _how(r, pm.member_id),
                                   "" if seen is not None else "at least"))
@@ -149,8 +143,8 @@ def events(tl: GroupTimeline) -> list[_Event]:
                     continue
                 if cooperative:
                     out.append(_Event(r.start, RELEASE, m.member_id, frozenset(m.revoked), i))
-                elif logged_start is not None:
-                    out.append(_Event(logged_start, RELEASE, m.member_id, None, i, bound="at most"))
+                else:  # when the rebalance began is not recorded: from the generation's record, a lower bound
+                    out.append(_Event(r.start, RELEASE, m.member_id, None, i, bound="at least"))
                 out.append(_Event(r.start, GAIN, m.member_id, frozenset(m.assigned or ()), i))
                 continue
             if not cooperative and m.joined_at is not None:
