@@ -17,6 +17,7 @@ from kafka_meta.analysis.generations import CommitCount, RecordObserver, add_com
 from kafka_meta.analysis.rounds import build_timelines
 from kafka_meta.analysis.timeline import GroupTimeline, sort_rounds
 from kafka_meta.analysis.transactional_ids import TransactionsReport
+from kafka_meta.analysis.unowned import group_cost
 from kafka_meta.log.rows import OffsetsRow
 
 
@@ -101,6 +102,7 @@ def timeline_of(exchanges: Iterable[Any], logged: dict[str, GroupTimeline], log_
         else:
             groups[name] = tl
     for tl in groups.values():
+        tl.unowned = group_cost(tl)  # before the findings: a crashed member's finding says what it cost
         tl.findings = find(tl, timeline.thresholds)
     timeline.groups = sorted(groups.values(), key=lambda g: (-g.trouble, g.group))
     return timeline

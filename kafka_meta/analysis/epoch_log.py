@@ -100,12 +100,18 @@ class EpochGroupLog:
                     waiting.target = set(self.targets[waiting.member_id])
         elif number == f.current and value is not None:
             owned = _assigned(value)
+            before = self.owned.get(member_id, set())
             self.owned[member_id] = owned
             r = self.rounds.get(value.member_epoch)
             m = r.member(member_id) if r is not None else None
             if m is None and r is not None and member_id in self.members:  # recorded after its epoch (compacted)
                 m = self.copy(member_id)
                 r.members.append(m)
+            if m is not None and ts is not None:  # the record's time: when the member gave up or got each
+                for tp in before - owned:
+                    m.released_at.setdefault(tp, ts)
+                for tp in owned - before:
+                    m.gained_at.setdefault(tp, ts)
             if m is not None and not m.reconciled:  # once settled at an epoch, what follows is the next one's
                 m.epoch, m.assigned, m.owned = value.member_epoch, owned, owned
                 m.reconciled = m.target is not None and owned == m.target and not any(
@@ -200,3 +206,5 @@ def name_topics(timelines: Iterable[model.GroupTimeline], names: dict[str, str])
             for m in r.members:
                 m.owned, m.assigned, m.target = named(m.owned), named(m.assigned), named(m.target)
                 m.revoked, m.added = named(m.revoked) or set(), named(m.added) or set()
+                m.gained_at = {next(iter(named({tp}) or {tp})): t for tp, t in m.gained_at.items()}
+                m.released_at = {next(iter(named({tp}) or {tp})): t for tp, t in m.released_at.items()}

@@ -114,6 +114,22 @@ PROTOCOLS = {
 }
 
 
+def _handovers(m: MemberRound, held: set[TopicPartition], owned: set[TopicPartition] | None,
+               target: set[TopicPartition] | None, ex: ExchangeRow) -> None:
+    """When partitions left and reached the member, one heartbeat at a time: a partition it held and no longer
+    reports owning it gave up when it sent that heartbeat; one its response hands it (the coordinator hands a
+    partition over only once its previous owner released it) is its own from that answer."""
+    if owned is not None and isinstance(ex["ts"], int | float):
+        for tp in held - owned:
+            m.released_at.setdefault(tp, float(ex["ts"]))
+    answered = ex["responseTs"]
+    if isinstance(answered, int | float):
+        for tp in (target or set()) - held:
+            m.gained_at.setdefault(tp, float(answered))
+        for tp in (owned or set()) - held:  # reported owned with no answer seen handing it over
+            m.gained_at.setdefault(tp, float(ex["ts"]))
+
+
 class EpochBuilder:
     """The rounds of one group with a server-side protocol, fed its heartbeats in time order."""
 
@@ -182,6 +198,7 @@ class EpochBuilder:
         if owned is None and target is not None and self.protocol.protocol_type == "share":
             owned = target
         held = m.owned or set()
+        _handovers(m, held, owned, target, ex)
         if m.reconciled and epoch == m.epoch and ((target is not None and not target >= held)
                                                   or (owned is not None and not owned >= held)):
             # a settled member told to give up partitions before its epoch moves: the next round has begun

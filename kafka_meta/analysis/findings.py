@@ -7,6 +7,7 @@ Thresholds are explicit (:class:`Thresholds`) and printed in the reports, not bu
 
 from __future__ import annotations
 
+import datetime as dt
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,7 +15,13 @@ from typing import Any
 from kafka_meta.analysis.causes import INVOLUNTARY, KINDS
 from kafka_meta.analysis.codes import FENCED, error_name
 from kafka_meta.analysis.member_names import member_label
-from kafka_meta.analysis.remedies import Remedy, eager_pause_remedy, storm_remedy, stuck_upgrade_remedy
+from kafka_meta.analysis.remedies import (
+    Remedy,
+    crash_remedy,
+    eager_pause_remedy,
+    storm_remedy,
+    stuck_upgrade_remedy,
+)
 from kafka_meta.analysis.timeline import Evidence, GroupTimeline, Round, TopicPartition, tp_label
 
 SEVERITY_WEIGHT = {"critical": 100, "warning": 10, "info": 1}
@@ -33,7 +40,7 @@ class Thresholds:
 class Finding:
     kind: str  # "storm", "churn", "join-unfinished", "capture-ended", "eager-pause", "ownership-conflict",
     # "stuck-upgrade", "upgrade-finished", "undecodable-metadata", "zombie-commit", "aborted-commits",
-    # "hanging-transaction", "fenced-producer"
+    # "hanging-transaction", "fenced-producer", "crashed-member"
     severity: str  # "critical", "warning", "info"
     group: str
     summary: str  # one sentence
@@ -322,8 +329,48 @@ def aborted_commits(tl: GroupTimeline, t: Thresholds) -> list[Finding]:
                     "those records")]
 
 
+UNOWNED_WARNING_S = 5.0  # a crashed member's partitions unowned longer than this is a warning
+
+
+def crashed_members(tl: GroupTimeline, t: Thresholds) -> list[Finding]:
+    """A member that expired or was fenced (it crashed, was killed, or hung) leaves its partitions without an
+    owner until the coordinator gives up on it: its session timeout, not a rebalance, is the cost. Said with
+    the time its partitions went unowned and for how long; a short one (a fast handover) stays information."""
+    cost = tl.unowned
+    if cost is None:
+        return []
+    out = []
+    by_member: dict[tuple[int, str], list[Any]] = defaultdict(list)
+    for i, gaps in cost.by_round.items():
+        for g in gaps:
+            if g.how == "expiry":
+                by_member[(i, g.released_by)].append(g)
+    for (i, member), gaps in sorted(by_member.items(), key=lambda kv: kv[1][0].start):
+        r = tl.rounds[i]
+        longest = max(g.seconds for g in gaps)
+        total = sum(g.seconds for g in gaps)
+        m = next((pm for rr in tl.rounds for pm in rr.members if pm.member_id == member), None)
+        who = member_label(member, m.client_id if m is not None else None)
+        unit = "epoch" if r.members and r.members[0].epoch is not None else "generation"
+        bound = "at least " if any(g.bound == "at least" for g in gaps) else ""
+        out.append(Finding("crashed-member", "warning" if longest > UNOWNED_WARNING_S else "info", tl.group,
+                           f"{who} went without leaving (expired or fenced): its {len(gaps)} partition(s) had no "
+                           f"owner from {_clock(gaps[0].start)} for {bound}{longest:.1f} s while the coordinator "
+                           f"waited out its session timeout, until it gave them to others in {unit} {r.generation} "
+                           f"({total:.1f} partition-s)",
+                           ts=gaps[0].start, member=member, generations=_gens([r]),
+                           evidence=[r.evidence] if r.evidence else [],
+                           partitions=[tp_label(g.partition) for g in gaps],
+                           remedy=crash_remedy(m, kip848=unit == "epoch") if longest > UNOWNED_WARNING_S else None))
+    return out
+
+
+def _clock(ts: float) -> str:
+    return dt.datetime.fromtimestamp(ts, dt.timezone.utc).strftime("%H:%M:%S.%f")[:-3]
+
+
 RULES = (storms, unfinished_joins, eager_pauses, ownership_conflicts, stuck_upgrades, undecodable, zombie_commits,
-         aborted_commits)
+         aborted_commits, crashed_members)
 
 
 def find(tl: GroupTimeline, thresholds: Thresholds | None = None) -> list[Finding]:

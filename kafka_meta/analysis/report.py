@@ -84,6 +84,7 @@ class AnalysisReport:
             entry.update({"rounds": [r.to_json() for r in g.rounds], "findings": [f.to_json() for f in g.findings],
                           "abortedCommits": g.aborted_commits,
                           "pendingCommits": dict(sorted(g.pending_commits.items()))})
+            entry["unowned"] = _unowned_json(g)
         _add_standings(groups, self.lag)
         doc["findings"] = [f.to_json() for f in story.ranked_findings]
         doc["transactions"] = story.transactions.to_json() if story.transactions is not None else None
@@ -108,6 +109,13 @@ def standing_lines(lag: dict[str, GroupStanding]) -> list[str]:
         lines.append(f"  {s.status.status} {name}: {len(s.partitions)} partition(s), lag "
                      f"{'unknown' if total is None else total} ({s.status.rule})")
     return lines
+
+
+def _unowned_json(g: Any) -> dict[str, Any] | None:
+    """A group's partitions without an owner, per round (kafka_meta.analysis.unowned); None where not computed."""
+    from kafka_meta.analysis.unowned import cost_json
+
+    return cost_json(g, g.unowned) if g.unowned is not None else None
 
 
 def _versions(counter: Counter[int]) -> str:

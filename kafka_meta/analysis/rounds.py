@@ -421,6 +421,7 @@ def build_timelines(exchanges: Iterable[Any], errors: list[str] | None = None) -
             if name in epochs:
                 out[name].rounds = sort_rounds(out[name].rounds + epochs[name].finish())
                 out[name].kind = epochs[name].protocol.kind
+            out[name].last_seen = _last_seen(b, epochs.get(name), commits.get(name, []))
         except (TypeError, ValueError, AttributeError, KeyError) as exc:  # a shape _clean does not know
             errors.append(f"group {name}: its exchanges could not be put in order ({type(exc).__name__}: {exc})")
             out[name] = GroupTimeline(name)
@@ -437,6 +438,19 @@ def build_timelines(exchanges: Iterable[Any], errors: list[str] | None = None) -
         for r in tl.rounds:
             r.commits = by_generation.get(r.generation, 0) if r.generation is not None else 0
     return out
+
+
+def _last_seen(b: _GroupBuilder, epochs: EpochBuilder | None, commits: list[Commit]) -> dict[str, float]:
+    """Per member, the last request the capture has from it (a heartbeat, join, sync, leave or commit): where
+    the partitions of a member that crashed went without an owner (kafka_meta.analysis.unowned)."""
+    seen: dict[str, float] = dict(epochs.last_seen) if epochs is not None else {}
+    requests: list[tuple[str | None, Any]] = [(ex["memberId"] or (ex["request"] or {}).get("memberId"), ex["ts"])
+                for ex in (*b.heartbeats, *b.exchanges)]
+    requests += [(_leaver(ex), ex["ts"]) for ex in b.leaves] + [(c.member_id, c.ts) for c in commits]
+    for member, ts in requests:
+        if member and isinstance(ts, int | float) and ts > seen.get(member, float("-inf")):
+            seen[member] = float(ts)
+    return seen
 
 
 def _placed(group: str, coordinators: Mapping[str, set[str | None]], ex: ExchangeRow) -> str:

@@ -176,6 +176,10 @@ class MemberRound:
     reconciled: bool | None = None  # KIP-848: owns exactly its target
     errors: list[str] = field(default_factory=list)  # undecodable metadata, error codes it received
     evidence: Evidence | None = None
+    # when a partition reached or left it within the round, where the input says it partition by partition
+    # (KIP-848 heartbeats and assignment records; kafka_meta.analysis.unowned reads them)
+    gained_at: dict[TopicPartition, float] = field(default_factory=dict)
+    released_at: dict[TopicPartition, float] = field(default_factory=dict)
 
     def metadata_change(self, before: MemberRound) -> str | None:
         """Why a round may have started: this member sends other metadata versions than in ``before`` (its
@@ -320,6 +324,8 @@ class GroupTimeline:
     transaction_marks: Counter[tuple[float | None, str]] = field(default_factory=Counter)
     # a bounded timeline (watch) lets a group's oldest rounds go: how many, so the faces say it
     earlier_rounds: int = 0
+    last_seen: dict[str, float] = field(default_factory=dict)  # member -> the last request the input has from it
+    unowned: Any = None  # kafka_meta.analysis.unowned.GroupCost, once computed
 
     @property
     def members(self) -> list[str]:

@@ -72,6 +72,15 @@ def _age(ms: int | None) -> str:
     return f"{seconds // 60}m{seconds % 60:02d}s" if seconds >= 60 else f"{ms / 1000:.1f}s"
 
 
+def unowned_lines(core: LiveTimeline) -> list[str]:
+    """One line per group whose rebalances left partitions without an owner: the total and the longest gap
+    (kafka_meta.analysis.unowned), under the table."""
+    from kafka_meta.analysis.unowned import group_cost
+
+    costs = {name: group_cost(tl) for name, tl in sorted(core.timelines().items())}
+    return [f"{name}: {cost.summary()}" for name, cost in costs.items() if cost.longest is not None]
+
+
 def transactions_block(core: LiveTimeline, now: float) -> Any:
     """The transactions: the counts while watching, and every open one (its producer, state, partitions, how
     long it has been open against its timeout), a hanging one in bold red; None before any transaction."""
@@ -183,6 +192,7 @@ class TerminalView:
                           f"{v.commit_rate:.2f}")
             if v.described is not None and v.described.note:
                 notes.append(f"{v.group}: {v.described.note}")
+        notes += unowned_lines(core)
         if notes:
             table.caption = "\n".join(notes)
         transactions = transactions_block(core, time.time() if now is None else now)

@@ -72,6 +72,28 @@ def _transaction_marks(fig: go.Figure, g: GroupTimeline, lanes: dict[str, None])
     return {TRANSACTIONS_LANE: None, **lanes}
 
 
+UNOWNED_LANE = "unowned partitions"
+
+
+def _unowned_bars(fig: go.Figure, g: GroupTimeline, lanes: dict[str, None]) -> dict[str, None]:
+    """A lane of what each round cost: a bar from the first partition left without an owner to the last one
+    owned again, its hover the round's partition-seconds and each gap (kafka_meta.analysis.unowned)."""
+    cost = g.unowned
+    if cost is None or not cost.by_round:
+        return lanes
+    base, x, text = [], [], []
+    for i, gaps in sorted(cost.by_round.items()):
+        start, end = min(gap.start for gap in gaps), max(gap.end for gap in gaps)
+        base.append(when(start))
+        x.append(max((end - start) * 1000, MIN_BAR_MS))
+        text.append(f"<b>gen {g.rounds[i].generation}: {cost.round_seconds(i):.1f} partition-s unowned</b><br>"
+                    + "<br>".join(f"{gap.partition[0]}-{gap.partition[1]}: {gap.seconds:.2f} s ({gap.how})"
+                                  for gap in gaps[:12]))
+    fig.add_trace(go.Bar(name="unowned partitions", orientation="h", base=base, x=x, y=[UNOWNED_LANE] * len(x),
+                         hovertext=text, hoverinfo="text", marker={"color": "#d62728", "opacity": 0.6}))
+    return {UNOWNED_LANE: None, **lanes}
+
+
 def group_figure(g: GroupTimeline) -> go.Figure:
     bars: dict[str, dict[str, list[Any]]] = defaultdict(lambda: defaultdict(list))
     points: dict[str, dict[str, list[Any]]] = defaultdict(lambda: defaultdict(list))
@@ -113,6 +135,7 @@ def group_figure(g: GroupTimeline) -> go.Figure:
                       annotation_text=f"gen {r.generation if r.generation is not None else '?'}",
                       annotation_position="top left", annotation_font_size=10)
     lanes = _transaction_marks(fig, g, lanes)
+    lanes = _unowned_bars(fig, g, lanes)
     marked = [f for f in g.findings if f.ts is not None]
     if marked:
         lanes = {FINDINGS_LANE: None, **lanes}

@@ -18,7 +18,7 @@ from rich.text import Text
 from kafka_meta.analysis.codes import error_name
 from kafka_meta.analysis.lag import GroupStanding
 from kafka_meta.analysis.report import AnalysisReport
-from kafka_meta.analysis.timeline import GroupTimeline, Round, tp_labels
+from kafka_meta.analysis.timeline import GroupTimeline, Round, tp_label, tp_labels
 
 SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
 MAX_LIST = 6
@@ -91,6 +91,20 @@ ROUND_COLUMNS = (("gen", "right", None), ("start", "left", None), ("took", "righ
 OPTIONAL = frozenset({"leader", "versions", "errors", "state", "took"})  # left out when no round has one
 
 
+def _unowned(console: Console, g: GroupTimeline) -> None:
+    """What the group's rebalances cost: partition-seconds without an owner, the longest gap, and per round."""
+    cost = g.unowned
+    if cost is None or cost.longest is None:
+        return
+    longest = cost.longest
+    line = Text(f"  unowned: {cost.partition_seconds:.1f} partition-s; longest {longest.seconds:.1f} s "
+                f"({tp_label(longest.partition)}, {time_of_day(longest.start)} to {time_of_day(longest.end)}, "
+                f"{longest.how}{', ' + longest.bound if longest.bound else ''})", style="yellow")
+    per_round = [f"gen {g.rounds[i].generation}: {cost.round_seconds(i):.1f}" for i in sorted(cost.by_round)]
+    line.append("; per round (partition-s): " + ", ".join(per_round), style="dim")
+    console.print(line)
+
+
 def _group(console: Console, g: GroupTimeline) -> None:
     protocols = sorted({r.protocol for r in g.rounds if r.protocol})
     days = sorted({clock(r.start)[:10] for r in g.rounds if r.start is not None})
@@ -100,6 +114,7 @@ def _group(console: Console, g: GroupTimeline) -> None:
                 f"{len(g.members)} member(s), {g.offsets_committed} commit(s), {len(g.findings)} finding(s)"
                 + (f"; {' to '.join(days[::max(len(days) - 1, 1)])} (UTC)" if days else ""))
     console.print(head)
+    _unowned(console, g)
     if not g.rounds:
         return
     # the short cells whole on one line each (a state broken mid-word is misread); the lists (why, leader,
