@@ -37,7 +37,7 @@ def collected(names: list[str]) -> dict:
     report.timeline = build_timeline(inputs.exchanges, inputs.offsets, observer=inventory)
     report.timeline.transactions = transactions_of(inputs.offsets, inputs.partitions, report.timeline.errors)
     take_inputs(inventory.finish(), exchanges=inputs.exchanges, payloads=inputs.payloads)
-    report.lag = standings_of(inputs.offsets, inputs.partitions, report.timeline)
+    report.stand(standings_of(inputs.offsets, inputs.partitions, report.timeline))
     return json.loads(json.dumps(report.to_json(), default=str))
 
 

@@ -17,7 +17,7 @@ from kafka_meta.analysis.burrow import REWIND, STALL, STOP, WARN
 from kafka_meta.analysis.findings import Finding
 from kafka_meta.analysis.lag import GroupStanding, PartitionStanding
 from kafka_meta.analysis.member_names import member_label
-from kafka_meta.analysis.remedies import Remedy
+from kafka_meta.analysis.remedies import Remedy, host_of
 from kafka_meta.analysis.timeline import GroupTimeline
 
 KINDS = {WARN: ("falling-behind", "warning"), STOP: ("stopped-consumer", "critical"),
@@ -34,7 +34,7 @@ def _owner(p: PartitionStanding) -> str | None:
     if p.member is None and p.client_id is None:
         return None
     label = member_label(p.member, p.client_id)
-    return f"{label} on {p.host.lstrip('/')}" if p.host else label
+    return f"{label} on {host_of(p.host)}" if p.host else label
 
 
 def _rebalancing(tl: GroupTimeline | None, since_ms: int | None) -> str:

@@ -38,11 +38,16 @@ class Remedy:
         return {"settings": list(self.settings), "text": self.text, "clients": list(self.clients)}
 
 
+def host_of(client: str | None) -> str:
+    """The host of a client's address as a capture ("ip:port") or the log ("/ip") gives it: no port, since a
+    restarted client keeps its host, not its port."""
+    host = (client or "").lstrip("/")
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
 def client_name(m: MemberRound) -> str:
-    """A client as an operator finds it: its client id and the host it connects from (no port: a restarted
-    client keeps its host, not its port)."""
-    host = (m.client or "").lstrip("/").rsplit(":", 1)[0] if m.client and ":" in m.client else (m.client or "")
-    host = host.lstrip("/")
+    """A client as an operator finds it: its client id and the host it connects from."""
+    host = host_of(m.client)
     who = m.client_id or m.member_id
     return f"{who} on {host}" if host else who
 

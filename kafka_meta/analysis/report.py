@@ -16,6 +16,7 @@ from typing import Any
 from kafka_meta.analysis.assemble import Timeline
 from kafka_meta.analysis.groups import GroupFacts
 from kafka_meta.analysis.lag import GroupStanding
+from kafka_meta.analysis.lag_findings import judge_standings
 
 ERROR_SAMPLES = 5  # undecodable things quoted in the report; the rest are counted
 
@@ -44,6 +45,14 @@ class AnalysisReport:
     def story(self) -> Timeline:
         """The rebalance timeline; an empty one when the inputs held nothing to build it from."""
         return self.timeline if self.timeline is not None else Timeline()
+
+    def stand(self, standings: dict[str, GroupStanding]) -> None:
+        """Where each group stands, once the timeline is built: its Burrow status joins the findings (one
+        rule for every reading: report's one pass, the analyze job, everything read first)."""
+        self.lag = standings
+        if self.timeline is None:
+            self.timeline = Timeline()
+        judge_standings(self.timeline, standings)
 
     @property
     def read_around(self) -> list[str]:

@@ -136,7 +136,7 @@ class ReportReader:
         report.timeline = timeline_of(self.exchanges, logged, errors, self.thresholds)
         report.timeline.transactions = self.transactions.finish()
         report.timeline.errors.extend(self.transaction_errors)
-        report.lag = self.lag.finish(report.timeline)
+        report.stand(self.lag.finish(report.timeline))
         self.inventory.finish()
         count_exchanges(report, self.exchanges)
         count_payloads(report, self.payload_rows)

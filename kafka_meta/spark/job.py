@@ -182,7 +182,7 @@ def analyze_offsets(offsets: Any, output: str, report: AnalysisReport, progress:
     progress.step("building the rebalance timeline")
     report.timeline = timeline_of(decoded, source, exchanges, names, group_records, tallied)
     progress.step(f"working out each group's lag into {output}/lag")
-    report.lag = lag_of(spark.read.parquet(path), groups, log_paths or [], report.timeline, output)
+    report.stand(lag_of(spark.read.parquet(path), groups, log_paths or [], report.timeline, output))
     if log_paths:
         progress.step("reading the transactions (__transaction_state, the user topics' open transactions)")
         latest = decoded.agg(F.max("timestamp").alias("t")).collect()[0].t if "timestamp" in decoded.columns else None
