@@ -136,3 +136,10 @@ def test_a_group_still_committing_is_never_stopped(lags, every, idle):
     span = w[-1].ms - w[0].ms
     now = w[-1].ms + idle
     assert evaluate(w, lags[-1], now, group_last_ms=now - span, waiting_since_ms=0).status != STOP
+
+
+def test_one_commit_spans_no_window_so_nothing_is_said_stopped():
+    """A partition with a single commit has a window of no length: every later moment would be 'longer than
+    the window' (a slow consumer's partition it just started on, told stopped at its first commit)."""
+    (only,) = [WindowCommit(5, 1_000, 3)]
+    assert evaluate([only], 3, 60_000).status != "STOP"

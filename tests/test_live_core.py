@@ -9,7 +9,9 @@ from collections import Counter
 import pytest
 from conftest import ROOT
 
+from kafka_meta.analysis.burrow import WINDOW
 from kafka_meta.analysis.generations import OffsetsTimeline, build_generations
+from kafka_meta.analysis.lag import HISTORY
 from kafka_meta.live import LiveTimeline
 from kafka_meta.live.core import OFFSETS_TOPIC
 from kafka_meta.live.events import CONNECTED, DISCONNECTED, ROUND
@@ -146,15 +148,19 @@ def test_state_does_not_grow_with_the_records_of_a_fixed_set_of_groups():
     commits = [r for r in offsets_rows("classic") if int.from_bytes(r["key"][:2], "big") in (0, 1)]
     assert commits
     core, batch, next_offsets = LiveTimeline(), OffsetsTimeline(), {}
-    sizes, kept = [], []
+    sizes, kept, lag_points = [], [], []
     for _ in range(10):
         again = _renumbered(commits, next_offsets)
         feed(core, again)
         for row in again:
             batch.feed(row)
-        sizes.append(core.state_size())
+        sizes.append(core.state_size() - core.standing.size())
+        lag = core.standing.feed.state.commits.values()
+        lag_points.append(max(len(c.window) + len(c.history) for c in lag))
         kept.append(sum(len(c) for c in batch.log.commits.values()))
     assert sizes[1] == sizes[-1]
+    # the lag state keeps per partition a window of commits and a history thinned when full: bounded, not equal
+    assert max(lag_points) < WINDOW + 2 * HISTORY
     assert kept[-1] == 10 * kept[0]
     assert sum(core.commits.values()) == 10 * len(commits)
 

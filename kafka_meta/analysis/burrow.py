@@ -10,7 +10,7 @@ are tried (the first that holds decides):
   Burrow itself looks for it only when the lag never reached zero.
 * ``OK``: the lag is zero now.
 * ``STOP``: the consumer stopped committing with lag left: the time since the last commit is longer than the
-  window spans (its last commit minus its first). Unlike Burrow, a partition the group is still committing
+  window spans (its last commit minus its first; a window of one commit spans nothing and says nothing yet). Unlike Burrow, a partition the group is still committing
   elsewhere is not stopped but slow (a low-traffic partition commits rarely while its offsets advance), and
   neither is one whose oldest record waiting was written within the span (the consumer has had no time yet).
   And unlike Burrow, this comes before the next rule: a consumer that stopped right after catching up has
@@ -89,7 +89,7 @@ def evaluate(window: Sequence[WindowCommit], current_lag: int | None, now_ms: in
     if current_lag <= 0:
         return Evaluation(OK, "caught up (no lag)", complete)
     first, last = window[0].ms, window[-1].ms
-    if now_ms is not None and first is not None and last is not None:
+    if now_ms is not None and first is not None and last is not None and len(window) >= 2:
         span, idle = last - first, now_ms - last
         group_idle = now_ms - group_last_ms if group_last_ms is not None else idle
         waited = now_ms - waiting_since_ms if waiting_since_ms is not None else idle

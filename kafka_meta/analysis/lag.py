@@ -75,11 +75,15 @@ class LogEnd:
     first: int | None = None
     times: OffsetTimes = field(default_factory=OffsetTimes)
 
+    # fed ListOffsets answers (live): the end moved somewhere between two answers, so it is read between them
+    # at an even pace; a log directory's batch headers say where it stepped, and are read as steps
+    paced: bool = False
+
     def end_at(self, ms: int | None) -> int | None:
         """The log end at ``ms`` (None: unknown); before the first record kept, the log's first offset."""
         if ms is None:
             return None
-        found = self.times.end_at(ms)
+        found = self.times.end_near(ms) if self.paced else self.times.end_at(ms)
         if found is None:
             return self.first if self.times.offsets else None
         return min(found, self.end)
@@ -208,6 +212,7 @@ class LagState:
             known.first = first
         if ms is not None and end > 0:
             known.times.add(end - 1, ms)
+            known.paced = known.paced or times is None
         self._seen(ms)
         if times is not None and times.times:
             self._seen(times.times[-1])

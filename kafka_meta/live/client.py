@@ -162,6 +162,15 @@ class KafkaSource:
         except Exception as e:  # noqa: BLE001
             raise _problem(e, self.bootstrap) from None
 
+    def log_ends(self, partitions: Collection[Place]) -> dict[Place, int]:
+        """The log end of other topics' ``partitions`` (the groups' own, for their lag): the same ListOffsets,
+        one per leader; a partition that no longer exists is left out."""
+        kafka = _kafka()
+        try:
+            return end_offsets(self.consumer, [kafka.TopicPartition(t, p) for t, p in partitions], self.timeout_s)
+        except Exception as e:  # noqa: BLE001
+            raise _problem(e, self.bootstrap) from None
+
     def caught_up(self, topic: str) -> bool:
         """Whether every partition of ``topic`` is read to its end (its high watermark, as the last fetch gave
         it); False while the topic is not read or not fetched yet."""

@@ -24,6 +24,7 @@ from typing import Any, NamedTuple, Protocol
 
 from kafka_meta.analysis.findings import Finding
 from kafka_meta.analysis.generations import COMMITS, GENERATION_RECORD_TYPES, OffsetsTimeline
+from kafka_meta.analysis.lag import GroupStanding
 from kafka_meta.analysis.timeline import Evidence, GroupTimeline, Round
 from kafka_meta.analysis.transaction_feed import decode_state
 from kafka_meta.analysis.transactional_ids import Transaction, TransactionHistory
@@ -40,6 +41,7 @@ from kafka_meta.live.events import (
     Event,
     GroupDescription,
 )
+from kafka_meta.live.standing import LiveStanding
 
 # the topics a watch reads (kafka_meta.log.topics names them for the readers of log directories; the layers
 # keep the live face from importing the log reader, so they are named here, once for the live package)
@@ -83,6 +85,7 @@ class GroupView:
     commits: int  # commits read while watching
     commit_rate: float  # commits per second over the last RATE_WINDOW_S of the log's clock
     described: GroupDescription | None = None
+    standing: GroupStanding | None = None  # its lag and Burrow's status, once a log end was answered
 
     @property
     def why(self) -> str:
@@ -97,7 +100,8 @@ class GroupView:
                 "members": self.members, "commits": self.commits, "commitRate": round(self.commit_rate, 3),
                 "lastRound": None if r is None else {"generation": r.generation, "start": r.start,
                                                      "members": [m.member_id for m in r.members],
-                                                     "why": r.triggers}}
+                                                     "why": r.triggers},
+                "standing": None if self.standing is None else self.standing.to_json()}
 
 
 @dataclass
@@ -158,7 +162,10 @@ class LiveTimeline:
                  keep_transactions: int | None = KEEP_TRANSACTIONS) -> None:
         self.source = source
         self.only = set(only) if only else None  # the groups asked about (None: every group)
-        self.offsets = OffsetsTimeline(source, bounded=True, committed=True, keep_rounds=keep_rounds)
+        self.standing = LiveStanding()  # each group's lag and Burrow's status (ListOffsets, on_log_ends)
+        self.ends_at: float | None = None  # when the log ends were last answered
+        self.offsets = OffsetsTimeline(source, bounded=True, committed=True, keep_rounds=keep_rounds,
+                                       observer=self.standing.feed)
         self.transactions = TransactionHistory(keep_transactions=keep_transactions)
         self.ended: Counter[str] = Counter()  # transactions ended while watching, per outcome
         self.fenced = 0  # fenced producers told
@@ -279,6 +286,29 @@ class LiveTimeline:
         at first or fallen behind again, ``caught-up`` once it reaches the end."""
         return self.catchup.update(positions, ends, at)
 
+    def on_log_ends(self, ends: Mapping[Place, int], at: float) -> list[Event]:
+        """The log ends of the groups' partitions (:meth:`lag_partitions`) as ListOffsets answered them at
+        ``at``: each group's lag, and a finding for each group newly falling behind, stopped, stalled or
+        rewound, judged once the watch has caught up (:mod:`kafka_meta.live.standing`)."""
+        self.ends_at = at
+        return self.standing.on_log_ends(ends, at, self.timelines(), self.caught_up, self.wanted)
+
+    @property
+    def caught_up(self) -> bool:
+        """Whether the watch has read its topics to their ends (what is behind is under a second's reading)."""
+        state = self.catchup.state
+        return state is not None and state.caught_up
+
+    def standings(self, timelines: dict[str, GroupTimeline] | None = None) -> dict[str, GroupStanding]:
+        """Each group's lag and status as of the last log ends answered; none before, or while catching up."""
+        if self.ends_at is None or not self.caught_up:
+            return {}
+        return self.standing.standings(self.ends_at, self.timelines() if timelines is None else timelines)
+
+    def lag_partitions(self) -> list[Place]:
+        """The user topics' partitions whose log ends tell the groups' lag."""
+        return self.standing.partitions(self.wanted)
+
     def on_tick(self, at: float, settled: bool = True) -> list[Event]:
         """The wall clock at ``at``: a finding for each transaction that is open past its
         ``transaction.timeout.ms`` now, told once. ``settled``: whether ``__transaction_state`` has been read to
@@ -391,6 +421,7 @@ class LiveTimeline:
     def groups(self, timelines: dict[str, GroupTimeline] | None = None) -> list[GroupView]:
         """What the live view shows of each group."""
         timelines = self.timelines() if timelines is None else timelines
+        standings = self.standings(timelines)
         views = []
         for name in self.group_names():
             tl, described = timelines.get(name), self.described.get(name)
@@ -404,7 +435,7 @@ class LiveTimeline:
             kind = described.kind if described is not None else (tl.kind if tl is not None else "?")
             rate = self.rates[name].per_second(self.clock) if name in self.rates else 0.0
             views.append(GroupView(name, kind, described.state if described is not None else None, generation,
-                                   members, last, self.commits[name], rate, described))
+                                   members, last, self.commits[name], rate, described, standings.get(name)))
         return views
 
     def state_size(self) -> int:
@@ -419,6 +450,7 @@ class LiveTimeline:
                 + len(log.errors) + len(log.topic_ids) + len(self.offsets.last)
                 + sum(len(e.rounds) + len(e.members) for e in log.epoch_groups.values())
                 + len(self.catchup.positions) + len(self.catchup.ends) + len(self.catchup.samples)
+                + self.standing.size()
                 + self._transactions_size())
 
     def _transactions_size(self) -> int:

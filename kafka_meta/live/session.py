@@ -30,6 +30,7 @@ POLL_S = 0.5
 RETRY_S = 2.0  # between attempts to reach a cluster that went away
 RECONNECT_TIMEOUT_S = 5.0  # one attempt's wait
 OFFSETS_EVERY_S = 1.0  # how often the log ends are asked for (one ListOffsets per leader), to say how far behind
+LAG_EVERY_S = 5.0  # how often the groups' partitions' log ends are asked for, for their lag
 
 
 class Source(Protocol):
@@ -37,6 +38,7 @@ class Source(Protocol):
     def poll(self, timeout_s: float) -> list[Batch]: ...
     def positions(self) -> dict[Place, int]: ...
     def end_offsets(self) -> dict[Place, int]: ...
+    def log_ends(self, partitions: Collection[Place]) -> dict[Place, int]: ...
     def caught_up(self, topic: str) -> bool: ...
     def describe(self, only: Iterable[str] | None = None) -> list[GroupDescription]: ...
     def close(self) -> None: ...
@@ -95,7 +97,7 @@ def watch(options: WatchOptions, outputs: list[Output],
     beginning: set[str] = set(WATCHED_TOPICS) if options.from_beginning else set()
     first_look = True
     assigned: set[str] = set()
-    next_assign, next_describe, next_offsets, retry_at, reason = 0.0, 0.0, 0.0, 0.0, "an error"
+    next_assign, next_describe, next_offsets, next_lag, retry_at, reason = 0.0, 0.0, 0.0, 0.0, 0.0, "an error"
     try:
         while (options.duration_s is None or time.monotonic() - started < options.duration_s) and not stop():
             if source is None:
@@ -109,7 +111,7 @@ def watch(options: WatchOptions, outputs: list[Output],
                     retry_at = time.monotonic() + RETRY_S
                     continue
                 emit(core.on_connection(True, time.time(), options.bootstrap))
-                assigned, next_assign, next_describe, next_offsets = set(), 0.0, 0.0, 0.0
+                assigned, next_assign, next_describe, next_offsets, next_lag = set(), 0.0, 0.0, 0.0, 0.0
             try:
                 if len(assigned) < len(WATCHED_TOPICS) and time.monotonic() >= next_assign:
                     assigned = source.assign(core.positions, beginning)
@@ -125,6 +127,9 @@ def watch(options: WatchOptions, outputs: list[Output],
                 if assigned and time.monotonic() >= next_offsets:
                     emit(core.on_offsets(source.positions(), source.end_offsets(), time.time()))
                     next_offsets = time.monotonic() + OFFSETS_EVERY_S
+                if core.caught_up and time.monotonic() >= next_lag:
+                    emit(core.on_log_ends(source.log_ends(core.lag_partitions()), time.time()))
+                    next_lag = time.monotonic() + LAG_EVERY_S
                 if not assigned:
                     time.sleep(POLL_S)
                 elif TRANSACTION_TOPIC in assigned and core.overdue(now := time.time()):

@@ -28,6 +28,7 @@ from kafka_meta.live.events import (
     Event,
 )
 from kafka_meta.live.report import write_live_html
+from kafka_meta.live.standing import total_lag
 
 JSON_SNAPSHOT_EVERY_S = 10.0
 HTML_EVERY_S = 5.0
@@ -120,8 +121,9 @@ def _epochs(v: GroupView) -> str:
     return shown if topology is None else f"{shown} (topology {topology})"
 
 
-GROUP_COLUMNS = ("group", "kind", "state", "gen/epoch", "members", "last round", "why", "commits/s")
+GROUP_COLUMNS = ("group", "kind", "state", "gen/epoch", "members", "last round", "why", "commits/s", "lag")
 WRAPPED = {"gen/epoch": 9, "last round": 8, "why": 16}  # column -> its longest word ("(topology", a time)
+LAG_STYLE = {"WARN": "yellow", "ERR": "bold red"}  # Burrow's group status in the lag column
 NAME_WIDTH = 40  # a group name longer than this is cut with an ellipsis rather than broken across lines
 
 
@@ -131,12 +133,13 @@ def _group_column(table: Any, column: str, views: list[GroupView]) -> None:
     (``why``) taking the width that is left."""
     widest = {"group": min(max((len(v.group) for v in views), default=5), NAME_WIDTH),
               "kind": max((len(v.kind) for v in views), default=4),
-              "state": max((len(v.state or "-") for v in views), default=5)}
+              "state": max((len(v.state or "-") for v in views), default=5),
+              "lag": max((len(total_lag(v.standing)) for v in views), default=3)}
     if column in WRAPPED:
         table.add_column(column, overflow="fold", ratio=4 if column == "why" else None, min_width=WRAPPED[column])
         return
     table.add_column(column, no_wrap=True, overflow="ellipsis", min_width=widest.get(column),
-                     justify="right" if column in ("members", "commits/s") else "left")
+                     justify="right" if column in ("members", "commits/s", "lag") else "left")
 
 
 class TerminalView:
@@ -189,7 +192,8 @@ class TerminalView:
             r = v.last_round
             table.add_row(v.group, v.kind, v.state or "-", _epochs(v), "-" if v.members is None else str(v.members),
                           "-" if r is None else f"{r.generation} at {_clock(r.start)}", v.why,
-                          f"{v.commit_rate:.2f}")
+                          f"{v.commit_rate:.2f}", Text(total_lag(v.standing), style=LAG_STYLE.get(
+                              v.standing.status.status if v.standing is not None else "", "")))
             if v.described is not None and v.described.note:
                 notes.append(f"{v.group}: {v.described.note}")
         notes += unowned_lines(core)

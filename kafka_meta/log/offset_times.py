@@ -65,6 +65,22 @@ class OffsetTimes:
         i = bisect_right(self.times, ms)
         return self.offsets[i - 1] + 1 if i else None
 
+    def end_near(self, ms: int) -> int | None:
+        """The log end offset at ``ms``, read between the kept points as if the stretch between two of them was
+        written at an even pace: :meth:`end_at` is a step that holds the end still from one point to the next
+        (a ListOffsets answer every few seconds, or points thinned apart), so lags read off it would fall
+        between points and jump at each; this keeps a consumer that falls behind steadily reading as one (for
+        points that are answers, not batch headers, which say where the end stepped).
+        Never past the next point's end; None when nothing kept was written by then."""
+        i = bisect_right(self.times, ms)
+        if not i:
+            return None
+        end = self.offsets[i - 1] + 1
+        if i == len(self.offsets) or self.times[i] == self.times[i - 1]:
+            return end
+        pace = (ms - self.times[i - 1]) / (self.times[i] - self.times[i - 1])
+        return end + int((self.offsets[i] + 1 - end) * pace)
+
     def merge(self, later: OffsetTimes) -> None:
         """The points of the batches after this one's (the next segments of the partition) added in order."""
         for offset, ms in zip(later.offsets, later.times, strict=True):
