@@ -10,9 +10,10 @@ are tried (the first that holds decides):
   Burrow itself looks for it only when the lag never reached zero.
 * ``OK``: the lag is zero now.
 * ``STOP``: the consumer stopped committing with lag left: the time since the last commit is longer than the
-  window spans (its last commit minus its first; a window of one commit spans nothing and says nothing yet). Unlike Burrow, a partition the group is still committing
-  elsewhere is not stopped but slow (a low-traffic partition commits rarely while its offsets advance), and
-  neither is one whose oldest record waiting was written within the span (the consumer has had no time yet).
+  window spans (its last commit minus its first; a window of one commit spans nothing and says nothing yet).
+  Unlike Burrow, a partition the group is still committing elsewhere is not stopped but slow (a low-traffic
+  partition commits rarely while its offsets advance), and neither is one whose oldest record waiting was
+  written within the span (the consumer has had no time yet).
   And unlike Burrow, this comes before the next rule: a consumer that stopped right after catching up has
   only zero lags in its window, yet it has stopped.
 * ``OK``: the lag was zero at some commit in the window (caught up at least once, and still committing).
