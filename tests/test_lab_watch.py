@@ -100,8 +100,13 @@ def test_the_live_timeline_of_rebalancing_java_consumers_equals_what_they_saw(la
                        for name, last in wanted.items())
 
         watching.wait_for(caught_up, 60, "the watch to read the scenario's last generations")
+        scenario_over = time.time()  # every commit made: the log ends asked after this are the last word
+        watching.wait_for(lambda: (getattr(watching.out, "core", None) is not None
+                                   and (watching.out.core.ends_at or 0) > scenario_over + 1), 30,
+                          "the watch to ask the groups' log ends")
     finally:
         core = watching.stop()
+    _stands_as_kafkas_clients_say(core, kafka_broker.bootstrap, sorted(truth))
     live = core.timelines()
     for name, seen_by_clients in truth.items():
         got = completed_members(live[name].rounds)
@@ -110,6 +115,27 @@ def test_the_live_timeline_of_rebalancing_java_consumers_equals_what_they_saw(la
             assert {m: got[generation][m] for m in owners} == owners, (name, generation)
     described = {e.group for e in watching.out.events if e.kind == "state"}
     assert set(truth) <= described  # the coordinator was asked about them, with our own requests
+
+
+def _stands_as_kafkas_clients_say(core, bootstrap: str, group_names: list[str]) -> None:
+    """Each group's standing, as the watch worked it out from its records and ListOffsets answers, equals what
+    Kafka's clients say once the groups are done: the admin client's committed offsets, and the log ends."""
+    from kafka import KafkaAdminClient, KafkaConsumer
+
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap)
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap, isolation_level="read_committed")
+    try:
+        standings = core.standings()
+        for name in group_names:
+            committed = {tp: om.offset for tp, om in admin.list_group_offsets(name)[name].items()}
+            ends = consumer.end_offsets(list(committed))
+            want = {(tp.topic, tp.partition): (offset, ends[tp], max(0, ends[tp] - offset))
+                    for tp, offset in committed.items()}
+            got = {(p.topic, p.partition): (p.offset, p.log_end, p.lag_records) for p in standings[name].partitions}
+            assert got == want, name
+    finally:
+        consumer.close()
+        admin.close()
 
 
 SHARE, STREAMS = "lab-share", "lab-wordcount-streams"  # the groups of the lab's share and streams scenarios
