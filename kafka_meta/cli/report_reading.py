@@ -25,6 +25,7 @@ from kafka_meta.analysis.report_reader import NotInLogOrder, ReportReader
 from kafka_meta.cli.processes import usable_cores, worker_context
 from kafka_meta.inputs import Damage, Row, Source, classify, rows, source_rows
 from kafka_meta.inputs.items import Item
+from kafka_meta.inputs.segment import RecordBatch
 from kafka_meta.log.files import SEGMENT_SUFFIX
 
 PARALLEL_FROM_BYTES = 64 << 20  # below this, starting processes costs more than they save
@@ -50,12 +51,16 @@ def read_report(names: list[str], thresholds: Thresholds | None = None, ordered:
     return read_in_turn(names, thresholds, ordered=False)
 
 
-def feed(reader: ReportReader, items: Iterable[Item]) -> None:
-    """Every item to the reader, by its kind."""
+def feed(reader: ReportReader, items: Iterable[Item | RecordBatch], name: str | None = None) -> None:
+    """Every item to the reader, by its kind; a batch of offset commits whole (read from the input ``name``)."""
     by_kind = {"exchange": reader.exchange, "record": reader.record, "payload": reader.payload,
                "partition": reader.partition}
+    commits = reader.commits
     for item in items:
-        if isinstance(item, Row):
+        if type(item) is RecordBatch:
+            segment = item.segment
+            commits(name, item.where, segment.topic, segment.partition, item.records, item.row)  # type: ignore[arg-type]
+        elif isinstance(item, Row):
             take = by_kind.get(item.kind)
             if take is not None:  # a member's bytes (kafka-meta explain's input) is nothing to the report
                 take(item.data)
@@ -67,7 +72,8 @@ def feed(reader: ReportReader, items: Iterable[Item]) -> None:
 
 def read_in_turn(names: list[str], thresholds: Thresholds | None, ordered: bool) -> AnalysisReport:
     reader = ReportReader(thresholds, ordered=ordered)
-    feed(reader, rows(names))
+    for name in names:
+        feed(reader, rows([name], batches=True), name)
     return reader.finish()
 
 
@@ -115,7 +121,7 @@ def _read_chunk(work: tuple[Chunk, Thresholds | None]) -> bytes:
     chunk, thresholds = work
     reader = ReportReader(thresholds)
     for name, source in chunk:
-        feed(reader, source_rows(source, name))
+        feed(reader, source_rows(source, name, batches=True), name)
     try:
         return pickle.dumps(reader, protocol=pickle.HIGHEST_PROTOCOL)
     except (TypeError, AttributeError) as e:
