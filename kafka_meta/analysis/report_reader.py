@@ -36,18 +36,18 @@ from kafka_meta.analysis.generations import (
     OffsetsTimeline,
     log_order,
     scope_of,
-    second_of,
     sort_key,
 )
 from kafka_meta.analysis.inventory import RecordInventory, count_exchanges, count_payloads
 from kafka_meta.analysis.report import AnalysisReport
-from kafka_meta.analysis.transaction_feed import TransactionFeed
 from kafka_meta.analysis.timeline import LAST_SECOND
+from kafka_meta.analysis.transaction_feed import TransactionFeed
 from kafka_meta.errors import KafkaMetaError
 from kafka_meta.log.events import Record
 from kafka_meta.offsets.commit_view import CommitKeyFields, commit_key, commit_value
 
 KEEP_ERRORS = 10_000  # records that could not be read, listed; the rest are counted
+LAST_MS = LAST_SECOND * 1000  # a record's time from then on is none (kafka_meta.analysis.generations._seconds)
 KEEP_KEYS = 1 << 20  # commit keys' readings remembered (a log names far fewer); past it, forgotten and read again
 
 
@@ -135,6 +135,13 @@ class ReportReader:
         counts, latest, in_force, topic_ids = log.counts, log.latest, log.in_force, log.topic_ids
         newest, names, id_texts = self.inventory.newest, self.report.records, self.id_texts
         last, seen, n, fast, tombstones = first, -1, self.records, 0, 0
+        # runs of alike commits (a batch is one group's, mostly of one second) are counted once per run
+        name_now, name_n = None, 0
+        group_now: str | None = None
+        generation: int | None = None
+        offsets_of: dict[str, int] = {}
+        run_group, run_generation, run_second, run_n = None, None, None, 0
+        raw_now, topic_now = None, None
         for record in records:
             key, value, offset = record.key, record.value, record.offset
             fields = keys.get(key, False) if key is not None else None
@@ -152,7 +159,11 @@ class ReportReader:
                 n += 1
                 fast += 1
                 name, group, key_topic, _, place = fields  # type: ignore[misc]
-                names[name] += 1
+                if name is not name_now:
+                    if name_n:
+                        names[name_now] += name_n  # type: ignore[index]
+                    name_now, name_n = name, 0
+                name_n += 1
                 rank = (offset, n)
                 old = newest.get(key)  # type: ignore[arg-type]
                 if old is None or rank >= old[0]:
@@ -165,26 +176,41 @@ class ReportReader:
                     continue
                 if not group:
                     continue
-                if key_topic:
-                    raw = read[2]
+                raw = read[2]
+                if key_topic and (raw != raw_now or key_topic != topic_now):
                     text = id_texts.get(raw)
                     if text is None:
                         text = id_texts[raw] = str(uuid.UUID(bytes=raw))
                     topic_ids[text] = key_topic
-                generation = in_force.get((scope, group))
-                offsets_of = latest.get(group)
-                if offsets_of is None:
-                    offsets_of = latest[group] = {}
+                    raw_now, topic_now = raw, key_topic
+                if group != group_now:
+                    group_now, generation = group, in_force.get((scope, group))
+                    offsets_of = latest.get(group)  # type: ignore[assignment]
+                    if offsets_of is None:
+                        offsets_of = latest[group] = {}
                 offsets_of[place] = read[1]
-                second = None
-                if generation is None:
-                    seconds = ts / 1000
-                    second = second_of(seconds) if 0 <= seconds < LAST_SECOND else None
-                counts[(group, generation, second)] += 1
+                # the second is counted where no generation is in force (0 <= ts / 1000 < LAST_SECOND)
+                second = float(ts // 1000) if generation is None and 0 <= ts < LAST_MS else None
+                if group != run_group or second != run_second or generation != run_generation:
+                    if run_n:
+                        counts[(run_group, run_generation, run_second)] += run_n  # type: ignore[index]
+                    run_group, run_generation, run_second, run_n = group, generation, second, 0
+                run_n += 1
                 continue
+            if run_n:  # a record fed as its row may change what is in force: the runs so far are counted
+                counts[(run_group, run_generation, run_second)] += run_n  # type: ignore[index]
+                run_group, run_n = None, 0
+            if name_n:
+                names[name_now] += name_n  # type: ignore[index]
+                name_now, name_n = None, 0
+            group_now, raw_now = None, None
             self.records, self.place = n, (source, topic, partition, last)
             self.record(_tagged(row_of(record), source))
             n, last = self.records, self.place[3]
+        if run_n:
+            counts[(run_group, run_generation, run_second)] += run_n  # type: ignore[index]
+        if name_n:
+            names[name_now] += name_n  # type: ignore[index]
         offsets.read += fast
         self.records, self.place = n, (source, topic, partition, last)
         self.report.tombstones += tombstones
