@@ -48,7 +48,7 @@ from kafka_meta.offsets.commit_view import CommitKeyFields, commit_key, commit_v
 
 KEEP_ERRORS = 10_000  # records that could not be read, listed; the rest are counted
 LAST_MS = LAST_SECOND * 1000  # a record's time from then on is none (kafka_meta.analysis.generations._seconds)
-KEEP_KEYS = 1 << 20  # commit keys' readings remembered (a log names far fewer); past it, forgotten and read again
+KEEP_KEYS = 100_000  # commit keys' readings remembered (a log names fewer); past it, forgotten and read again
 
 
 def _tagged(row: dict[str, Any], source: Any) -> dict[str, Any]:
