@@ -1,16 +1,19 @@
 """``kafka-meta report`` beside ``kafka-meta log --decode`` and ``kafka-meta analyze``, on the same log directory.
 
-Run: ``python bench/report_bench.py [--gb 0.1 1 10] [--keep DIR] [--no-analyze]`` (``pip install -e '.[bench]'``:
-kafka-python writes the batches; ``analyze`` needs the ``spark`` extra).
+Run: ``python bench/report_bench.py [--sizes 0.1 1 10] [--keep DIR] [--no-analyze]`` (``--gb`` says the same;
+``pip install -e '.[bench]'``: kafka-python writes the batches; ``analyze`` needs the ``spark`` extra).
 
 The log directory is :mod:`analyze_bench`'s (mostly offset commits, a real group record every 2,000 of them,
 200 groups, 48,000 commit keys, the same mix at every size), built in a temporary folder, or under ``--keep
-DIR`` (``DIR/logs-<gb>``, reused when present). For each size the three commands run one after the other, each
-as its own process of the installed CLI, as a user runs them::
+DIR`` (``DIR/logs-<gb>``, reused when present). For each size the commands run one after the other, each as its
+own process of the installed CLI, as a user runs them::
 
     kafka-meta log DIR --decode > /dev/null
-    kafka-meta report DIR --format json > report.json
+    kafka-meta report DIR --format json --jobs 1 > report-1.json     (one process)
+    kafka-meta report DIR --format json > report.json                (one process per core, from 64 MB)
     kafka-meta analyze DIR --output OUT          (embedded local Spark; skipped with --no-analyze)
+
+The two reports must print the same document (the bench says so, or stops).
 
 What is measured, per command: the wall time from start to exit; the CPU time (user and system) from ``wait4``
 of the command's process, which includes the descendants it waited for (``log --decode``'s reading processes,
@@ -22,7 +25,8 @@ every process of its tree (the polled ``VmHWM`` of each, as :class:`analyze_benc
 in the resident memory of whoever reads it, up to a segment's size (64 MB). The records are those the report
 counts (every record read: each type, the unknown ones and the ones that did not decode, as ``analyze_bench``
 counts them); records/s is that over the wall time of each command. The ratios are the report's wall time over
-the other commands' (below 1: the report is faster). Benches print, they do not assert.
+the other commands' (below 1: the report is faster); records per CPU second say the same where other work shares
+the machine. Benches print, they do not assert.
 """
 
 from __future__ import annotations
@@ -102,29 +106,35 @@ def bench(gb: float, keep: Path | None, work: Path, analyze: bool) -> None:
     out = work / f"out-{gb:g}"
     out.mkdir(parents=True, exist_ok=True)
     runs = [measure("log --decode", [*CLI, "log", str(directory), "--decode"], Path(os.devnull)),
-            measure("report --format json", [*CLI, "report", str(directory), "--format", "json"],
+            measure("report --jobs 1", [*CLI, "report", str(directory), "--format", "json", "--jobs", "1"],
+                    out / "report-1.json"),
+            measure("report (per core)", [*CLI, "report", str(directory), "--format", "json"],
                     out / "report.json")]
     records, groups = counted(out / "report.json")
+    if json.loads((out / "report.json").read_bytes()) != json.loads((out / "report-1.json").read_bytes()):
+        raise SystemExit("report --jobs 1 and report per core printed different documents")
     if analyze:
         runs.append(measure("analyze", [*CLI, "analyze", str(directory), "--output", str(out / "analyze")],
                             out / "analyze.txt"))
     print(f"records {records:,}, groups {groups}; load {os.getloadavg()[0]:.2f} at the end")
-    print(f"{'command':<22} {'wall s':>8} {'CPU s':>8} {'records/s':>11} {'peak MB':>8} {'tree MB':>8} "
-          f"{'procs':>5} {'exit':>4}")
+    print(f"{'command':<22} {'wall s':>8} {'CPU s':>8} {'records/s':>11} {'per CPU s':>11} {'peak MB':>8} "
+          f"{'tree MB':>8} {'procs':>5} {'exit':>4}")
     for run in runs:
         print(f"{run.command:<22} {run.wall_s:8.1f} {run.cpu_s:8.1f} {records / run.wall_s:11,.0f} "
+              f"{records / max(run.cpu_s, 1e-9):11,.0f} "
               f"{run.own_peak / 2**20:8.0f} {run.tree_peak / 2**20:8.0f} {run.processes:5} {run.status:4}")
-    report = runs[1]
-    print(f"report / log --decode: wall {report.wall_s / runs[0].wall_s:.2f}x, CPU {report.cpu_s / runs[0].cpu_s:.2f}x")
-    if analyze:  # analyze's CPU column is its driver's: Spark's JVM is not waited for, so not counted
-        print(f"report / analyze: wall {report.wall_s / runs[2].wall_s:.2f}x")
+    for report in runs[1:3]:
+        print(f"{report.command} / log --decode: wall {report.wall_s / runs[0].wall_s:.2f}x, "
+              f"CPU {report.cpu_s / runs[0].cpu_s:.2f}x")
+        if analyze:  # analyze's CPU column is its driver's: Spark's JVM is not waited for, so not counted
+            print(f"{report.command} / analyze: wall {report.wall_s / runs[3].wall_s:.2f}x")
     sys.stdout.flush()
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--gb", type=float, nargs="+", default=[0.1],
-                        help="sizes of the log directory, one run each (default 0.1)")
+    parser.add_argument("--sizes", "--gb", dest="gb", type=float, nargs="+", default=[0.1],
+                        help="sizes of the log directory in GB, one run each (default 0.1; 0.1 1 10 for all three)")
     parser.add_argument("--keep", type=Path,
                         help="build each log directory under here (logs-<gb>) and keep it; reused if present")
     parser.add_argument("--no-analyze", dest="analyze", action="store_false",

@@ -108,17 +108,32 @@ def test_processes_per_core_add_up_to_one_reading(logs):
     assert together == streamed([str(logs)])
 
 
-def test_a_group_in_two_partitions_is_read_in_one_process():
+def test_a_group_in_two_partitions_is_read_in_one_process(monkeypatch):
     """fixtures/log holds groups in several partitions (copies): adding readers up would depend on the
-    order, so the merge refuses and one process reads it all."""
+    order, so the plan tells it from the partitions' first records and one process reads it all, once; where
+    the first records do not show it, the merge refuses and one process reads it again."""
     from kafka_meta.analysis.generations import NotMergeable
+    from kafka_meta.cli import report_reading
     from kafka_meta.cli.report_reading import in_parallel, plan
 
     logs = str(ROOT / "fixtures" / "log" / "kafka-logs")
+    assert plan([logs], 2) is None
+    monkeypatch.setattr(report_reading, "shared_groups", lambda sources: False)
     with pytest.raises(NotMergeable, match="both read group"):
         in_parallel(plan([logs], 2), None)
     assert json.loads(json.dumps(read_report([logs], None, True, jobs=2).to_json(), default=str)) \
         == collected([logs])
+
+
+def test_partitions_of_their_own_groups_are_planned_apart():
+    """A broker's layout (each group in one partition) is read by processes: the first records tell no group
+    in two partitions."""
+    from kafka_meta.cli.report_reading import shared_groups
+    from kafka_meta.inputs import classify
+
+    for logs in LAB:
+        assert not shared_groups(classify(str(logs))[0]), logs.parent.name
+    assert shared_groups(classify(str(ROOT / "fixtures" / "log" / "kafka-logs"))[0])
 
 
 def test_a_commit_that_never_took_effect_is_not_the_groups_committed_offset(tmp_path):

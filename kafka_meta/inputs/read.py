@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
 from kafka_meta.capture.containers import sniff as capture_magic
-from kafka_meta.inputs import capture, jsonl
+from kafka_meta.inputs import capture, jsonl, segment
 from kafka_meta.inputs.detect import classify
 from kafka_meta.inputs.items import Damage, Item, Row, Source, Unreadable
 from kafka_meta.inputs.kinds import BY_NAME
@@ -68,11 +68,12 @@ def read(names: Iterable[str]) -> Inputs:
     return inputs
 
 
-def rows(names: Iterable[str], sources: list[Source] | None = None) -> Iterator[Item]:
+def rows(names: Iterable[str], sources: list[Source] | None = None, batches: bool = False) -> Iterator[Item]:
     """The rows, damage and unreadable inputs of ``names``, in input order; each source found is appended to
     ``sources`` when given. A ``__consumer_offsets`` record also says the input it came from (``_source``, the
     name as given, as the Spark job tags its rows): the timeline reads inputs one after another, each
-    partition's records in their own order (kafka_meta.analysis.generations.log_order)."""
+    partition's records in their own order (kafka_meta.analysis.generations.log_order). ``batches``: a log's
+    batches of ``__consumer_offsets`` that no transaction wrote come whole (:func:`source_rows`)."""
     for name in names:
         if name == STDIN:
             yield from _tagged(_stdin(), name)
@@ -82,12 +83,16 @@ def rows(names: Iterable[str], sources: list[Source] | None = None) -> Iterator[
         for source in found:
             if sources is not None:
                 sources.append(source)
-            yield from source_rows(source, name)
+            yield from source_rows(source, name, batches)
 
 
-def source_rows(source: Source, name: str) -> Iterator[Item]:
+def source_rows(source: Source, name: str, batches: bool = False) -> Iterator[Item]:
     """The rows, damage and unreadable parts of one ``source`` found under the input ``name``, as :func:`rows`
-    reads them (a reader of many partitions may read its sources in parallel)."""
+    reads them (a reader of many partitions may read its sources in parallel). ``batches``: a log's batches
+    of ``__consumer_offsets`` that no transaction wrote come whole, as
+    :class:`~kafka_meta.inputs.segment.RecordBatch` (their rows untagged: the reader says their input)."""
+    if batches and source.kind == "log":
+        return _tagged(segment.read_batches(source), name)  # type: ignore[arg-type]
     return _tagged(BY_NAME[source.kind].read(source), name)
 
 

@@ -11,6 +11,7 @@ offset, open transactions), which is all an operator's report needs of it.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +20,9 @@ from kafka_meta.inputs.items import Damage, Item, Row, Source, Unreadable
 from kafka_meta.inputs.kind import Kind
 
 if TYPE_CHECKING:
-    from kafka_meta.log import PartitionScan
+    from kafka_meta.log import Partition, PartitionScan, Record, Segment
+
+OFFSETS_TOPIC = "__consumer_offsets"
 
 
 def recognise(path: Path, head: bytes) -> bool:
@@ -28,7 +31,37 @@ def recognise(path: Path, head: bytes) -> bool:
     return looks_like_log(path)
 
 
+@dataclass(frozen=True, slots=True)
+class RecordBatch:
+    """The records of one batch of ``__consumer_offsets`` that no transaction wrote (not a control batch), as
+    the segment reader gives them: what a reader that takes whole batches (``kafka-meta report``'s) reads
+    without a row per record. :meth:`row` is a record's row, as :func:`read` gives it."""
+
+    segment: Segment
+    where: str
+    records: list[Record]
+
+    def row(self, record: Record) -> dict[str, Any]:
+        from kafka_meta.log.rows import record_row
+
+        row: dict[str, Any] = record_row(self.segment, record)  # type: ignore[assignment]
+        row["_file"] = self.where
+        return row
+
+
 def read(source: Source) -> Iterator[Item]:
+    """The partitions of a segment or directory: a user topic's as one ``partition`` row, every other
+    record as a ``record`` row, damage as :class:`Damage`."""
+    return _read(source, batches=False)
+
+
+def read_batches(source: Source) -> Iterator[Item | RecordBatch]:
+    """As :func:`read`, but a batch of ``__consumer_offsets`` that no transaction wrote comes whole, as a
+    :class:`RecordBatch` (every other record as its row, in log order)."""
+    return _read(source, batches=True)
+
+
+def _read(source: Source, batches: bool) -> Iterator[Any]:
     from kafka_meta.inputs.topics import partition_role
     from kafka_meta.log import read_partitions
 
@@ -38,6 +71,9 @@ def read(source: Source) -> Iterator[Item]:
             if partition_role(partition) == "user":
                 yield Row("partition", partition_row(partition.scan) | {"_file": where})
                 continue
+            if batches and partition.topic == OFFSETS_TOPIC:
+                yield from _batches(partition, where)
+                continue
             for row in partition.rows():
                 if row["_error"]:
                     yield Damage(row["_error"])
@@ -46,6 +82,28 @@ def read(source: Source) -> Iterator[Item]:
                 yield Row("record", row)
     except (KafkaMetaError, OSError, ValueError) as e:
         yield Unreadable(str(source.path), str(e))
+
+
+def _batches(partition: Partition, where: str) -> Iterator[Row | Damage | RecordBatch]:
+    """A partition of ``__consumer_offsets``: each batch of no transaction whole, the records of the others
+    as rows labelled by their transaction (as :meth:`~kafka_meta.log.Partition.rows` labels them)."""
+    from kafka_meta.log.rows import TransactionLabels, damage_row, record_row
+
+    labels = TransactionLabels(partition.outcomes)
+    for segment, item in partition.batches():
+        if type(item) is not tuple:
+            yield Damage(damage_row(segment, item)["_error"] or "")  # type: ignore[arg-type]
+            continue
+        batch, records = item
+        producer = labels.batch(batch)
+        if producer < 0 and not batch.control:
+            if records:
+                yield RecordBatch(segment, where, records)
+            continue
+        for record in records:
+            row: dict[str, Any] = record_row(segment, record, producer, labels.outcome(record.offset))  # type: ignore[assignment]
+            row["_file"] = where
+            yield Row("record", row)
 
 
 def partition_row(scan: PartitionScan) -> dict[str, Any]:

@@ -98,6 +98,13 @@ class Partition:
         for segment, items in _segments(self.segments, limit, from_offset):
             yield from segment_rows(segment, items, self.outcomes)
 
+    def batches(self, *, limit: int = DEFAULT_LIMIT) -> Iterator[tuple[Segment, Read]]:
+        """(segment, (batch, its records)) or (segment, damage) in offset order: the bulk form of :meth:`rows`
+        (label a batch's records with :class:`~kafka_meta.log.rows.TransactionLabels` of :attr:`outcomes`)."""
+        for segment, items in _segments(self.segments, limit, None):
+            for item in items:
+                yield segment, item
+
 
 def read_partitions(path: str | os.PathLike[str]) -> Iterator[Partition]:
     """Every partition under ``path`` (a segment, a partition directory or a log directory), in order."""

@@ -17,6 +17,7 @@ view to :func:`~kafka_meta.offsets.reader.decode_record` for every version.
 
 from __future__ import annotations
 
+import struct
 import uuid
 from typing import Any
 
@@ -128,3 +129,76 @@ def _topic_id(raw: bytes) -> uuid.UUID:
     found = _TOPIC_IDS[raw] = uuid.UUID(bytes=raw)
     return found
 
+
+
+# The counting lane: what a report's counting needs of a commit, read from its key and value bytes without a
+# view object. A log names few keys (a group's partitions, committed again and again), so a key is read once
+# (:func:`commit_key`) and its reading looked up after; only the value is read each time (:func:`commit_value`).
+
+OFFSET_COMMIT = 1  # OffsetCommit: LegacyOffsetCommit (0) has two layouts, which the typed reader chooses between
+_VALUE_HEAD = struct.Struct(">hq")  # every version: its number, then the offset
+_SHORT = struct.Struct(">h")
+NO_TOPIC_ID = bytes(16)  # the topic id a value that carries none reads as
+CommitKeyFields = tuple[str, str, str, int, str]  # record name, group, topic, partition, "topic-partition"
+
+
+def commit_key(key: bytes) -> CommitKeyFields | None:
+    """An OffsetCommit key's record name, group, topic, partition and ``topic-partition``, read by the key's
+    plain reader; None for any other key and for a key the plain reader is not sure of (the typed reader's)."""
+    if len(key) < 2 or key[0] != 0 or key[1] != OFFSET_COMMIT:
+        return None
+    readers = _READERS.get(key[1]) or _readers(key[1])
+    if readers is None:
+        return None
+    try:
+        fields, _, trailing = readers[1](key)
+    except Exception:  # noqa: BLE001 - the optimistic reader refuses by raising: the careful path reads it
+        return None
+    if trailing:
+        return None
+    group, topic, partition = fields["group"], fields["topic"], fields["partition"]
+    return readers[0], group, topic, partition, f"{topic}-{partition}"
+
+
+def commit_value(value: bytes) -> tuple[int, int, bytes] | None:
+    """An OffsetCommit value's version, offset and topic id (:data:`NO_TOPIC_ID` where it carries none), read
+    straight from its bytes for the layouts brokers write: versions 0 to 4, valid UTF-8 metadata, and at
+    version 4 no tagged field but the topic id. None for anything else (damage, a newer version, bytes left
+    over, another tagged field, a varint written long), which the plain and typed readers then read or refuse.
+    A test holds it to the typed reader, damaged bytes included."""
+    end = len(value)
+    if end < 20:
+        return None
+    version, offset = _VALUE_HEAD.unpack_from(value, 0)
+    if version == 4:  # flexible: leader epoch, compact metadata, commit time, tagged fields
+        n = value[14] - 1  # the metadata's length + 1, as an unsigned varint of one byte
+        if n < 0 or value[14] >= 0x80:
+            return None
+        at = 15 + n + 8
+        if at >= end:
+            return None
+        if value[at] == 0:
+            topic_id, at = NO_TOPIC_ID, at + 1
+        elif value[at] == 1 and at + 19 == end and value[at + 1] == 0 and value[at + 2] == 16:
+            topic_id, at = value[at + 3:end], end
+        else:
+            return None
+        start = 15
+    elif 0 <= version <= 3:
+        start = 14 if version == 3 else 10  # version 3 has the leader epoch before the metadata
+        (n,) = _SHORT.unpack_from(value, start)
+        if n < 0:
+            return None
+        start += 2
+        at = start + n + (16 if version == 1 else 8)  # commit time (and version 1's expiry time)
+        topic_id = NO_TOPIC_ID
+    else:
+        return None
+    if at != end:
+        return None
+    if n:
+        try:
+            value[start:start + n].decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    return version, offset, topic_id
