@@ -137,6 +137,7 @@ class ReportReader:
         log = offsets.log
         counts, latest, in_force, topic_ids = log.counts, log.latest, log.in_force, log.topic_ids
         newest, names, id_texts = self.inventory.newest, self.report.records, self.id_texts
+        lag_state, lag_generations = self.lag.state, self.lag.in_force  # each group's committed offsets, for lag
         last, seen, n, fast, tombstones = first, -1, self.records, 0, 0
         # runs of alike commits (a batch is one group's, mostly of one second) are counted once per run
         name_now, name_n = None, 0
@@ -161,7 +162,7 @@ class ReportReader:
                 last = offset
                 n += 1
                 fast += 1
-                name, group, key_topic, _, place = fields  # type: ignore[misc]
+                name, group, key_topic, key_partition, place = fields  # type: ignore[misc]
                 if name is not name_now:
                     if name_n:
                         names[name_now] += name_n  # type: ignore[index]
@@ -176,6 +177,8 @@ class ReportReader:
                     seen = ts
                 if read is None:
                     tombstones += 1
+                    if group:
+                        lag_state.forget(group, key_topic, key_partition)
                     continue
                 if not group:
                     continue
@@ -192,6 +195,8 @@ class ReportReader:
                     if offsets_of is None:
                         offsets_of = latest[group] = {}
                 offsets_of[place] = read[1]
+                lag_state.commit(group, key_topic, key_partition, read[1], ts if ts >= 0 else None,
+                                 lag_generations.get((scope, group)))
                 # the second is counted where no generation is in force (0 <= ts / 1000 < LAST_SECOND)
                 second = float(ts // 1000) if generation is None and 0 <= ts < LAST_MS else None
                 if group != run_group or second != run_second or generation != run_generation:
