@@ -162,6 +162,22 @@ def misread_partition_leader() -> None:
     _wrap_decode("MetadataRecord", after)
 
 
+def counting_lane_misreads_offset() -> None:
+    """The counting lane of ``kafka-meta report`` (``commit_view.commit_value``): an odd offset read one too
+    high. The typed reader is right, so only the harness's check of the lanes against it can catch this."""
+    from kafka_meta.offsets import commit_view
+
+    original = commit_view.commit_value
+
+    def commit_value(value: bytes) -> tuple[int, int, bytes] | None:
+        read = original(value)
+        if read is not None and read[1] % 2 == 1:
+            return read[0], read[1] + 1, read[2]
+        return read
+
+    commit_view.commit_value = commit_value
+
+
 PLANTS = {p.name: p for p in [
     Plant("misread-epoch-with-unknown-tags", "a misread value (where unknown tagged fields are)",
           "ConsumerGroupMetadataValue", "ConsumerGroupMetadataValue", misread_epoch_with_unknown_tags),
@@ -181,6 +197,8 @@ PLANTS = {p.name: p for p in [
           "TransactionLog record (TransactionCoordinatorRecordSerde)", misread_ongoing_epoch),
     Plant("misread-partition-leader", "a misread metadata record", "MetadataRecord",
           "MetadataRecord (MetadataRecordSerde)", misread_partition_leader),
+    Plant("counting-lane-misreads-offset", "a misread fast lane (report's counting of commits)", "OffsetCommit",
+          "OffsetCommit record (GroupCoordinatorRecordSerde)", counting_lane_misreads_offset),
     Plant("upgrade-from-sends-an-older-version", "a wrong Streams version decision", "upgrade.from 4.4",
           "upgrade.from 4.4", upgrade_from_sends_an_older_version),
 ]}
