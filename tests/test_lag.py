@@ -50,17 +50,24 @@ def test_committed_offsets_are_the_last_the_clients_and_admin_client_stated(path
     assert got == stated
 
 
-@pytest.mark.parametrize("path", [p for p in RECORDINGS if any(e["event"] == "commit" for e in _truth(p))],
-                         ids=lambda p: p.name)
-def test_the_member_and_generation_of_each_last_commit_are_the_clients_own(path):
-    """The member a standing names for the last commit of each partition (the owner in the generation in force,
-    by the timeline) and that generation are the ones the committing client reported."""
+def _last_commits(path) -> dict[tuple[str, str], tuple[int, str, int]]:
+    """Per (group, partition), the last commit a client reported as made: when, by which member, in which
+    generation."""
     last: dict[tuple[str, str], tuple[int, str, int]] = {}
     for e in _truth(path):
         if e["event"] == "commit" and e.get("ok"):
             for tp in e.get("offsets") or {}:
                 if (e["group"], tp) not in last or e["ts"] >= last[(e["group"], tp)][0]:
                     last[(e["group"], tp)] = (e["ts"], e["member_id"], e["generation"])
+    return last
+
+
+@pytest.mark.parametrize("path", [p for p in RECORDINGS if any(e["event"] == "commit" for e in _truth(p))],
+                         ids=lambda p: p.name)
+def test_the_member_and_generation_of_each_last_commit_are_the_clients_own(path):
+    """The member a standing names for the last commit of each partition (the owner in the generation in force,
+    by the timeline) and that generation are the ones the committing client reported."""
+    last = _last_commits(path)
     report = read_report([str(path / "kafka-logs")], jobs=1)
     got = {(g, p.name): (p.member, p.generation) for g, s in report.lag.items() for p in s.partitions}
     assert {k: got.get(k) for k in last} == {k: v[1:] for k, v in last.items()}
@@ -72,12 +79,7 @@ def test_a_capture_alone_names_the_committing_member_from_its_requests(path):
     """Without the log, the OffsetCommit requests of the capture give each partition's last offset (the last
     the clients or the admin client stated: a client's commit on close is in no commit line), and the member and
     generation the request carried: the committing client's own."""
-    last: dict[tuple[str, str], tuple[int, str, int]] = {}
-    for e in _truth(path):
-        if e["event"] == "commit" and e.get("ok"):
-            for tp in e.get("offsets") or {}:
-                if (e["group"], tp) not in last or e["ts"] >= last[(e["group"], tp)][0]:
-                    last[(e["group"], tp)] = (e["ts"], e["member_id"], e["generation"])
+    last = _last_commits(path)
     report = read_report([str(path / "capture.pcapng")], jobs=1)
     got = {(g, p.name): p for g, s in report.lag.items() for p in s.partitions}
     assert {k: (got[k].member, got[k].generation) for k in last} == {k: v[1:] for k, v in last.items()}
