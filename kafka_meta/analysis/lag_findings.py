@@ -13,7 +13,7 @@ warning.
 from __future__ import annotations
 
 from kafka_meta.analysis.assemble import Timeline
-from kafka_meta.analysis.burrow import REWIND, STALL, STOP, WARN
+from kafka_meta.analysis.burrow import REWIND, STALL, STOP, WARN, WINDOW
 from kafka_meta.analysis.findings import Finding
 from kafka_meta.analysis.lag import GroupStanding, PartitionStanding
 from kafka_meta.analysis.member_names import member_label
@@ -50,11 +50,10 @@ def _rebalancing(tl: GroupTimeline | None, since_ms: int | None) -> str:
 
 
 def _window_start(parts: list[PartitionStanding]) -> int | None:
-    """When the window judged began: the earliest of the named partitions' last commits kept."""
-    starts = [p.history[0].ms for p in parts if p.history and p.history[0].ms is not None]
-    recent = [p.history[-min(len(p.history), 10)].ms for p in parts if p.history]
-    known = [ms for ms in recent if ms is not None] or starts
-    return min(known) if known else None
+    """When the window judged began: the earliest first commit of the named partitions' windows (the last
+    :data:`~kafka_meta.analysis.burrow.WINDOW` points of each history)."""
+    known = [p.history[-min(len(p.history), WINDOW)].ms for p in parts if p.history]
+    return min((ms for ms in known if ms is not None), default=None)
 
 
 def _lag_words(parts: list[PartitionStanding]) -> str:

@@ -17,7 +17,6 @@ from typing import TypedDict
 from kafka_meta.analysis.timeline import MemberRound, Round
 
 COOPERATIVE_ASSIGNOR = "org.apache.kafka.clients.consumer.CooperativeStickyAssignor"
-EAGER_ASSIGNORS = frozenset({"range", "roundrobin", "sticky"})
 
 
 class RemedyJson(TypedDict):
@@ -121,7 +120,7 @@ def storm_remedy(storm: list[Round], all_rounds: list[Round]) -> Remedy | None:
                       "max.poll.records or raise the interval) or its heartbeats stopped for session.timeout.ms"
                       f"{_ms(main.session_timeout_ms)}; the client's LeaveGroup reason (in a capture, or its log) "
                       "says which", names)
-    eager = any((r.protocol or "") in EAGER_ASSIGNORS for r in storm)
+    eager = any(r.protocol and r.eager_assignor for r in storm)
     if eager:
         return Remedy(("partition.assignment.strategy",),
                       f"rounds without a membership change ({who}) stop every member under the eager "

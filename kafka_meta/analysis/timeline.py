@@ -117,6 +117,9 @@ class GroupTimelineJson(TypedDict):
     earlierRounds: int
 
 
+
+COOPERATIVE_PROTOCOLS = ("cooperative-sticky", "stream")  # classic assignors that revoke only what moves
+
 @dataclass
 class Evidence:
     """Where a fact came from: a packet of a capture file, or a record of the offsets log."""
@@ -268,8 +271,13 @@ class Round:
     def eager(self) -> bool:
         """Stop-the-world: every member gives up all its partitions (a classic group whose assignor is not a
         cooperative one; KIP-848 members keep what they are not asked to give up)."""
-        return (self.protocol not in ("cooperative-sticky", "stream") and self.source == "capture"
-                and all(m.epoch is None for m in self.members))
+        return self.source == "capture" and self.eager_assignor
+
+    @property
+    def eager_assignor(self) -> bool:
+        """Its assignor revokes everything at every round, whatever the input says of the round's timing: a
+        classic assignor that is not a cooperative one (KIP-848 members have epochs and keep what they own)."""
+        return self.protocol not in COOPERATIVE_PROTOCOLS and all(m.epoch is None for m in self.members)
 
     @property
     def versions(self) -> Counter[str]:
