@@ -170,7 +170,8 @@ class LagState:
         self.group_last: dict[str, int] = {}  # group -> its newest commit's ms
         self.latest_ms: int | None = None  # the newest time seen: "now" for an offline evaluation
 
-    def _seen(self, ms: int | None) -> None:
+    def seen(self, ms: int | None) -> None:
+        """A record's time (ms), whatever it holds: the newest one is "now" for an offline evaluation."""
         if ms is not None and (self.latest_ms is None or ms > self.latest_ms):
             self.latest_ms = ms
 
@@ -213,9 +214,9 @@ class LagState:
         if ms is not None and end > 0:
             known.times.add(end - 1, ms)
             known.paced = known.paced or times is None
-        self._seen(ms)
+        self.seen(ms)
         if times is not None and times.times:
-            self._seen(times.times[-1])
+            self.seen(times.times[-1])
 
     def partition_row(self, row: dict[str, Any]) -> None:
         """A user topic's partition summary (:func:`kafka_meta.inputs.segment.partition_row`)."""
@@ -234,7 +235,7 @@ class LagState:
         self.ends.update(later.ends)
         for group, ms in later.group_last.items():
             self.group_last[group] = max(ms, self.group_last.get(group, ms))
-        self._seen(later.latest_ms)
+        self.seen(later.latest_ms)
 
     def groups(self) -> list[str]:
         return sorted({k[0] for k in self.commits})
@@ -253,34 +254,36 @@ class LagState:
         end = self.ends.get((topic, partition))
         last = entry.window[-1]
         lag = None if end is None else max(0, end.end - last.offset)
-        seconds = None if end is None else self._seconds(end, last.offset, last.ms, lag)
-        window = [WindowCommit(p.offset, p.ms, self._records(end, p)) for p in entry.window]
+        seconds = None if end is None else seconds_behind(end, last.offset, last.ms, lag)
+        window = [WindowCommit(p.offset, p.ms, lag_at(end, p.offset, p.ms)[1]) for p in entry.window]
         waiting = end.times.time_at(last.offset) if end is not None else None
         evaluation = evaluate(window, lag, now, self.group_last.get(group), waiting, self.window)
         member, client_id, host = owner(group, last.generation, topic, partition)
         member = last.member or member
-        history = tuple(LagPoint(p.ms, p.offset, self._records(end, p),
-                                 None if end is None else self._seconds(end, p.offset, p.ms, self._records(end, p)))
-                        for p in entry.points())
+        history = tuple(LagPoint(p.ms, p.offset, *lag_at(end, p.offset, p.ms)[1:]) for p in entry.points())
         return PartitionStanding(topic, partition, last.offset, last.ms, last.generation, member, client_id, host,
                                  None if end is None else end.end, lag, seconds, evaluation, entry.count, history)
 
-    @staticmethod
-    def _records(end: LogEnd | None, point: CommitPoint) -> int | None:
-        if end is None:
-            return None
-        at = end.end_at(point.ms)
-        return None if at is None else max(0, at - point.offset)
 
-    @staticmethod
-    def _seconds(end: LogEnd, offset: int, ms: int | None, lag: int | None) -> float | None:
-        """Lag in time at a commit: its time minus the time of the record at the committed offset."""
-        if lag == 0:
-            return 0.0
-        written = end.times.time_at(offset)
-        if written is None or ms is None:
-            return None
-        return max(0.0, (ms - written) / 1000)
+def lag_at(end: LogEnd | None, offset: int, ms: int | None) -> tuple[int | None, int | None, float | None]:
+    """A commit's lag then: the log end at its time, the records behind it, and the seconds since the record at
+    the committed offset was written (0 when caught up; None where the log end or a time is unknown). One rule
+    for the report's standings and the analyze job's ``lag/`` table."""
+    if end is None:
+        return None, None, None
+    at = end.end_at(ms)
+    lag = None if at is None else max(0, at - offset)
+    return at, lag, seconds_behind(end, offset, ms, lag)
+
+
+def seconds_behind(end: LogEnd, offset: int, ms: int | None, lag: int | None) -> float | None:
+    """Lag in time at a commit: its time minus the time of the record at the committed offset."""
+    if lag == 0:
+        return 0.0
+    written = end.times.time_at(offset)
+    if written is None or ms is None:
+        return None
+    return max(0.0, (ms - written) / 1000)
 
 
 def status_rows(standings: dict[str, GroupStanding]) -> Iterator[tuple[str, str, str, tuple[str, ...]]]:

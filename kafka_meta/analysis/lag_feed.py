@@ -65,7 +65,7 @@ class LagFeed:
             self._commit(row, group, getattr(key_of, "topic", None), getattr(key_of, "partition", None),
                          record.value)
             return
-        self.state._seen(_ms(row.get("timestamp")))
+        self.state.seen(_ms(row.get("timestamp")))
         if group and number in GENERATION_RECORD_TYPES:
             name = "generation" if number == GROUP_METADATA else "epoch"
             self.in_force[(scope_of(row), group)] = getattr(record.value, name, None)
@@ -75,15 +75,15 @@ class LagFeed:
         if type(ms) is not int or ms < 0:
             ms = _ms(ms)
         if not group or type(topic) is not str or type(partition) is not int:
-            self.state._seen(ms)
+            self.state.seen(ms)
             return
         if value is None:
-            self.state._seen(ms)
+            self.state.seen(ms)
             self.state.forget(group, topic, partition)
             return
         offset = getattr(value, "offset", None)
         if type(offset) is not int or not in_force(row.get("transaction")):
-            self.state._seen(ms)
+            self.state.seen(ms)
             return
         self.state.commit(group, topic, partition, offset, ms, self.in_force.get((scope_of(row), group)))
 

@@ -20,7 +20,7 @@ from typing import Any
 from kafka_meta.analysis.assemble import Timeline
 from kafka_meta.analysis.burrow import WINDOW
 from kafka_meta.analysis.generations import COMMITS, GENERATION_RECORD_TYPES
-from kafka_meta.analysis.lag import HISTORY, GroupStanding, LagState, LogEnd
+from kafka_meta.analysis.lag import HISTORY, GroupStanding, LagState, LogEnd, lag_at
 from kafka_meta.analysis.lag_feed import owner_in
 from kafka_meta.spark.timeline import GENERATION_COLUMNS, NO_GENERATION, SCOPE, _ms
 
@@ -80,12 +80,7 @@ def _lag_rows(ends: dict[tuple[str, int], LogEnd]) -> Any:
             out: dict[str, list[Any]] = {"logEndOffset": [], "lagRecords": [], "lagSeconds": []}
             for topic, partition, offset, ms in zip(rows["topic"], rows["partition"], rows["offset"], rows["_ms"],
                                                     strict=True):
-                end = ends.get((topic, partition))
-                at = end.end_at(ms) if end is not None else None
-                lag = None if at is None else max(0, at - offset)
-                written = end.times.time_at(offset) if end is not None else None
-                seconds = (0.0 if lag == 0 else None if written is None or ms is None or lag is None
-                           else max(0.0, (ms - written) / 1000))
+                at, lag, seconds = lag_at(ends.get((topic, partition)), offset, ms)
                 out["logEndOffset"].append(at)
                 out["lagRecords"].append(lag)
                 out["lagSeconds"].append(seconds)
@@ -159,7 +154,7 @@ def lag_of(offsets: Any, groups: Any, log_paths: list[str], timeline: Timeline |
     selected = _with_generation(kept, groups, scope).select(*key, "_offset", "_ms", "_inForce", "_rn", "_n")
     state = LagState()
     seen = F.col("_error").isNull() & ~F.coalesce(F.col("control"), F.lit(False)) & ~F.col("unknown")
-    state._seen(offsets.where(seen).agg(F.max(_ms(offsets)).alias("t")).collect()[0].t)  # "now": the newest time
+    state.seen(offsets.where(seen).agg(F.max(_ms(offsets)).alias("t")).collect()[0].t)  # "now": the newest time
     for (topic, partition), end in ends.items():
         state.log_end(topic, partition, end.end, first=end.first, times=end.times)
     counts: dict[tuple[str, str, int], int] = {}
