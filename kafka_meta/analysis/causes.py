@@ -18,6 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TypedDict
 
+from kafka_meta.analysis.member_names import host_of
+
 # kind -> how the round's "why" column says it
 KINDS = {
     "first": "first round seen",
@@ -105,7 +107,7 @@ class ClientMemory:
         if instance_id:
             return f"instance:{instance_id}"
         if client_id:
-            return f"client:{client_id}@{(host or '').split(':')[0].lstrip('/')}"
+            return f"client:{client_id}@{host_of(host)}"
         return None
 
     def arrival(self, key: str | None, present: bool = False) -> str:

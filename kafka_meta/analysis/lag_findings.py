@@ -16,8 +16,8 @@ from kafka_meta.analysis.assemble import Timeline
 from kafka_meta.analysis.burrow import REWIND, STALL, STOP, WARN, WINDOW
 from kafka_meta.analysis.findings import Finding
 from kafka_meta.analysis.lag import GroupStanding, PartitionStanding
-from kafka_meta.analysis.member_names import member_label
-from kafka_meta.analysis.remedies import Remedy, host_of
+from kafka_meta.analysis.member_names import host_of, member_label
+from kafka_meta.analysis.remedies import Remedy
 from kafka_meta.analysis.timeline import GroupTimeline
 
 KINDS = {WARN: ("falling-behind", "warning"), STOP: ("stopped-consumer", "critical"),

@@ -12,3 +12,10 @@ def member_label(member_id: str | None, client_id: str | None) -> str:
     if client_id and member_id and client_id not in member_id:
         return f"{client_id} · {member_id[-TAIL:]}"
     return member_id or client_id or "?"
+
+
+def host_of(client: str | None) -> str:
+    """The host of a client's address as a capture ("ip:port") or the log ("/ip") gives it: no port, since a
+    restarted client keeps its host, not its port."""
+    host = (client or "").lstrip("/")
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host

@@ -14,6 +14,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TypedDict
 
+from kafka_meta.analysis.member_names import host_of
 from kafka_meta.analysis.timeline import MemberRound, Round
 
 COOPERATIVE_ASSIGNOR = "org.apache.kafka.clients.consumer.CooperativeStickyAssignor"
@@ -35,13 +36,6 @@ class Remedy:
 
     def to_json(self) -> RemedyJson:
         return {"settings": list(self.settings), "text": self.text, "clients": list(self.clients)}
-
-
-def host_of(client: str | None) -> str:
-    """The host of a client's address as a capture ("ip:port") or the log ("/ip") gives it: no port, since a
-    restarted client keeps its host, not its port."""
-    host = (client or "").lstrip("/")
-    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
 
 
 def client_name(m: MemberRound) -> str:
