@@ -1,7 +1,8 @@
 """``kafka-meta report`` beside ``kafka-meta log --decode`` and ``kafka-meta analyze``, on the same log directory.
 
-Run: ``python bench/report_bench.py [--sizes 0.1 1 10] [--keep DIR] [--no-analyze]`` (``--gb`` says the same;
-``pip install -e '.[bench]'``: kafka-python writes the batches; ``analyze`` needs the ``spark`` extra).
+Run: ``python bench/report_bench.py [--sizes 0.1 1 10] [--keep DIR] [--no-analyze] [--no-per-core] [--no-log-decode]``
+(``--gb`` says the same; ``pip install -e '.[bench]'``: kafka-python writes the batches; ``analyze`` needs the
+``spark`` extra).
 
 The log directory is :mod:`analyze_bench`'s (mostly offset commits, a real group record every 2,000 of them,
 200 groups, 48,000 commit keys, the same mix at every size), built in a temporary folder, or under ``--keep
@@ -94,7 +95,7 @@ def counted(report_json: Path) -> tuple[int, int]:
     return records, len(report["groups"])
 
 
-def bench(gb: float, keep: Path | None, work: Path, analyze: bool) -> None:
+def bench(gb: float, keep: Path | None, work: Path, analyze: bool, per_core: bool, log: bool) -> None:
     load = os.getloadavg()[0]
     directory, built = log_directory(gb, keep, work)
     segments = sorted(directory.rglob("*.log"))
@@ -105,14 +106,15 @@ def bench(gb: float, keep: Path | None, work: Path, analyze: bool) -> None:
           flush=True)
     out = work / f"out-{gb:g}"
     out.mkdir(parents=True, exist_ok=True)
-    runs = [measure("log --decode", [*CLI, "log", str(directory), "--decode"], Path(os.devnull)),
-            measure("report --jobs 1", [*CLI, "report", str(directory), "--format", "json", "--jobs", "1"],
-                    out / "report-1.json"),
-            measure("report (per core)", [*CLI, "report", str(directory), "--format", "json"],
-                    out / "report.json")]
-    records, groups = counted(out / "report.json")
-    if json.loads((out / "report.json").read_bytes()) != json.loads((out / "report-1.json").read_bytes()):
-        raise SystemExit("report --jobs 1 and report per core printed different documents")
+    runs = [measure("log --decode", [*CLI, "log", str(directory), "--decode"], Path(os.devnull))] if log else []
+    runs += [measure("report --jobs 1", [*CLI, "report", str(directory), "--format", "json", "--jobs", "1"],
+                    out / "report-1.json")]
+    records, groups = counted(out / "report-1.json")
+    if per_core:
+        runs.append(measure("report (per core)", [*CLI, "report", str(directory), "--format", "json"],
+                            out / "report.json"))
+        if json.loads((out / "report.json").read_bytes()) != json.loads((out / "report-1.json").read_bytes()):
+            raise SystemExit("report --jobs 1 and report per core printed different documents")
     if analyze:
         runs.append(measure("analyze", [*CLI, "analyze", str(directory), "--output", str(out / "analyze")],
                             out / "analyze.txt"))
@@ -123,11 +125,12 @@ def bench(gb: float, keep: Path | None, work: Path, analyze: bool) -> None:
         print(f"{run.command:<22} {run.wall_s:8.1f} {run.cpu_s:8.1f} {records / run.wall_s:11,.0f} "
               f"{records / max(run.cpu_s, 1e-9):11,.0f} "
               f"{run.own_peak / 2**20:8.0f} {run.tree_peak / 2**20:8.0f} {run.processes:5} {run.status:4}")
-    for report in runs[1:3]:
+    reports = [run for run in runs if run.command.startswith("report")]
+    for report in reports if log else []:
         print(f"{report.command} / log --decode: wall {report.wall_s / runs[0].wall_s:.2f}x, "
               f"CPU {report.cpu_s / runs[0].cpu_s:.2f}x")
         if analyze:  # analyze's CPU column is its driver's: Spark's JVM is not waited for, so not counted
-            print(f"{report.command} / analyze: wall {report.wall_s / runs[3].wall_s:.2f}x")
+            print(f"{report.command} / analyze: wall {report.wall_s / runs[-1].wall_s:.2f}x")
     sys.stdout.flush()
 
 
@@ -139,13 +142,18 @@ def main() -> None:
                         help="build each log directory under here (logs-<gb>) and keep it; reused if present")
     parser.add_argument("--no-analyze", dest="analyze", action="store_false",
                         help="leave out kafka-meta analyze (Spark)")
+    parser.add_argument("--no-per-core", dest="per_core", action="store_false",
+                        help="leave out the report with one process per core (and the check that it prints what"
+                             " one process prints); at 10 GB that saves a run of about 20 minutes")
+    parser.add_argument("--no-log-decode", dest="log", action="store_false",
+                        help="leave out kafka-meta log --decode (and the ratios to it): the report's memory alone")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="kafka-meta-report-bench-"))
     try:
         print(f"machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.2f} at start; "
               f"Python {sys.version.split()[0]}")
         for gb in args.gb:
-            bench(gb, args.keep, work, args.analyze)
+            bench(gb, args.keep, work, args.analyze, args.per_core, args.log)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
