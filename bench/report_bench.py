@@ -14,7 +14,8 @@ own process of the installed CLI, as a user runs them::
     kafka-meta report DIR --format json > report.json                (one process per core, from 64 MB)
     kafka-meta analyze DIR --output OUT          (embedded local Spark; skipped with --no-analyze)
 
-The two reports must print the same document (the bench says so, or stops).
+The two reports must print the same document (the bench says so, or stops); ``--no-per-core`` and
+``--no-log-decode`` leave those commands out (at 10 GB each takes about 20 minutes).
 
 What is measured, per command: the wall time from start to exit; the CPU time (user and system) from ``wait4``
 of the command's process, which includes the descendants it waited for (``log --decode``'s reading processes,
@@ -125,10 +126,10 @@ def bench(gb: float, keep: Path | None, work: Path, analyze: bool, per_core: boo
         print(f"{run.command:<22} {run.wall_s:8.1f} {run.cpu_s:8.1f} {records / run.wall_s:11,.0f} "
               f"{records / max(run.cpu_s, 1e-9):11,.0f} "
               f"{run.own_peak / 2**20:8.0f} {run.tree_peak / 2**20:8.0f} {run.processes:5} {run.status:4}")
-    reports = [run for run in runs if run.command.startswith("report")]
-    for report in reports if log else []:
-        print(f"{report.command} / log --decode: wall {report.wall_s / runs[0].wall_s:.2f}x, "
-              f"CPU {report.cpu_s / runs[0].cpu_s:.2f}x")
+    for report in (run for run in runs if run.command.startswith("report")):
+        if log:
+            print(f"{report.command} / log --decode: wall {report.wall_s / runs[0].wall_s:.2f}x, "
+                  f"CPU {report.cpu_s / runs[0].cpu_s:.2f}x")
         if analyze:  # analyze's CPU column is its driver's: Spark's JVM is not waited for, so not counted
             print(f"{report.command} / analyze: wall {report.wall_s / runs[-1].wall_s:.2f}x")
     sys.stdout.flush()
