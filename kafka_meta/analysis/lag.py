@@ -15,7 +15,11 @@ answers. Lag is worked out at the end (:meth:`LagState.standings`), when both ar
 What it keeps follows the groups and partitions, never the commits: per partition a window of the last
 :data:`~kafka_meta.analysis.burrow.WINDOW` commits (what Burrow evaluates) and a history thinned to at most
 ``2 * keep_history`` points (every other point dropped when full, the newest always kept), so the lag chart
-spans the whole input: its points are the history's and the window's, the last few commits exact.
+spans the whole input: its points are the history's and the window's, the last few commits exact. A group
+of many partitions shares :data:`GROUP_HISTORY` points of history among them (a group of 240 partitions
+keeps two each, beside the windows), and its standing shows at most that many points in all: the chart of
+one group stays readable and the report's size follows the groups, not the partitions times the commits.
+The standing says how many points each partition kept (``historyPoints``) when the budget cut it.
 Two states fed disjoint groups and partitions (two processes reading different partitions of a log
 directory) add up exactly (:meth:`LagState.merge`); a key both hold raises
 :class:`~kafka_meta.analysis.generations.NotMergeable`.
@@ -23,7 +27,7 @@ directory) add up exactly (:meth:`LagState.merge`); a key both hold raises
 
 from __future__ import annotations
 
-from collections import deque
+from array import array
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -33,6 +37,7 @@ from kafka_meta.analysis.generations import NotMergeable
 from kafka_meta.log.offset_times import OffsetTimes
 
 HISTORY = 16  # lag points per partition kept for the chart besides the window: 2 * HISTORY at most
+GROUP_HISTORY = 512  # lag points of history a group's partitions share, and its standing shows in all
 PartitionKey = tuple[str, str, int]  # group, topic, partition
 Owner = Callable[[str, int | None, str, int], tuple[str | None, str | None, str | None]]
 
@@ -48,13 +53,49 @@ class CommitPoint(NamedTuple):
     seq: int  # the how-manieth commit of its partition (the window and the history share points)
 
 
+NO_TIME = -1  # a commit's time unknown, in the window's array of times
+
+
 @dataclass(slots=True)
 class PartitionCommits:
-    """One group's commits of one partition: the window, the thinned history, and how many there were."""
+    """One group's commits of one partition: the window, the thinned history, and how many there were.
 
-    window: deque[CommitPoint]
+    The window is kept as two rings of machine integers (offsets and times), the generation and member of the
+    newest commit beside them: it is what every partition of every group holds, so a point of it costs 16
+    bytes rather than a tuple and its numbers; :attr:`window` gives its points."""
+
+    size: int
+    offsets: array[int] = field(init=False)
+    times: array[int] = field(init=False)
     history: list[CommitPoint] = field(default_factory=list)
     count: int = 0
+    generation: int | None = None
+    member: str | None = None
+
+    def __post_init__(self) -> None:
+        self.offsets = array("q", bytes(8 * self.size))
+        self.times = array("q", bytes(8 * self.size))
+
+    def add(self, offset: int, ms: int | None, generation: int | None, member: str | None) -> None:
+        """The next commit into the window (the oldest let go when it is full)."""
+        at = self.count % self.size
+        self.offsets[at] = offset
+        self.times[at] = NO_TIME if ms is None else ms
+        self.count += 1
+        self.generation, self.member = generation, member
+
+    @property
+    def window(self) -> list[CommitPoint]:
+        """The window's commits, oldest first (the newest with its generation and member)."""
+        n = min(self.count, self.size)
+        out = []
+        for seq in range(self.count - n + 1, self.count + 1):
+            at = (seq - 1) % self.size
+            ms = self.times[at]
+            newest = seq == self.count
+            out.append(CommitPoint(self.offsets[at], None if ms == NO_TIME else ms,
+                                   self.generation if newest else None, self.member if newest else None, seq))
+        return out
 
     def points(self) -> list[CommitPoint]:
         """The history and the window together, oldest first."""
@@ -65,6 +106,16 @@ class PartitionCommits:
     def thin(self) -> None:
         """The history full: every other point dropped, the newest kept."""
         self.history = self.history[(len(self.history) - 1) % 2::2]
+
+
+def thinned(points: list[CommitPoint], most: int) -> list[CommitPoint]:
+    """At most ``most`` of ``points`` (oldest first), evenly spread, the newest always kept: one rule for every
+    reading's standing (the report's one pass and the analyze job keep the same points)."""
+    if len(points) <= most:
+        return points
+    step = len(points) / most
+    last = len(points) - 1
+    return [points[last - int(i * step)] for i in range(most - 1, -1, -1)]
 
 
 @dataclass(slots=True)
@@ -121,6 +172,8 @@ class PartitionStanding:
     evaluation: Evaluation
     commits: int
     history: tuple[LagPoint, ...]
+    window_ms: int | None = None  # when the window Burrow judged began (its oldest commit's time)
+    history_limit: int | None = None  # the points the group's budget let it show (None: not cut)
 
     @property
     def name(self) -> str:
@@ -133,7 +186,8 @@ class PartitionStanding:
                 "host": self.host, "logEndOffset": self.log_end, "lag": self.lag_records,
                 "lagSeconds": self.lag_seconds, "status": self.evaluation.status, "rule": self.evaluation.rule,
                 "complete": self.evaluation.complete, "commits": self.commits,
-                "history": [p.to_json() for p in self.history]}
+                "history": [p.to_json() for p in self.history]} | (
+                    {} if self.history_limit is None else {"historyPoints": self.history_limit})
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,9 +217,11 @@ def _no_owner(group: str, generation: int | None, topic: str, partition: int
 class LagState:
     """Commits and log ends in, :class:`GroupStanding` s out; bounded per partition (see the module)."""
 
-    def __init__(self, window: int = WINDOW, keep_history: int = HISTORY) -> None:
-        self.window, self.keep_history = window, keep_history
+    def __init__(self, window: int = WINDOW, keep_history: int = HISTORY, group_history: int = GROUP_HISTORY
+                 ) -> None:
+        self.window, self.keep_history, self.group_history = window, keep_history, group_history
         self.commits: dict[PartitionKey, PartitionCommits] = {}
+        self.partitions_of: dict[str, int] = {}  # group -> how many of its partitions hold a commit
         self.ends: dict[tuple[str, int], LogEnd] = {}
         self.group_last: dict[str, int] = {}  # group -> its newest commit's ms
         self.latest_ms: int | None = None  # the newest time seen: "now" for an offline evaluation
@@ -181,13 +237,12 @@ class LagState:
         key = (group, topic, partition)
         entry = self.commits.get(key)
         if entry is None:
-            entry = self.commits[key] = PartitionCommits(deque(maxlen=self.window))
-        entry.count += 1
-        point = CommitPoint(offset, ms, generation, member, entry.count)
-        entry.window.append(point)
+            entry = self.commits[key] = PartitionCommits(self.window)
+            self.partitions_of[group] = self.partitions_of.get(group, 0) + 1
+        entry.add(offset, ms, generation, member)
         history = entry.history
-        history.append(point)
-        if len(history) >= 2 * self.keep_history:
+        history.append(CommitPoint(offset, ms, generation, member, entry.count))
+        if len(history) >= self.history_cap(group):
             entry.thin()
         if ms is not None:
             if ms > self.group_last.get(group, -1):
@@ -197,7 +252,13 @@ class LagState:
 
     def forget(self, group: str, topic: str, partition: int) -> None:
         """A tombstone: the group's offset of the partition expired or was deleted; nothing stands committed."""
-        self.commits.pop((group, topic, partition), None)
+        if self.commits.pop((group, topic, partition), None) is not None:
+            self.partitions_of[group] -= 1
+
+    def history_cap(self, group: str) -> int:
+        """The points of history one of ``group``'s partitions keeps before thinning: ``2 * keep_history``, or
+        its share of :data:`GROUP_HISTORY` when the group has many partitions (two at least)."""
+        return max(2, min(2 * self.keep_history, self.group_history // max(1, self.partitions_of.get(group, 1))))
 
     def log_end(self, topic: str, partition: int, end: int, ms: int | None = None, first: int | None = None,
                 times: OffsetTimes | None = None) -> None:
@@ -232,6 +293,8 @@ class LagState:
         if shared or set(self.ends) & set(later.ends):
             raise NotMergeable("both read the commits or the log of one partition")
         self.commits.update(later.commits)
+        for group, n in later.partitions_of.items():
+            self.partitions_of[group] = self.partitions_of.get(group, 0) + n
         self.ends.update(later.ends)
         for group, ms in later.group_last.items():
             self.group_last[group] = max(ms, self.group_last.get(group, ms))
@@ -244,25 +307,33 @@ class LagState:
         """Each group's table and status, evaluated at ``now_ms`` (default: the newest time the state saw)."""
         now = self.latest_ms if now_ms is None else now_ms
         rows: dict[str, list[PartitionStanding]] = {}
+        parts: dict[str, int] = {}
+        for group, _, _ in self.commits:
+            parts[group] = parts.get(group, 0) + 1
         for (group, topic, partition), entry in sorted(self.commits.items()):
-            rows.setdefault(group, []).append(self._standing(group, topic, partition, entry, now, owner))
+            most = max(2, self.group_history // parts[group])
+            rows.setdefault(group, []).append(self._standing(group, topic, partition, entry, now, owner, most))
         return {group: GroupStanding(group, tuple(parts), group_status((p.name, p.evaluation) for p in parts))
                 for group, parts in rows.items()}
 
     def _standing(self, group: str, topic: str, partition: int, entry: PartitionCommits, now: int | None,
-                  owner: Owner) -> PartitionStanding:
+                  owner: Owner, most: int) -> PartitionStanding:
         end = self.ends.get((topic, partition))
-        last = entry.window[-1]
+        in_window = entry.window
+        last = in_window[-1]
         lag = None if end is None else max(0, end.end - last.offset)
         seconds = None if end is None else seconds_behind(end, last.offset, last.ms, lag)
-        window = [WindowCommit(p.offset, p.ms, lag_at(end, p.offset, p.ms)[1]) for p in entry.window]
+        window = [WindowCommit(p.offset, p.ms, lag_at(end, p.offset, p.ms)[1]) for p in in_window]
         waiting = end.times.time_at(last.offset) if end is not None else None
         evaluation = evaluate(window, lag, now, self.group_last.get(group), waiting, self.window)
         member, client_id, host = owner(group, last.generation, topic, partition)
         member = last.member or member
-        history = tuple(LagPoint(p.ms, p.offset, *lag_at(end, p.offset, p.ms)[1:]) for p in entry.points())
+        points = entry.points()
+        shown = thinned(points, most)
+        history = tuple(LagPoint(p.ms, p.offset, *lag_at(end, p.offset, p.ms)[1:]) for p in shown)
         return PartitionStanding(topic, partition, last.offset, last.ms, last.generation, member, client_id, host,
-                                 None if end is None else end.end, lag, seconds, evaluation, entry.count, history)
+                                 None if end is None else end.end, lag, seconds, evaluation, entry.count, history,
+                                 in_window[0].ms, most if len(shown) < len(points) else None)
 
 
 def lag_at(end: LogEnd | None, offset: int, ms: int | None) -> tuple[int | None, int | None, float | None]:

@@ -13,7 +13,7 @@ warning.
 from __future__ import annotations
 
 from kafka_meta.analysis.assemble import Timeline
-from kafka_meta.analysis.burrow import REWIND, STALL, STOP, WARN, WINDOW
+from kafka_meta.analysis.burrow import REWIND, STALL, STOP, WARN
 from kafka_meta.analysis.findings import Finding
 from kafka_meta.analysis.lag import GroupStanding, PartitionStanding
 from kafka_meta.analysis.member_names import host_of, member_label
@@ -50,10 +50,8 @@ def _rebalancing(tl: GroupTimeline | None, since_ms: int | None) -> str:
 
 
 def _window_start(parts: list[PartitionStanding]) -> int | None:
-    """When the window judged began: the earliest first commit of the named partitions' windows (the last
-    :data:`~kafka_meta.analysis.burrow.WINDOW` points of each history)."""
-    known = [p.history[-min(len(p.history), WINDOW)].ms for p in parts if p.history]
-    return min((ms for ms in known if ms is not None), default=None)
+    """When the window judged began: the earliest first commit of the named partitions' windows."""
+    return min((p.window_ms for p in parts if p.window_ms is not None), default=None)
 
 
 def _lag_words(parts: list[PartitionStanding]) -> str:

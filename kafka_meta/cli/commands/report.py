@@ -65,7 +65,9 @@ def run_report(args: argparse.Namespace) -> int:
             return fail(f"cannot write {args.output}: {e}")
         print(f"kafka-meta report: wrote {args.output}", file=sys.stderr)
     if args.format == "json":
-        sys.stdout.write(json.dumps(report.to_json(), indent=2, default=str) + "\n")
+        # written as it is encoded: the text of a report of thousands of groups is never held whole
+        json.dump(report.to_json(), sys.stdout, indent=2, default=str)
+        sys.stdout.write("\n")
     else:
         render_terminal(report)
     return OK if report.read_everything else PROBLEM  # what could not be read is listed in the report
