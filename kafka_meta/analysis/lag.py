@@ -14,11 +14,13 @@ answers. Lag is worked out at the end (:meth:`LagState.standings`), when both ar
 
 What it keeps follows the groups and partitions, never the commits: per partition a window of the last
 :data:`~kafka_meta.analysis.burrow.WINDOW` commits (what Burrow evaluates) and a history thinned to at most
-``2 * keep_history`` points (every other point dropped when full, the newest always kept), so the lag chart
-spans the whole input: its points are the history's and the window's, the last few commits exact. A group
-of many partitions shares :data:`GROUP_HISTORY` points of history among them (a group of 240 partitions
-keeps two each, beside the windows), and its standing shows at most that many points in all: the chart of
-one group stays readable and the report's size follows the groups, not the partitions times the commits.
+``2 * keep_history`` points, so the lag chart spans the whole input: its points are the history's and the
+window's, the last few commits exact. The history takes every ``stride``-th commit; when full it keeps every
+other of them and the stride doubles, so its points stay evenly spread from the first commit to the last,
+and most commits add nothing to it. A group of many partitions shares :data:`GROUP_HISTORY` points of
+history among them (four each at least, beside the windows), and its standing shows at most that many
+points in all: one group's chart stays readable, and the report's size follows the groups, not the
+partitions times the commits.
 The standing says how many points each partition kept (``historyPoints``) when the budget cut it.
 Two states fed disjoint groups and partitions (two processes reading different partitions of a log
 directory) add up exactly (:meth:`LagState.merge`); a key both hold raises
@@ -71,6 +73,7 @@ class PartitionCommits:
     count: int = 0
     generation: int | None = None
     member: str | None = None
+    stride: int = 1  # the history takes every stride-th commit
 
     def __post_init__(self) -> None:
         self.offsets = array("q", bytes(8 * self.size))
@@ -104,8 +107,9 @@ class PartitionCommits:
         return [seen[k] for k in sorted(seen)]
 
     def thin(self) -> None:
-        """The history full: every other point dropped, the newest kept."""
-        self.history = self.history[(len(self.history) - 1) % 2::2]
+        """The history full: every other point dropped, and from now on every other commit skipped."""
+        self.stride *= 2
+        self.history = [p for p in self.history if p.seq % self.stride == 0]
 
 
 def thinned(points: list[CommitPoint], most: int) -> list[CommitPoint]:
@@ -222,6 +226,7 @@ class LagState:
         self.window, self.keep_history, self.group_history = window, keep_history, group_history
         self.commits: dict[PartitionKey, PartitionCommits] = {}
         self.partitions_of: dict[str, int] = {}  # group -> how many of its partitions hold a commit
+        self.caps: dict[str, int] = {}  # group -> history_cap(group), kept as its partitions come and go
         self.ends: dict[tuple[str, int], LogEnd] = {}
         self.group_last: dict[str, int] = {}  # group -> its newest commit's ms
         self.latest_ms: int | None = None  # the newest time seen: "now" for an offline evaluation
@@ -238,12 +243,13 @@ class LagState:
         entry = self.commits.get(key)
         if entry is None:
             entry = self.commits[key] = PartitionCommits(self.window)
-            self.partitions_of[group] = self.partitions_of.get(group, 0) + 1
+            self._partitions(group, 1)
         entry.add(offset, ms, generation, member)
-        history = entry.history
-        history.append(CommitPoint(offset, ms, generation, member, entry.count))
-        if len(history) >= self.history_cap(group):
-            entry.thin()
+        if entry.count % entry.stride == 0:
+            history = entry.history
+            history.append(CommitPoint(offset, ms, generation, member, entry.count))
+            if len(history) >= self.caps[group]:
+                entry.thin()
         if ms is not None:
             if ms > self.group_last.get(group, -1):
                 self.group_last[group] = ms
@@ -253,12 +259,16 @@ class LagState:
     def forget(self, group: str, topic: str, partition: int) -> None:
         """A tombstone: the group's offset of the partition expired or was deleted; nothing stands committed."""
         if self.commits.pop((group, topic, partition), None) is not None:
-            self.partitions_of[group] -= 1
+            self._partitions(group, -1)
 
     def history_cap(self, group: str) -> int:
         """The points of history one of ``group``'s partitions keeps before thinning: ``2 * keep_history``, or
-        its share of :data:`GROUP_HISTORY` when the group has many partitions (two at least)."""
-        return max(2, min(2 * self.keep_history, self.group_history // max(1, self.partitions_of.get(group, 1))))
+        its share of :data:`GROUP_HISTORY` when the group has many partitions (four at least)."""
+        return max(4, min(2 * self.keep_history, self.group_history // max(1, self.partitions_of.get(group, 1))))
+
+    def _partitions(self, group: str, more: int) -> None:
+        self.partitions_of[group] = self.partitions_of.get(group, 0) + more
+        self.caps[group] = self.history_cap(group)
 
     def log_end(self, topic: str, partition: int, end: int, ms: int | None = None, first: int | None = None,
                 times: OffsetTimes | None = None) -> None:
@@ -294,7 +304,7 @@ class LagState:
             raise NotMergeable("both read the commits or the log of one partition")
         self.commits.update(later.commits)
         for group, n in later.partitions_of.items():
-            self.partitions_of[group] = self.partitions_of.get(group, 0) + n
+            self._partitions(group, n)
         self.ends.update(later.ends)
         for group, ms in later.group_last.items():
             self.group_last[group] = max(ms, self.group_last.get(group, ms))
