@@ -285,3 +285,28 @@ def _faces_show(report, standing) -> None:
         assert any(line.startswith(row.name) and f" {row.lag_records} " in line for line in text.splitlines())
     page = render_html(report)
     assert "lag at each commit" in page and page.count("where the group stands") >= 1
+
+
+def test_a_group_of_many_partitions_shares_its_history_and_its_chart_spans_the_input():
+    """A group of 300 partitions keeps four points of history each and shows two each (its standing says so):
+    what a small group's partition keeps, 32 and a window, is not multiplied by its partitions; and each
+    partition's points still reach back to its first commits."""
+    from kafka_meta.analysis.lag import GROUP_HISTORY
+
+    state = LagState()
+    for n in range(1, 201):
+        for p in range(300):
+            state.commit("big", "t", p, n * 10, n * 1000)
+    kept = sum(len(c.history) for c in state.commits.values())
+    assert kept <= 300 * 4  # four each at least, never the 32 a small group's partition keeps
+    standing = state.standings()["big"]
+    assert sum(len(p.history) for p in standing.partitions) <= max(GROUP_HISTORY, 2 * 300)
+    row = standing.partitions[0]
+    assert row.to_json()["historyPoints"] == 2
+    assert row.history[-1].offset == 2000 and row.history[0].offset <= 1000  # the newest, and the first half
+    small = LagState()
+    for n in range(1, 201):
+        small.commit("small", "t", 0, n * 10, n * 1000)
+    points = small.standings()["small"].partitions[0].history
+    assert points[0].offset <= 200 and points[-1].offset == 2000  # from near the first commit to the last
+    assert len(points) <= 2 * 16 + 10

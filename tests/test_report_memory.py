@@ -92,3 +92,35 @@ def test_keeping_every_commit_would_grow_with_them(tmp_path):
     small, _ = held(log_directory(tmp_path, 40), OffsetsTimeline)
     large, _ = held(log_directory(tmp_path, 160), OffsetsTimeline)
     assert large > 3 * small
+
+
+def held_to_the_end(logs: Path) -> tuple[int, int, int]:
+    """As the CLI reads a log directory (batches of commits whole, the counting lane), to the finished report and
+    its JSON document, both still held: the bytes they hold, the peak on the way, and the records."""
+    from kafka_meta.cli.report_reading import feed
+
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        reader = ReportReader()
+        feed(reader, rows([str(logs)], batches=True), str(logs))
+        report = reader.finish()
+        document = report.to_json()
+        gc.collect()
+        now, peak = tracemalloc.get_traced_memory()
+        records = sum(document["records"].values())
+        return now - before, peak - before, records
+    finally:
+        tracemalloc.stop()
+
+
+def test_the_finished_report_and_its_document_do_not_grow_with_the_records(tmp_path):
+    """The whole verb, as the CLI runs it: what the report and its document hold at the end, and the peak on
+    the way, at four times the commits of the same keys (every window and history full at both sizes)."""
+    held_to_the_end(log_directory(tmp_path, 1))
+    small, small_peak, n_small = held_to_the_end(log_directory(tmp_path, 60))
+    large, large_peak, n_large = held_to_the_end(log_directory(tmp_path, 240))
+    assert n_large > 3.9 * n_small
+    assert large < 1.25 * small + 64 * 1024, (small, large)
+    assert large_peak < 1.25 * small_peak + 256 * 1024, (small_peak, large_peak)

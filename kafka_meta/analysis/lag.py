@@ -19,9 +19,9 @@ window's, the last few commits exact. The history takes every ``stride``-th comm
 other of them and the stride doubles, so its points stay evenly spread from the first commit to the last,
 and most commits add nothing to it. A group of many partitions shares :data:`GROUP_HISTORY` points of
 history among them (four each at least, beside the windows), and its standing shows at most that many
-points in all: one group's chart stays readable, and the report's size follows the groups, not the
-partitions times the commits.
-The standing says how many points each partition kept (``historyPoints``) when the budget cut it.
+points in all (two a partition at least): one group's chart stays readable, and the report's size
+follows the groups, not the partitions times the commits. The standing says how many points each partition
+kept (``historyPoints``) when the budget cut it.
 Two states fed disjoint groups and partitions (two processes reading different partitions of a log
 directory) add up exactly (:meth:`LagState.merge`); a key both hold raises
 :class:`~kafka_meta.analysis.generations.NotMergeable`.
@@ -113,13 +113,12 @@ class PartitionCommits:
 
 
 def thinned(points: list[CommitPoint], most: int) -> list[CommitPoint]:
-    """At most ``most`` of ``points`` (oldest first), evenly spread, the newest always kept: one rule for every
-    reading's standing (the report's one pass and the analyze job keep the same points)."""
+    """At most ``most`` (two at least) of ``points`` (oldest first), evenly spread from the oldest to the newest,
+    both kept: one rule for every reading's standing (the report's one pass and the analyze job)."""
     if len(points) <= most:
         return points
-    step = len(points) / most
     last = len(points) - 1
-    return [points[last - int(i * step)] for i in range(most - 1, -1, -1)]
+    return [points[round(i * last / (most - 1))] for i in range(most)]
 
 
 @dataclass(slots=True)
