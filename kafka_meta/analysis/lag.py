@@ -74,6 +74,7 @@ class PartitionCommits:
     generation: int | None = None
     member: str | None = None
     stride: int = 1  # the history takes every stride-th commit
+    skipped: int = 0  # commits counted but never fed (the analyze job brings only a thinned part to the driver)
 
     def __post_init__(self) -> None:
         self.offsets = array("q", bytes(8 * self.size))
@@ -341,8 +342,9 @@ class LagState:
         shown = thinned(points, most)
         history = tuple(LagPoint(p.ms, p.offset, *lag_at(end, p.offset, p.ms)[1:]) for p in shown)
         return PartitionStanding(topic, partition, last.offset, last.ms, last.generation, member, client_id, host,
-                                 None if end is None else end.end, lag, seconds, evaluation, entry.count, history,
-                                 in_window[0].ms, most if len(shown) < len(points) else None)
+                                 None if end is None else end.end, lag, seconds, evaluation,
+                                 entry.count + entry.skipped, history, in_window[0].ms,
+                                 most if len(shown) < len(points) else None)
 
 
 def lag_at(end: LogEnd | None, offset: int, ms: int | None) -> tuple[int | None, int | None, float | None]:

@@ -162,6 +162,7 @@ def lag_of(offsets: Any, groups: Any, log_paths: list[str], timeline: Timeline |
         state.commit(r.groupId, r._topic, r._partition, r._offset, r._ms, r._inForce)
         counts[(r.groupId, r._topic, r._partition)] = r._n
     for k, n in counts.items():
-        state.commits[k].count = n
+        entry = state.commits[k]
+        entry.skipped = n - entry.count
     groups_by_name = {g.group: g for g in (timeline.groups if timeline is not None else [])}
     return state.standings(owner=owner_in(groups_by_name))
