@@ -76,3 +76,33 @@ def test_analyze_tells_each_groups_standing_as_report_does_and_writes_lag(spark,
     for row in table:
         point = next(p for p in rows[row["partition"]].history if p.ms == int(row["timestamp"].timestamp() * 1000))
         assert (row["offset"], row["lagRecords"], row["lagSeconds"]) == (point.offset, point.records, point.seconds)
+
+
+def test_report_read_by_processes_per_core_tells_what_analyze_tells(spark, tmp_path):
+    """Two partitions of ``__consumer_offsets``, each a group of its own: ``report`` reads them in two processes
+    (the path it takes on a large directory), adds the readings up, and tells each group's standing, its rounds
+    and its counts as the analyze job does."""
+    from kafka_meta.cli.report_reading import plan
+    from kafka_meta.spark.job import run
+
+    logs = log_directory(tmp_path)
+    other = logs / "__consumer_offsets-1"
+    other.mkdir()
+    generation = encode_record(new_record("GroupMetadata", {"group": "audit"}, {
+        "protocolType": "consumer", "generation": 5, "protocol": "range", "leader": "m", "members": []}))
+    batches = [batch([generation], 0, T)]
+    for i in range(14):
+        batches.append(batch([encode_record(new_record("OffsetCommit", {"group": "audit", "topic": "orders",
+                                                                        "partition": 1},
+                                                       {"offset": i, "commitTimestamp": T + i * 700}))],
+                             1 + i, T + i * 700))
+    (other / f"{0:020d}.log").write_bytes(b"".join(batches))
+    assert len(plan([str(logs)], 2) or []) == 2
+    parallel = read_report([str(logs)], jobs=2)
+    assert set(parallel.lag) == {"billing", "audit"} and parallel.lag["audit"].partitions[0].commits == 14
+    assert parallel.lag == read_report([str(logs)], jobs=1).lag
+    report = run(spark, [str(logs)], output=str(tmp_path / "out"))
+    assert report.lag == parallel.lag
+    assert {g: [r.to_json() for r in report.story.group(g).rounds] for g in ("billing", "audit")} == {
+        g: [r.to_json() for r in parallel.story.group(g).rounds] for g in ("billing", "audit")}
+    assert report.records == parallel.records
