@@ -81,7 +81,8 @@ def test_analyze_tells_each_groups_standing_as_report_does_and_writes_lag(spark,
 def test_report_read_by_processes_per_core_tells_what_analyze_tells(spark, tmp_path):
     """Two partitions of ``__consumer_offsets``, each a group of its own: ``report`` reads them in two processes
     (the path it takes on a large directory), adds the readings up, and tells each group's standing, its rounds
-    and its counts as the analyze job does."""
+    and its counts as the analyze job does; ``audit`` has 150 partitions, 40 commits each, so both thin each
+    partition's history to its share of the group's and keep the same points of it."""
     from kafka_meta.cli.report_reading import plan
     from kafka_meta.spark.job import run
 
@@ -91,15 +92,18 @@ def test_report_read_by_processes_per_core_tells_what_analyze_tells(spark, tmp_p
     generation = encode_record(new_record("GroupMetadata", {"group": "audit"}, {
         "protocolType": "consumer", "generation": 5, "protocol": "range", "leader": "m", "members": []}))
     batches = [batch([generation], 0, T)]
-    for i in range(14):
+    for i in range(40):
         batches.append(batch([encode_record(new_record("OffsetCommit", {"group": "audit", "topic": "orders",
-                                                                        "partition": 1},
-                                                       {"offset": i, "commitTimestamp": T + i * 700}))],
-                             1 + i, T + i * 700))
+                                                                        "partition": p},
+                                                       {"offset": i, "commitTimestamp": T + i * 700}))
+                              for p in range(150)], 1 + 150 * i, T + i * 700))
     (other / f"{0:020d}.log").write_bytes(b"".join(batches))
     assert len(plan([str(logs)], 2) or []) == 2
     parallel = read_report([str(logs)], jobs=2)
-    assert set(parallel.lag) == {"billing", "audit"} and parallel.lag["audit"].partitions[0].commits == 14
+    assert set(parallel.lag) == {"billing", "audit"}
+    row = parallel.lag["audit"].partitions[1]
+    assert row.commits == 40 and row.to_json()["historyPoints"] == 3  # 512 points shared by 150 partitions
+    assert row.history[0].offset < 20 and row.history[-1].offset == 39  # from the first half to the newest
     assert parallel.lag == read_report([str(logs)], jobs=1).lag
     report = run(spark, [str(logs)], output=str(tmp_path / "out"))
     assert report.lag == parallel.lag

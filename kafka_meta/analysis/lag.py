@@ -74,7 +74,6 @@ class PartitionCommits:
     generation: int | None = None
     member: str | None = None
     stride: int = 1  # the history takes every stride-th commit
-    skipped: int = 0  # commits counted but never fed (the analyze job brings only a thinned part to the driver)
 
     def __post_init__(self) -> None:
         self.offsets = array("q", bytes(8 * self.size))
@@ -101,9 +100,9 @@ class PartitionCommits:
                                    self.generation if newest else None, self.member if newest else None, seq))
         return out
 
-    def points(self) -> list[CommitPoint]:
-        """The history and the window together, oldest first."""
-        seen = {p.seq: p for p in self.history}
+    def points(self, stride: int = 1) -> list[CommitPoint]:
+        """The history (every ``stride``-th commit of it) and the window together, oldest first."""
+        seen = {p.seq: p for p in self.history if p.seq % stride == 0}
         seen.update((p.seq, p) for p in self.window)
         return [seen[k] for k in sorted(seen)]
 
@@ -111,6 +110,19 @@ class PartitionCommits:
         """The history full: every other point dropped, and from now on every other commit skipped."""
         self.stride *= 2
         self.history = [p for p in self.history if p.seq % self.stride == 0]
+
+
+def history_cap(window_history: int, group_history: int, partitions: int) -> int:
+    """The points of history one partition of a group of ``partitions`` keeps before thinning: ``2 *
+    keep_history``, or its share of the group's budget when the group has many partitions (four at least)."""
+    return max(4, min(2 * window_history, group_history // max(1, partitions)))
+
+
+def history_stride(count: int, cap: int) -> int:
+    """Which commits a history of at most ``cap`` points holds after ``count`` commits: every ``stride``-th,
+    the smallest power of two that leaves fewer than ``cap`` of them. Thinning as commits come reaches it,
+    and the analyze job, which counts the commits first, selects by it: both readings keep the same points."""
+    return 1 << (count // cap).bit_length()
 
 
 def thinned(points: list[CommitPoint], most: int) -> list[CommitPoint]:
@@ -262,9 +274,28 @@ class LagState:
             self._partitions(group, -1)
 
     def history_cap(self, group: str) -> int:
-        """The points of history one of ``group``'s partitions keeps before thinning: ``2 * keep_history``, or
-        its share of :data:`GROUP_HISTORY` when the group has many partitions (four at least)."""
-        return max(4, min(2 * self.keep_history, self.group_history // max(1, self.partitions_of.get(group, 1))))
+        """The points of history one of ``group``'s partitions keeps before thinning (:func:`history_cap`)."""
+        return history_cap(self.keep_history, self.group_history, self.partitions_of.get(group, 1))
+
+    def restore(self, group: str, topic: str, partition: int, points: list[CommitPoint], count: int) -> None:
+        """A partition's commits as the analyze job selects them (every :func:`history_stride`-th of the
+        ``count`` and the window), oldest first, each ``seq`` its place among them."""
+        entry = self.commits.get((group, topic, partition))
+        if entry is None:
+            entry = self.commits[(group, topic, partition)] = PartitionCommits(self.window)
+            self._partitions(group, 1)
+        entry.count, entry.history = count, list(points)
+        for point in points:
+            if point.seq > count - entry.size:
+                at = (point.seq - 1) % entry.size
+                entry.offsets[at] = point.offset
+                entry.times[at] = NO_TIME if point.ms is None else point.ms
+        if points:
+            newest = points[-1]
+            entry.generation, entry.member = newest.generation, newest.member
+            if newest.ms is not None:
+                self.group_last[group] = max(newest.ms, self.group_last.get(group, -1))
+                self.seen(newest.ms)
 
     def _partitions(self, group: str, more: int) -> None:
         self.partitions_of[group] = self.partitions_of.get(group, 0) + more
@@ -338,12 +369,13 @@ class LagState:
         evaluation = evaluate(window, lag, now, self.group_last.get(group), waiting, self.window)
         member, client_id, host = owner(group, last.generation, topic, partition)
         member = last.member or member
-        points = entry.points()
+        stride = max(entry.stride, history_stride(entry.count, self.history_cap(group)))
+        points = entry.points(stride)
         shown = thinned(points, most)
         history = tuple(LagPoint(p.ms, p.offset, *lag_at(end, p.offset, p.ms)[1:]) for p in shown)
         return PartitionStanding(topic, partition, last.offset, last.ms, last.generation, member, client_id, host,
                                  None if end is None else end.end, lag, seconds, evaluation,
-                                 entry.count + entry.skipped, history, in_window[0].ms,
+                                 entry.count, history, in_window[0].ms,
                                  most if len(shown) < len(points) else None)
 
 

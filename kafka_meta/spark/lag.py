@@ -6,7 +6,7 @@ The log ends come from the user topics' partitions of the log directories, by th
 driver: a partition's end offset and its bounded offset-to-time index (a few kilobytes each), broadcast to the
 executors, where each commit's lag is worked out as it is written. Only a bounded part of the commits comes to
 the driver: per group and partition the last :data:`~kafka_meta.analysis.burrow.WINDOW` (what Burrow's rules
-read) and a thinned history (every n-th, about :data:`~kafka_meta.analysis.lag.HISTORY` of them), so the
+read) and the thinned history the report keeps (:func:`~kafka_meta.analysis.lag.history_stride`), so the
 driver's memory follows the groups and partitions, never the commits. The commits in force are those the
 report counts: outside a transaction, or in a committed one (the log source's ``transaction`` label); a
 tombstone leaves nothing committed before it.
@@ -20,7 +20,7 @@ from typing import Any
 from kafka_meta.analysis.assemble import Timeline
 from kafka_meta.analysis.burrow import WINDOW
 from kafka_meta.analysis.generations import COMMITS, GENERATION_RECORD_TYPES
-from kafka_meta.analysis.lag import HISTORY, GroupStanding, LagState, LogEnd, lag_at
+from kafka_meta.analysis.lag import GROUP_HISTORY, HISTORY, CommitPoint, GroupStanding, LagState, LogEnd, lag_at
 from kafka_meta.analysis.lag_feed import owner_in
 from kafka_meta.spark.timeline import GENERATION_COLUMNS, NO_GENERATION, SCOPE, _ms
 
@@ -146,23 +146,29 @@ def lag_of(offsets: Any, groups: Any, log_paths: list[str], timeline: Timeline |
      .select("groupId", "topic", "partition", "offset", F.timestamp_millis("_ms").alias("timestamp"),
              "logEndOffset", "lagRecords", "lagSeconds")
      .write.mode("overwrite").parquet(f"{output}/lag"))
-    # the bounded part that comes to the driver: per partition its window and every n-th commit before it
-    counted = (in_force.withColumn("_n", F.count(F.lit(1)).over(whole))
-               .withColumn("_rn", F.row_number().over(ordered)))
-    stride = F.greatest(F.lit(1), F.ceil(F.col("_n") / F.lit(HISTORY)))
-    kept = counted.where((F.col("_rn") > F.col("_n") - WINDOW) | (((F.col("_rn") - 1) % stride) == 0))
+    # the bounded part that comes to the driver: per partition its window and the history the report keeps
+    # (every history_stride-th commit, by the count and the group's cap, as kafka_meta.analysis.lag thins it)
+    parts = (in_force.select("groupId", "_topic", "_partition").distinct().groupBy("groupId")
+             .agg(F.count(F.lit(1)).alias("_parts")))
+    cap = F.greatest(F.lit(4), F.least(F.lit(2 * HISTORY), F.floor(F.lit(GROUP_HISTORY) / F.col("_parts"))))
+    counted = (in_force.join(F.broadcast(parts), "groupId")
+               .withColumn("_n", F.count(F.lit(1)).over(whole))
+               .withColumn("_rn", F.row_number().over(ordered))
+               .withColumn("_q", F.floor(F.col("_n") / cap)))
+    stride = F.when(F.col("_q") < 1, F.lit(1)).otherwise(F.pow(F.lit(2), F.floor(F.log2(F.col("_q"))) + 1)
+                                                          ).cast("long")
+    kept = counted.where((F.col("_rn") > F.col("_n") - WINDOW) | ((F.col("_rn") % stride) == 0))
     selected = _with_generation(kept, groups, scope).select(*key, "_offset", "_ms", "_inForce", "_rn", "_n")
     state = LagState()
     seen = F.col("_error").isNull() & ~F.coalesce(F.col("control"), F.lit(False)) & ~F.col("unknown")
     state.seen(offsets.where(seen).agg(F.max(_ms(offsets)).alias("t")).collect()[0].t)  # "now": the newest time
     for (topic, partition), end in ends.items():
         state.log_end(topic, partition, end.end, first=end.first, times=end.times)
-    counts: dict[tuple[str, str, int], int] = {}
+    by_key: dict[tuple[str, str, int], list[Any]] = {}
     for r in sorted(selected.collect(), key=lambda r: (r.groupId, r._topic, r._partition, r._rn)):
-        state.commit(r.groupId, r._topic, r._partition, r._offset, r._ms, r._inForce)
-        counts[(r.groupId, r._topic, r._partition)] = r._n
-    for k, n in counts.items():
-        entry = state.commits[k]
-        entry.skipped = n - entry.count
+        by_key.setdefault((r.groupId, r._topic, r._partition), []).append(r)
+    for (group, topic, partition), rows in by_key.items():
+        state.restore(group, topic, partition, [CommitPoint(r._offset, r._ms, r._inForce, None, r._rn) for r in rows],
+                      rows[-1]._n)
     groups_by_name = {g.group: g for g in (timeline.groups if timeline is not None else [])}
     return state.standings(owner=owner_in(groups_by_name))
