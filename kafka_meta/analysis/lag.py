@@ -52,7 +52,7 @@ class CommitPoint(NamedTuple):
     ms: int | None
     generation: int | None
     member: str | None
-    seq: int  # the how-manieth commit of its partition (the window and the history share points)
+    seq: int  # the how-manieth commit of its partition (a point of both the window and the history)
 
 
 NO_TIME = -1  # a commit's time unknown, in the window's array of times
@@ -88,6 +88,11 @@ class PartitionCommits:
         self.generation, self.member = generation, member
 
     @property
+    def held(self) -> int:
+        """The points it holds: the window's and the history's."""
+        return min(self.count, self.size) + len(self.history)
+
+    @property
     def window(self) -> list[CommitPoint]:
         """The window's commits, oldest first (the newest with its generation and member)."""
         n = min(self.count, self.size)
@@ -100,10 +105,11 @@ class PartitionCommits:
                                    self.generation if newest else None, self.member if newest else None, seq))
         return out
 
-    def points(self, stride: int = 1) -> list[CommitPoint]:
-        """The history (every ``stride``-th commit of it) and the window together, oldest first."""
+    def points(self, stride: int = 1, window: list[CommitPoint] | None = None) -> list[CommitPoint]:
+        """The history (every ``stride``-th commit of it) and the window (given, or read) together, oldest
+        first."""
         seen = {p.seq: p for p in self.history if p.seq % stride == 0}
-        seen.update((p.seq, p) for p in self.window)
+        seen.update((p.seq, p) for p in (self.window if window is None else window))
         return [seen[k] for k in sorted(seen)]
 
     def thin(self) -> None:
@@ -348,11 +354,8 @@ class LagState:
         """Each group's table and status, evaluated at ``now_ms`` (default: the newest time the state saw)."""
         now = self.latest_ms if now_ms is None else now_ms
         rows: dict[str, list[PartitionStanding]] = {}
-        parts: dict[str, int] = {}
-        for group, _, _ in self.commits:
-            parts[group] = parts.get(group, 0) + 1
         for (group, topic, partition), entry in sorted(self.commits.items()):
-            most = max(2, self.group_history // parts[group])
+            most = max(2, self.group_history // self.partitions_of[group])  # the group's share, shown
             rows.setdefault(group, []).append(self._standing(group, topic, partition, entry, now, owner, most))
         return {group: GroupStanding(group, tuple(parts), group_status((p.name, p.evaluation) for p in parts))
                 for group, parts in rows.items()}
@@ -370,7 +373,7 @@ class LagState:
         member, client_id, host = owner(group, last.generation, topic, partition)
         member = last.member or member
         stride = max(entry.stride, history_stride(entry.count, self.history_cap(group)))
-        points = entry.points(stride)
+        points = entry.points(stride, in_window)
         shown = thinned(points, most)
         history = tuple(LagPoint(p.ms, p.offset, *lag_at(end, p.offset, p.ms)[1:]) for p in shown)
         return PartitionStanding(topic, partition, last.offset, last.ms, last.generation, member, client_id, host,

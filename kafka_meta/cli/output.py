@@ -17,6 +17,20 @@ def emit_json(obj: Any, indent: int | None = None) -> None:
     sys.stdout.write(text + "\n")
 
 
+def emit_json_document(doc: Any) -> None:
+    """A large document, indented, to standard output as it is encoded, a megabyte at a time: the text of a
+    report of thousands of groups is never held whole, nor written in a million small pieces."""
+    pieces: list[str] = []
+    size = 0
+    for piece in json.JSONEncoder(indent=2, default=str).iterencode(doc):
+        pieces.append(piece)
+        size += len(piece)
+        if size >= 1 << 20:
+            sys.stdout.write("".join(pieces))
+            pieces, size = [], 0
+    sys.stdout.write("".join(pieces) + "\n")
+
+
 def emit_json_text(text: str) -> None:
     """A line already written as :func:`emit_json` writes it (``json.dumps``' text, without indentation)."""
     sys.stdout.write(text + "\n")

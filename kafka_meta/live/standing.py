@@ -65,7 +65,7 @@ class LiveStanding:
     def size(self) -> int:
         """What it holds: per partition a bounded window, history and offset index; per group its kinds told."""
         state = self.feed.state
-        return (sum(len(c.window) + len(c.history) for c in state.commits.values())
+        return (sum(c.held for c in state.commits.values())
                 + sum(1 + len(e.times.offsets) for e in state.ends.values()) + len(state.group_last)
                 + len(self.feed.in_force) + sum(len(k) for k in self.told.values()))
 

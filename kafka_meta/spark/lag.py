@@ -14,13 +14,24 @@ tombstone leaves nothing committed before it.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 from kafka_meta.analysis.assemble import Timeline
 from kafka_meta.analysis.burrow import WINDOW
 from kafka_meta.analysis.generations import COMMITS, GENERATION_RECORD_TYPES
-from kafka_meta.analysis.lag import GROUP_HISTORY, HISTORY, CommitPoint, GroupStanding, LagState, LogEnd, lag_at
+from kafka_meta.analysis.lag import (
+    GROUP_HISTORY,
+    HISTORY,
+    CommitPoint,
+    GroupStanding,
+    LagState,
+    LogEnd,
+    history_cap,
+    history_stride,
+    lag_at,
+)
 from kafka_meta.analysis.lag_feed import owner_in
 from kafka_meta.spark.timeline import GENERATION_COLUMNS, NO_GENERATION, SCOPE, _ms
 
@@ -120,6 +131,21 @@ def _with_generation(rows: Any, groups: Any, scope: list[str]) -> Any:
             .withColumn("_inForce", F.when(last != NO_GENERATION, last)).where(F.col("_commit")))
 
 
+def _history_plan(in_force: Any, key: list[str]) -> Any:
+    """Per group and partition its count of commits in force and the stride of its history
+    (:func:`~kafka_meta.analysis.lag.history_stride` by the group's :func:`~kafka_meta.analysis.lag.history_cap`)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import LongType, StructField, StructType
+
+    counts = in_force.groupBy(*key).agg(F.count(F.lit(1)).alias("_n")).collect()
+    partitions = Counter(r.groupId for r in counts)
+    rows = [(*r[:3], r._n, history_stride(r._n, history_cap(HISTORY, GROUP_HISTORY, partitions[r.groupId])))
+            for r in counts]
+    schema = StructType([*in_force.select(*key).schema.fields, StructField("_n", LongType()),
+                         StructField("_stride", LongType())])
+    return in_force.sparkSession.createDataFrame(rows, schema)
+
+
 def lag_of(offsets: Any, groups: Any, log_paths: list[str], timeline: Timeline | None, output: str
            ) -> dict[str, GroupStanding]:
     """Write ``{output}/lag`` (every commit in force with its lag) and give each group's standing."""
@@ -147,17 +173,11 @@ def lag_of(offsets: Any, groups: Any, log_paths: list[str], timeline: Timeline |
              "logEndOffset", "lagRecords", "lagSeconds")
      .write.mode("overwrite").parquet(f"{output}/lag"))
     # the bounded part that comes to the driver: per partition its window and the history the report keeps
-    # (every history_stride-th commit, by the count and the group's cap, as kafka_meta.analysis.lag thins it)
-    parts = (in_force.select("groupId", "_topic", "_partition").distinct().groupBy("groupId")
-             .agg(F.count(F.lit(1)).alias("_parts")))
-    cap = F.greatest(F.lit(4), F.least(F.lit(2 * HISTORY), F.floor(F.lit(GROUP_HISTORY) / F.col("_parts"))))
-    counted = (in_force.join(F.broadcast(parts), "groupId")
-               .withColumn("_n", F.count(F.lit(1)).over(whole))
-               .withColumn("_rn", F.row_number().over(ordered))
-               .withColumn("_q", F.floor(F.col("_n") / cap)))
-    stride = F.when(F.col("_q") < 1, F.lit(1)).otherwise(F.pow(F.lit(2), F.floor(F.log2(F.col("_q"))) + 1)
-                                                          ).cast("long")
-    kept = counted.where((F.col("_rn") > F.col("_n") - WINDOW) | ((F.col("_rn") % stride) == 0))
+    # (every history_stride-th commit), the stride worked out on the driver by the report's own rule from
+    # each partition's count (a row per group and partition)
+    plan = _history_plan(in_force, key)
+    counted = in_force.join(F.broadcast(plan), key).withColumn("_rn", F.row_number().over(ordered))
+    kept = counted.where((F.col("_rn") > F.col("_n") - WINDOW) | ((F.col("_rn") % F.col("_stride")) == 0))
     selected = _with_generation(kept, groups, scope).select(*key, "_offset", "_ms", "_inForce", "_rn", "_n")
     state = LagState()
     seen = F.col("_error").isNull() & ~F.coalesce(F.col("control"), F.lit(False)) & ~F.col("unknown")

@@ -8,11 +8,10 @@ threshold out of range."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
-from kafka_meta.cli.output import fail
+from kafka_meta.cli.output import emit_json_document, fail
 from kafka_meta.cli.status import OK, PROBLEM, require_paths
 
 
@@ -65,21 +64,8 @@ def run_report(args: argparse.Namespace) -> int:
             return fail(f"cannot write {args.output}: {e}")
         print(f"kafka-meta report: wrote {args.output}", file=sys.stderr)
     if args.format == "json":
-        _write_json(report.to_json())
+        emit_json_document(report.to_json())
     else:
         render_terminal(report)
     return OK if report.read_everything else PROBLEM  # what could not be read is listed in the report
 
-
-def _write_json(doc: dict[str, object]) -> None:
-    """The document to standard output as it is encoded, a megabyte at a time: the text of a report of
-    thousands of groups is never held whole, nor written in a million small pieces."""
-    pieces: list[str] = []
-    size = 0
-    for piece in json.JSONEncoder(indent=2, default=str, ensure_ascii=True).iterencode(doc):
-        pieces.append(piece)
-        size += len(piece)
-        if size >= 1 << 20:
-            sys.stdout.write("".join(pieces))
-            pieces, size = [], 0
-    sys.stdout.write("".join(pieces) + "\n")
